@@ -1,0 +1,43 @@
+# The two commands of the README: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export GRADIO_ANALYTICS_ENABLED := False
+export HF_HUB_DISABLE_TELEMETRY := 1
+
+.PHONY: run test lint chromium demo-data
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-deps: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-deps: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@ $(VENV)/.run-deps
+
+## run: start the Space on the demo data at http://127.0.0.1:7860
+run: $(VENV)/.run-deps
+	$(BIN)/python -c "import evaluator, pathlib; k = evaluator.load_answer_key(pathlib.Path('demo/annotations_private.json').read_bytes()); r = evaluator.score(k, pathlib.Path('demo/sample_submission.json').read_bytes()); print('demo sample submission:', {m: round(v, 1) for m, v in r.metrics.items()})"
+
+## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing and this is not root: browser tests will fail"; fi; }
+
+lint: $(VENV)/.dev-deps
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+## test: lint, type-check and run the whole suite
+test: $(VENV)/.dev-deps chromium lint
+	$(BIN)/python -m pytest
+
+## demo-data: regenerate the synthetic demo key, public file and sample submission
+demo-data: $(VENV)/.run-deps
+	$(BIN)/python scripts/make_demo_data.py
