@@ -1,0 +1,42 @@
+"""Shared fixtures: an isolated Hugging Face environment for every test, and a loopback Hub."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.hub_server import HubServer
+
+# huggingface_hub reads its environment once, at import: isolate it before any test imports it,
+# so no test can pick up a developer's stored token or cache, or reach the real Hub.
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="egomem-tests-hf-home-")
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+for _name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"):
+    os.environ.pop(_name, None)
+
+_OURS = ("EGOMEM_ANSWER_KEY", "EGOMEM_PRIVATE_REPO", "EGOMEM_LEADERBOARD_DIR",
+         "EGOMEM_LEADERBOARD_REPO", "EGOMEM_CACHE_TTL_S", "HF_TOKEN", "HF_ENDPOINT")
+
+
+@pytest.fixture(autouse=True)
+def hf_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh HF_HOME per test (for subprocesses), and none of the project's variables set."""
+    home = tmp_path / "hf_home"
+    home.mkdir()
+    monkeypatch.setenv("HF_HOME", str(home))
+    for name in _OURS:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def hub() -> Iterator[HubServer]:
+    """A loopback Hub on 127.0.0.1 (free port) knowing READ_TOKEN and WRITE_TOKEN; stopped after."""
+    with HubServer() as server:
+        yield server
