@@ -152,6 +152,14 @@ def _examples(ids: Iterable[object]) -> str:
     return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
 
 
+_ONE_OR_MANY = re.compile(r"\[([^|\]]*)\|([^\]]*)\]")
+
+
+def _agree(template: str, n: int) -> str:
+    """Resolve each ``[singular|plural]`` in ``template`` for ``n`` things ("1 entry uses")."""
+    return _ONE_OR_MANY.sub(lambda m: m.group(1) if n == 1 else m.group(2), template)
+
+
 def _letters_text(letters: Iterable[str]) -> str:
     ordered = sorted(letters)
     return f"{ordered[0]}-{ordered[-1]}" if ordered else "none"
@@ -179,35 +187,43 @@ def parse_answer_key(data: Any, sha256: str = "") -> AnswerKey:
             field = ".".join(str(p) for p in loc[2:]) or "entry"
             bad.append(f"{where}: {field}: {err['msg']}")
         raise AnswerKeyError(
-            f"the answer key has {exc.error_count()} invalid fields: " + "; ".join(bad)
+            _agree(f"the answer key has {exc.error_count()} invalid [field|fields]: ",
+                   exc.error_count())
+            + "; ".join(bad)
         ) from None
 
     problems: list[str] = []
     counts = Counter(q.example_id for q in parsed.samples)
     dupes = sorted(i for i, n in counts.items() if n > 1)
     if dupes:
-        problems.append(f"{len(dupes)} duplicate example_ids ({_examples(dupes)})")
+        problems.append(
+            _agree(f"{len(dupes)} duplicate [example_id|example_ids]", len(dupes))
+            + f" ({_examples(dupes)})"
+        )
     bad_options = [
         q.example_id
         for q in parsed.samples
         if not MIN_OPTIONS <= len(q.options) <= MAX_OPTIONS
-        or list(q.options) != list(LETTERS[: len(q.options)])
+        or sorted(q.options) != list(LETTERS[: len(q.options)])
     ]
     if bad_options:
         problems.append(
-            f"{len(bad_options)} questions whose option letters are not A.. without gaps, "
+            _agree(f"{len(bad_options)} [question|questions]", len(bad_options))
+            + " whose option letters are not A.. without gaps, "
             f"{MIN_OPTIONS} to {MAX_OPTIONS} of them ({_examples(bad_options)})"
         )
     bad_answer = [q.example_id for q in parsed.samples if q.correct_answer not in q.options]
     if bad_answer:
         problems.append(
-            f"{len(bad_answer)} questions whose correct_answer is not one of their options "
+            _agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
+            + " whose correct_answer is not one of their options "
             f"({_examples(bad_answer)})"
         )
     bad_type = [q.example_id for q in parsed.samples if q.query_type not in QUERY_TYPES]
     if bad_type:
         problems.append(
-            f"{len(bad_type)} questions with an unknown query_type ({_examples(bad_type)}); "
+            _agree(f"{len(bad_type)} [question|questions]", len(bad_type))
+            + f" with an unknown query_type ({_examples(bad_type)}); "
             f"expected one of: {', '.join(QUERY_TYPES)}"
         )
     present = {q.query_type for q in parsed.samples}
@@ -270,7 +286,11 @@ def wilson_interval(correct: int, total: int, z: float = WILSON_Z) -> tuple[floa
     denom = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denom
     half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    return (100 * max(0.0, centre - half), 100 * min(1.0, centre + half))
+    # The bounds are exactly 0 and 1 at p = 0 and p = 1; rounding would leave 5.6e-15 or
+    # 99.99999999999999, which then show up as such in tables.
+    low = 0.0 if correct <= 0 else max(0.0, centre - half)
+    high = 1.0 if correct >= total else min(1.0, centre + half)
+    return (100 * low, 100 * high)
 
 
 def metrics_from_counts(counts: Mapping[str, Count]) -> dict[str, float]:
@@ -300,7 +320,7 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def _decode(data: bytes) -> Any:
-    if not data.strip():
+    if not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise SubmissionError(
             ["the file is empty; expected a JSON list such as "
              '[{"example_id": 1, "predicted_answer": "B"}, ...]']
@@ -326,10 +346,18 @@ def _decode(data: bytes) -> Any:
              '{"example_id": 1, "predicted_answer": "B"}']
         ) from None
     except (ValueError, RecursionError) as exc:
-        # ValueError: e.g. an integer with more digits than Python converts.
+        # ValueError: an integer with more digits than Python converts (its own message advises
+        # calling sys.set_int_max_str_digits, which means nothing to the person uploading).
         # RecursionError: nesting deeper than the decoder's stack.
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise SubmissionError([f"the file could not be read as JSON ({reason})"]) from None
+        reason = (
+            "it is nested too deeply"
+            if isinstance(exc, RecursionError)
+            else "it holds a number with thousands of digits"
+        )
+        raise SubmissionError(
+            [f"the file could not be read as JSON ({reason}); a submission is a flat JSON list "
+             'of objects like {"example_id": 1, "predicted_answer": "B"}']
+        ) from None
 
 
 def _top_level_hint(data: Any) -> str:
@@ -353,7 +381,7 @@ def _top_level_hint(data: Any) -> str:
             '{"example_id": ..., "predicted_answer": ...} objects, one per question'
         )
     return (
-        f"the top level is a JSON {type(data).__name__ if data is not None else 'null'}; "
+        f"the top level is a JSON {_json_type(data)}; "
         'expected a list of {"example_id": ..., "predicted_answer": ...} objects'
     )
 
@@ -395,7 +423,8 @@ class _Problems:
             if examples is None:
                 out.append(kind)
             else:
-                out.append(kind.format(n=len(examples), examples=_examples(examples)))
+                text = _agree(kind, len(examples))
+                out.append(text.format(n=len(examples), examples=_examples(examples)))
         return out
 
 
@@ -405,13 +434,13 @@ def _read_answer(entry: dict[str, Any], position: int, problems: _Problems) -> s
         for alias in ("pred", "answer", "prediction"):
             if alias in entry:
                 problems.add(
-                    f'{{n}} entries use "{alias}" (e.g. entry #{{examples}}); rename the '
-                    'field to "predicted_answer"',
+                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. entry #{{examples}}); '
+                    'rename the field to "predicted_answer"',
                     str(position),
                 )
                 return None
         problems.add(
-            '{n} entries have no "predicted_answer" (e.g. entry #{examples}); use null '
+            '{n} [entry has|entries have] no "predicted_answer" (e.g. entry #{examples}); use null '
             "if the model gave no answer",
             str(position),
         )
@@ -421,8 +450,8 @@ def _read_answer(entry: dict[str, Any], position: int, problems: _Problems) -> s
         return ""
     if not isinstance(raw, str):
         problems.add(
-            '{n} entries have a "predicted_answer" that is not a string (e.g. {examples}); '
-            'write one option letter such as "B", or null to abstain',
+            '{n} [entry has|entries have] a "predicted_answer" that is not a string '
+            '(e.g. {examples}); write one option letter such as "B", or null to abstain',
             f"entry #{position}: {_preview(raw)}",
         )
         return None
@@ -446,7 +475,8 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     for position, entry in enumerate(decoded):
         if not isinstance(entry, dict):
             problems.add(
-                "{n} entries are not JSON objects (e.g. entry #{examples}); each entry must be "
+                "{n} [entry is|entries are] not [a JSON object|JSON objects] "
+                "(e.g. entry #{examples}); each entry must be "
                 '{{"example_id": ..., "predicted_answer": ...}}',
                 f"{position} ({_json_type(entry)})",
             )
@@ -455,25 +485,26 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         if "example_id" not in entry:
             if "sample_id" in entry:
                 problems.add(
-                    '{n} entries use "sample_id" (e.g. entry #{examples}); rename the field to '
-                    '"example_id"',
+                    '{n} [entry uses|entries use] "sample_id" (e.g. entry #{examples}); '
+                    'rename the field to "example_id"',
                     str(position),
                 )
             elif "id" in entry:
                 problems.add(
-                    '{n} entries use "id" (e.g. entry #{examples}); rename the field to '
-                    '"example_id"',
+                    '{n} [entry uses|entries use] "id" (e.g. entry #{examples}); '
+                    'rename the field to "example_id"',
                     str(position),
                 )
             else:
                 problems.add(
-                    '{n} entries have no "example_id" (e.g. entry #{examples})', str(position)
+                    '{n} [entry has|entries have] no "example_id" (e.g. entry #{examples})',
+                    str(position),
                 )
             ident = None
         elif type(ident) is not int:
             problems.add(
-                '{n} entries have an "example_id" that is not an integer (e.g. {examples}); '
-                "write ids as JSON numbers, e.g. 17, not \"17\"",
+                '{n} [entry has|entries have] an "example_id" that is not an integer '
+                '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
                 f"entry #{position}: {_preview(ident)}",
             )
             ident = None
@@ -494,34 +525,38 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
             match = _DECORATED.match(answer)
             if match and match.group(1) in letters and answer != match.group(1):
                 problems.add(
-                    "{n} answers carry more than the option letter (e.g. {examples}); keep only "
-                    'the letter, e.g. "A" instead of "(A)" or "A. Pancake"',
+                    "{n} [answer carries|answers carry] more than the option letter "
+                    '(e.g. {examples}); keep only the letter, e.g. "A" instead of "(A)" or '
+                    '"A. Pancake"',
                     f"id {ident}: {_preview(raw)}",
                 )
             else:
                 problems.add(
-                    "{n} answers are not among their question's options (e.g. {examples})",
+                    "{n} [answer is|answers are] not among their question's options "
+                    "(e.g. {examples})",
                     f"id {ident}: {_preview(raw, 20)} (valid {_letters_text(letters)})",
                 )
             continue
         answers[ident] = answer or None
 
-    dupes = sorted(i for i, n in seen.items() if n > 1)
+    dupes = sorted(i for i, n in seen.items() if n > 1 and i in key._items)
     if dupes:
         problems.extend(
-            f"{len(dupes)} questions are answered more than once ({_examples(dupes)}); keep one "
-            "entry per example_id"
+            _agree(f"{len(dupes)} [question is|questions are]", len(dupes))
+            + f" answered more than once ({_examples(dupes)}); keep one entry per example_id"
         )
     if unknown:
         unknown_sorted = sorted(set(unknown))
         problems.extend(
-            f"{len(unknown_sorted)} example_ids are not in the answer key "
+            _agree(f"{len(unknown_sorted)} [example_id is|example_ids are]", len(unknown_sorted))
+            + " not in the answer key "
             f"({_examples(unknown_sorted)}); valid ids are those of the public annotations file"
         )
     missing = sorted(i for i in key._items if i not in seen)
     if missing:
         problems.extend(
-            f"{len(missing)} questions have no answer ({_examples(missing)}); expected one "
+            _agree(f"{len(missing)} [question has|questions have]", len(missing))
+            + f" no answer ({_examples(missing)}); expected one "
             f"entry for each of the {len(key)} questions (use null to abstain)"
         )
     rendered = problems.render()
