@@ -874,10 +874,11 @@ class HubStore:
                     f"{path} already exists in {self.repo_id}; records are immutable: publish a "
                     "new record with supersedes=<its id> to correct it"
                 )
+            addition = CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
             try:
                 info = self._api.create_commit(
                     self.repo_id,
-                    [CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)],
+                    [addition],
                     commit_message=summary,
                     commit_description=f"Record {record.id} ({record.source}).",
                     repo_type="dataset",
@@ -895,6 +896,13 @@ class HubStore:
                 raise self._error(exc, "committing to") from None
             except Exception as exc:
                 raise self._error(exc, "committing to") from None
+            if addition._remote_oid is not None:
+                # The preupload found the file: it landed after our check. With other content
+                # the commit is refused (412, parent_commit); with the same content
+                # huggingface_hub skips the commit as a no-op. Either way, nothing of ours.
+                raise RecordExistsError(
+                    f"{path} was created in {self.repo_id} by someone else while publishing"
+                )
             return str(info.commit_url)
         raise LedgerError(f"{self.repo_id} kept changing during the commit; try again")
 
@@ -957,7 +965,8 @@ class BoardCache:
         self._log = log or logging.getLogger(__name__)
         self._lock = threading.Lock()
         self._snapshot = _EMPTY
-        self._last_attempt: float | None = None
+        self._last_attempt: float | None = None  # when the last refresh started
+        self._first_done = threading.Event()  # set once the first refresh has finished
         self._head: str | None = None  # store head at the last complete listing
         self._listing: dict[str, str] = {}  # path -> version at that listing
         self._parsed: dict[str, _Parsed] = {}  # path -> what its bytes gave
@@ -971,6 +980,11 @@ class BoardCache:
 
     def snapshot(self) -> BoardSnapshot:
         """The current board, refreshed first if it is older than the TTL."""
+        if not self._first_done.is_set():
+            with self._lock:  # the first load: everyone waits for it rather than show nothing
+                if not self._first_done.is_set():
+                    self._refresh_locked()
+            return self._snapshot
         if not self._due():
             return self._snapshot
         if self._lock.acquire(blocking=False):
@@ -979,10 +993,7 @@ class BoardCache:
                     self._refresh_locked()
             finally:
                 self._lock.release()
-        elif self._last_attempt is None:
-            with self._lock:  # the first load is under way: wait for it rather than show nothing
-                pass
-        return self._snapshot
+        return self._snapshot  # a refresh is under way elsewhere: the current board meanwhile
 
     def refresh(self) -> BoardSnapshot:
         """Refresh now, whatever the TTL (waits for a refresh already under way)."""
@@ -991,6 +1002,12 @@ class BoardCache:
         return self._snapshot
 
     def _refresh_locked(self) -> None:
+        try:
+            self._refresh_attempt()
+        finally:
+            self._first_done.set()
+
+    def _refresh_attempt(self) -> None:
         started = self._clock()
         self._last_attempt = started
         try:

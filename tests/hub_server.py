@@ -34,7 +34,7 @@ import json
 import re
 import socket
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -108,9 +108,11 @@ class Request:
 class Fault:
     """A misbehaviour for requests whose path matches ``pattern`` (``re.search``).
 
-    ``delay_s`` stalls before answering; ``status`` answers with that error instead;
-    ``body`` replaces the body of the normal answer (garbage); ``drop`` closes the connection
-    without an answer. ``times`` limits how often it fires (None: until cleared).
+    ``before`` runs first (e.g. a concurrent commit); ``delay_s`` stalls before answering
+    (``release()``, ``clear_faults()`` or ``stop()`` end the stall early); ``status`` answers
+    with that error instead; ``body`` replaces the body of the normal answer (garbage);
+    ``drop`` closes the connection without an answer. ``times`` limits how often it fires
+    (None: until cleared); ``fired`` counts.
     """
 
     pattern: re.Pattern[str]
@@ -120,7 +122,9 @@ class Fault:
     delay_s: float = 0.0
     drop: bool = False
     times: int | None = None
+    before: Callable[[], object] | None = None
     fired: int = 0
+    wake: threading.Event = field(default_factory=threading.Event)
 
     def matches(self, method: str, path: str) -> bool:
         if self.method is not None and self.method != method:
@@ -128,6 +132,10 @@ class Fault:
         if self.times is not None and self.fired >= self.times:
             return False
         return self.pattern.search(path) is not None
+
+    def release(self) -> None:
+        """End the stalls of requests held by this fault; they are then answered normally."""
+        self.wake.set()
 
 
 class _HttpError(Exception):
@@ -213,6 +221,9 @@ class HubServer:
         if self._server is not None:
             return self
         self._stopping.clear()
+        with self._lock:
+            for fault in self._faults:
+                fault.wake.clear()
         self._server = _Server((self.host, self.port), self)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(
@@ -232,7 +243,10 @@ class HubServer:
         server, self._server = self._server, None
         if server is None:
             return
-        self._stopping.set()  # wakes stalled (delayed) handlers
+        self._stopping.set()
+        with self._lock:
+            for fault in self._faults:
+                fault.release()  # stalled handlers see _stopping and answer nothing
         server.shutdown()
         server.close_connections()
         server.server_close()
@@ -342,15 +356,19 @@ class HubServer:
         delay_s: float = 0.0,
         drop: bool = False,
         times: int | None = None,
+        before: Callable[[], object] | None = None,
     ) -> Fault:
         """Make matching requests misbehave (see ``Fault``); returns it for ``.fired``."""
-        fault = Fault(re.compile(pattern), method, status, body, delay_s, drop, times)
+        fault = Fault(re.compile(pattern), method, status, body, delay_s, drop, times, before)
         with self._lock:
             self._faults.append(fault)
         return fault
 
     def clear_faults(self) -> None:
+        """Remove every fault, releasing requests they stall."""
         with self._lock:
+            for fault in self._faults:
+                fault.release()
             self._faults.clear()
 
     def _fault_for(self, method: str, path: str) -> Fault | None:
@@ -682,9 +700,13 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(_HttpError):
                 token = hub._token(headers)
                 user = token.user if token else None
-            if fault is not None and fault.delay_s and hub._stopping.wait(fault.delay_s):
-                self.close_connection = True  # stopped while stalling: answer nothing
-                return
+            if fault is not None and fault.before is not None:
+                fault.before()
+            if fault is not None and fault.delay_s:
+                fault.wake.wait(fault.delay_s)
+                if hub._stopping.is_set():
+                    self.close_connection = True  # stopped while stalling: answer nothing
+                    return
             if fault is not None and fault.drop:
                 hub._record(self.command, raw_path, split.query, 0, user)
                 self.close_connection = True
