@@ -1,0 +1,279 @@
+"""Verify an e-mailed submission, score it and publish it as one immutable leaderboard record.
+
+Runs on the maintainer's machine with the maintainer's own Hugging Face login (HF_TOKEN or
+`hf auth login`); the Space never writes. The submission is validated and scored by the same
+evaluator as the Score tab, then written once as `submissions/<uuid>.json` with
+`source: "rescored"` and its provenance (sha256 of the submission and of the answer key, key
+version, scorer version). A submission already on the board is refused unless `--supersedes`
+names the row it corrects. Any problem: a message on stderr, exit status 1, nothing written.
+
+Example:
+
+    python scripts/publish_submission.py \\
+        --submission path/to/user_submission.json \\
+        --private /path/to/annotations_private.json \\
+        --team-name "Demo Lab" --method-name "DemoVLM-7B" \\
+        --model-size 7B --uses-external no --uses-frames frames-only \\
+        --method-description "Uniformly sampled frames, one pass per question." \\
+        --project-url https://example.org/demovlm --publication-url https://arxiv.org/abs/0000.00000
+
+    # check everything and print the record, writing nothing:
+    python scripts/publish_submission.py --dry-run ...
+    # publish into a local folder laid out like the leaderboard dataset:
+    python scripts/publish_submission.py --leaderboard-dir demo/leaderboard ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from pydantic import ValidationError
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import evaluator  # noqa: E402
+import ledger  # noqa: E402
+
+
+class UsageError(Exception):
+    """A bad command line or input file; the message says what to change."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit status 1 for usage errors, like every other problem here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def _yes_no(value: str) -> bool:
+    answers = {"yes": True, "no": False}
+    if value.strip().lower() not in answers:
+        raise argparse.ArgumentTypeError(f"expected yes or no, got {value!r}")
+    return answers[value.strip().lower()]
+
+
+def _video_input(value: str) -> str:
+    if value not in ledger.VIDEO_INPUTS:
+        allowed = "; ".join(f"{k} ({v})" for k, v in ledger.VIDEO_INPUTS.items())
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a known video input; allowed: {allowed}"
+        )
+    return value
+
+
+def _uuid(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a uuid; give the id of the row, as in submissions/<uuid>.json"
+        ) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    inputs = parser.add_argument_group("inputs")
+    inputs.add_argument("--submission", type=Path, required=True,
+                        help="the submission JSON file, as e-mailed by the team")
+    inputs.add_argument("--private", type=Path, required=True,
+                        help="the answer key, annotations_private.json")
+    inputs.add_argument("--key-version", default=None,
+                        help="answer key version the row is scored against (default: the key "
+                             "file's key_version, else unset); must agree with the key file")
+
+    row = parser.add_argument_group("the row, as the e-mail gives it")
+    row.add_argument("--team-name", required=True, help="team or lab shown on the board")
+    row.add_argument("--method-name", required=True, help="method or model name")
+    row.add_argument("--model-size", required=True,
+                     help='parameter count such as "7B" or "30B-A3B", or the API tier; "" if '
+                          "not stated")
+    row.add_argument("--uses-external", type=_yes_no, required=True, metavar="{yes,no}",
+                     help="whether the method uses data beyond the benchmark's videos")
+    row.add_argument("--uses-frames", type=_video_input, required=True,
+                     metavar="{" + ",".join(ledger.VIDEO_INPUTS) + "}",
+                     help="what the method reads from the video: "
+                          + "; ".join(f"{k} = {v}" for k, v in ledger.VIDEO_INPUTS.items()))
+    row.add_argument("--method-description", default="",
+                     help="one sentence on the method (default: empty)")
+    row.add_argument("--project-url", default=None, help="project or code page, http(s)")
+    row.add_argument("--publication-url", default=None, help="paper, http(s)")
+    row.add_argument("--note", default=None, help="a note shown with the row (optional)")
+    row.add_argument("--supersedes", type=_uuid, default=None, metavar="UUID",
+                     help="id of the row on the board that this row corrects; the old row is "
+                          "then hidden. Required to publish a submission already on the board")
+
+    target = parser.add_argument_group("where to publish (one of)")
+    where = target.add_mutually_exclusive_group()
+    where.add_argument("--leaderboard", default=ledger.DEFAULT_LEADERBOARD_REPO,
+                       metavar="REPO_ID",
+                       help="leaderboard dataset on the Hub, written with your own login "
+                            f"(HF_TOKEN or `hf auth login`; HF_ENDPOINT is honoured; "
+                            f"default {ledger.DEFAULT_LEADERBOARD_REPO})")
+    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
+                       help="a local folder laid out like the leaderboard dataset instead")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="validate, score and print the record as JSON on stdout; write "
+                             "nothing")
+    return parser
+
+
+def open_store(args: argparse.Namespace) -> tuple[ledger.RecordStore, str]:
+    """The store the arguments name, and a phrase naming it for messages."""
+    if args.leaderboard_dir is not None:
+        if not args.leaderboard_dir.is_dir():
+            raise UsageError(
+                f"--leaderboard-dir {args.leaderboard_dir}: no such folder; create it or check "
+                "the path"
+            )
+        return ledger.LocalStore(args.leaderboard_dir), f"the folder {args.leaderboard_dir}"
+    store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
+    return store, f"the Hub dataset {args.leaderboard}"
+
+
+def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
+    """Every record on the board, superseded ones included; unreadable ones are named."""
+    records = []
+    for path, record in ledger.records_of(store):
+        if isinstance(record, ledger.RecordError):
+            print(f"warning: {path} is not a valid record, so it was not checked: {record}",
+                  file=sys.stderr)
+        else:
+            records.append(record)
+    return records
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+
+
+def load_key(path: Path) -> evaluator.AnswerKey:
+    try:
+        return evaluator.load_answer_key(_read(path, "answer key"))
+    except evaluator.AnswerKeyError as exc:
+        raise UsageError(f"--private {path}: {exc}") from None
+
+
+def check_board(
+    board: Sequence[ledger.Record], sha256: str, supersedes: uuid.UUID | None
+) -> None:
+    """Refuse a duplicate submission, or a --supersedes that names no current row."""
+    by_id = {r.id: r for r in board}
+    same = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
+    if supersedes is None:
+        if same:
+            rows = ", ".join(f"{r.id} ({r.method_name} by {r.team_name})" for r in same)
+            raise UsageError(
+                f"this submission (sha256 {sha256[:12]}...) is already on the board as {rows}; "
+                "to correct that row, publish again with --supersedes <its uuid>"
+            )
+        return
+    if supersedes not in by_id:
+        raise UsageError(
+            f"--supersedes {supersedes}: no such row on the board; give the uuid of an "
+            "existing row (the name of its submissions/<uuid>.json)"
+        )
+    if same and supersedes not in {r.id for r in same}:
+        rows = ", ".join(str(r.id) for r in same)
+        raise UsageError(
+            f"this submission is already on the board as {rows}, but --supersedes names "
+            f"{supersedes}; supersede the row that holds this submission"
+        )
+    newer = [r.id for r in board if r.supersedes == supersedes]
+    if newer:
+        raise UsageError(
+            f"--supersedes {supersedes}: that row is already superseded by "
+            f"{', '.join(str(i) for i in newer)}; supersede the newest row instead"
+        )
+
+
+def build_record(args: argparse.Namespace, result: evaluator.ScoreResult) -> ledger.Record:
+    try:
+        return ledger.rescored_record(
+            result,
+            team_name=args.team_name,
+            method_name=args.method_name,
+            model_size=args.model_size,
+            uses_external=args.uses_external,
+            uses_frames=args.uses_frames,
+            method_description=args.method_description,
+            project_url=args.project_url,
+            publication_url=args.publication_url,
+            supersedes=args.supersedes,
+            note=args.note,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"--{str(e['loc'][0]).replace('_', '-')}: {str(e['msg']).removeprefix('Value error, ')}"
+            if e["loc"] else str(e["msg"])
+            for e in exc.errors()
+        )
+        raise UsageError(f"the row does not validate: {problems}") from None
+
+
+def publish(args: argparse.Namespace) -> int:
+    key = load_key(args.private)
+    if args.key_version and key.key_version and args.key_version != key.key_version:
+        raise UsageError(
+            f"--key-version {args.key_version} contradicts the key file, which says "
+            f"key_version {key.key_version!r}; drop --key-version or use the matching key"
+        )
+    try:
+        result = evaluator.score(key, _read(args.submission, "submission"))
+    except evaluator.SubmissionError as exc:
+        raise UsageError(f"--submission {args.submission}: {exc}") from None
+    if args.key_version and not key.key_version:
+        # The key file does not say its version; the maintainer does, for the provenance.
+        result = result.model_copy(update={"key_version": args.key_version})
+    record = build_record(args, result)
+    store, where = open_store(args)
+    check_board(read_board(store), result.submission_sha256, args.supersedes)
+
+    overall = result.counts["overall"]
+    summary = (f"{args.method_name} by {args.team_name}: Overall {result.metrics['overall']:.1f} % "
+               f"({overall.correct}/{overall.total}), {result.n_abstained} abstentions")
+    if args.dry_run:
+        print(record.to_json().decode(), end="")
+        print(f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
+              file=sys.stderr)
+        return 0
+    written = store.write(record, ledger.commit_message(record))
+    print(f"published {record.path()} to {where} ({written})")
+    print(summary)
+    if record.supersedes:
+        print(f"it supersedes {record.supersedes}, which the board now hides")
+    if args.leaderboard_dir is None:
+        print(f"The Space shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
+    else:
+        print(f"An app reading this folder (EGOMEM_LEADERBOARD_DIR={args.leaderboard_dir}) "
+              f"shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (1), already printed
+        return int(exc.code or 0)
+    try:
+        return publish(args)
+    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("nothing was written", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

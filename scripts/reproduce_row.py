@@ -1,0 +1,195 @@
+"""Reproduce a leaderboard row: re-score its submission and compare every number, bit for bit.
+
+Checks that the submission's sha256 is the one the record names, that the answer key's sha256
+is too (and says which key version the record names when it is not), scores the submission
+with the evaluator, and compares every metric, every count and the abstention count with the
+record. Exit status 0 and "reproduced" when all match; 1, with each differing field, otherwise.
+
+RECORD is a record file (submissions/<uuid>.json) or the uuid of a row, looked up on the
+leaderboard dataset (`--leaderboard`, default the public one; HF_ENDPOINT and HF_TOKEN are
+honoured) or in a local folder (`--leaderboard-dir`).
+
+Example:
+
+    # a row of the public leaderboard, by uuid, with the files the team sent:
+    python scripts/reproduce_row.py --record <uuid> \\
+        --submission user_submission.json --private annotations_private.json
+    # a row of the demo board, which runs anywhere:
+    python scripts/reproduce_row.py --leaderboard-dir demo/leaderboard \\
+        --record 5694e658-3eb0-487c-b1e2-cba563c80b88 \\
+        --submission demo/sample_submission.json --private demo/annotations_private.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import uuid
+from collections.abc import Set
+from pathlib import Path
+from typing import NoReturn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import evaluator  # noqa: E402
+import ledger  # noqa: E402
+
+
+class UsageError(Exception):
+    """A bad command line or input file; the message says what to change."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with exit status 1 for usage errors, like every other problem here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--record", required=True,
+                        help="a record file's path, or the uuid of a row on the leaderboard")
+    parser.add_argument("--submission", type=Path, required=True,
+                        help="the submission JSON file the row was scored from")
+    parser.add_argument("--private", type=Path, required=True,
+                        help="the answer key, annotations_private.json")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--leaderboard", default=ledger.DEFAULT_LEADERBOARD_REPO,
+                       metavar="REPO_ID",
+                       help="leaderboard dataset to look a uuid up in (default "
+                            f"{ledger.DEFAULT_LEADERBOARD_REPO})")
+    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
+                       help="a local folder laid out like the leaderboard dataset instead")
+    return parser
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+
+
+def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
+    """The record RECORD names, and where it was found."""
+    path = Path(args.record)
+    if path.is_file():
+        data, where = _read(path, "record"), str(path)
+    else:
+        try:
+            wanted = uuid.UUID(args.record)
+        except ValueError:
+            raise UsageError(
+                f"--record {args.record}: neither a file nor a uuid; give a record's path or "
+                "the uuid of a row"
+            ) from None
+        if args.leaderboard_dir is not None:
+            store: ledger.RecordStore = ledger.LocalStore(args.leaderboard_dir)
+            board = f"the folder {args.leaderboard_dir}"
+        else:
+            store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
+            board = f"the Hub dataset {args.leaderboard}"
+        found = [p for p in store.list_paths() if Path(p).stem == str(wanted)]
+        if not found:
+            raise UsageError(f"--record {wanted}: no such row in {board}")
+        data, where = store.read(found[0]), f"{found[0]} in {board}"
+    try:
+        return ledger.Record.from_json(data), where
+    except ledger.RecordError as exc:
+        raise UsageError(f"{where} is not a valid record: {exc}") from None
+
+
+def _same(a: float, b: float) -> bool:
+    """Bit-for-bit float equality (so 0.0 and -0.0 differ, and nan equals itself)."""
+    return a.hex() == b.hex()
+
+
+def _in_order(names: Set[str]) -> list[str]:
+    """Metric names in display order (overall first), unknown ones last."""
+    known = [k for k in evaluator.METRIC_KEYS if k in names]
+    return known + sorted(names - set(known))
+
+
+def _count(count: evaluator.Count | None) -> str:
+    return f"{count.correct}/{count.total}" if count is not None else "absent"
+
+
+def compare(
+    record: ledger.Record, result: evaluator.ScoreResult, key: evaluator.AnswerKey
+) -> list[str]:
+    """Every field where the record and the re-scored result differ."""
+    assert record.provenance is not None and record.counts is not None
+    diffs: list[str] = []
+    prov = record.provenance
+    if prov.submission_sha256 != result.submission_sha256:
+        diffs.append(f"submission sha256: record {prov.submission_sha256}, "
+                     f"this file {result.submission_sha256} (not the file that was published)")
+    if prov.answer_key_sha256 != result.answer_key_sha256:
+        diffs.append(f"answer key sha256: record {prov.answer_key_sha256}, this key "
+                     f"{result.answer_key_sha256}; the record was scored against key version "
+                     f"{prov.key_version or '(unrecorded)'}, this key is version "
+                     f"{key.key_version or '(unrecorded)'}")
+    for name in _in_order(record.metrics.keys() | result.metrics.keys()):
+        old, new = record.metrics.get(name), result.metrics.get(name)
+        if old is None or new is None or not _same(old, new):
+            diffs.append(f"metrics.{name}: record {old!r}, re-scored {new!r}")
+    for name in _in_order(record.counts.keys() | result.counts.keys()):
+        old_c, new_c = record.counts.get(name), result.counts.get(name)
+        if old_c != new_c:
+            diffs.append(f"counts.{name}: record {_count(old_c)}, re-scored {_count(new_c)}")
+    if record.n_abstained != result.n_abstained:
+        diffs.append(f"n_abstained: record {record.n_abstained}, re-scored {result.n_abstained}")
+    return diffs
+
+
+def reproduce(args: argparse.Namespace) -> int:
+    record, where = load_record(args)
+    if record.source != "rescored" or record.provenance is None or record.counts is None:
+        raise UsageError(
+            f"{where} is a {record.source} row ({record.method_name}): its numbers are "
+            "reported by a paper, not scored from a submission, so there is nothing to re-score"
+        )
+    try:
+        key = evaluator.load_answer_key(_read(args.private, "answer key"))
+    except evaluator.AnswerKeyError as exc:
+        raise UsageError(f"--private {args.private}: {exc}") from None
+    try:
+        result = evaluator.score(key, _read(args.submission, "submission"))
+    except evaluator.SubmissionError as exc:
+        raise UsageError(f"--submission {args.submission}: {exc}") from None
+
+    label = f"{record.method_name} by {record.team_name} ({where})"
+    diffs = compare(record, result, key)
+    if record.provenance.scorer_version != result.scorer_version:
+        print(f"note: the record was scored by {record.provenance.scorer_version}, this is "
+              f"{result.scorer_version}", file=sys.stderr)
+    if diffs:
+        print(f"NOT reproduced: {label}: {len(diffs)} fields differ:", file=sys.stderr)
+        for line in diffs:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    print(f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
+          f"{len(result.counts)} counts and the abstention count match bit for bit "
+          f"(Overall {result.metrics['overall']:.1f} %)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (1), already printed
+        return int(exc.code or 0)
+    try:
+        return reproduce(args)
+    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,490 @@
+"""The maintainer CLIs: publish_submission.py, reproduce_row.py, seed_paper_baselines.py.
+
+Called through ``main([...])`` and, as the README shows them, as subprocesses from the repo
+root. Hub targets run the real huggingface_hub client against the loopback Hub server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import evaluator
+import ledger
+from tests.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import publish_submission  # noqa: E402
+import reproduce_row  # noqa: E402
+import seed_paper_baselines  # noqa: E402
+
+DEMO = ROOT / "demo"
+KEY = DEMO / "annotations_private.json"
+SAMPLE = DEMO / "sample_submission.json"
+BOARD_REPO = ledger.DEFAULT_LEADERBOARD_REPO
+SCRIPTS = ("publish_submission.py", "reproduce_row.py", "seed_paper_baselines.py")
+
+Main = Callable[[list[str] | None], int]
+
+
+def row_flags(**overrides: str) -> list[str]:
+    """The submitter flags of publish_submission.py, as the README shows them."""
+    flags = {
+        "--team-name": "Demo Lab",
+        "--method-name": "DemoVLM-7B",
+        "--model-size": "7B",
+        "--uses-external": "no",
+        "--uses-frames": "frames-only",
+        "--method-description": "Synthetic demo run.",
+        "--project-url": "https://example.org/demovlm",
+        "--publication-url": "https://example.org/demovlm/paper.pdf",
+    }
+    flags.update(overrides)
+    return [part for item in flags.items() for part in item]
+
+
+def publish_args(submission: Path, target: list[str], *extra: str, key: Path = KEY) -> list[str]:
+    return ["--submission", str(submission), "--private", str(key), *row_flags(), *target, *extra]
+
+
+def records_in(folder: Path) -> dict[str, bytes]:
+    sub = folder / "submissions"
+    return {p.name: p.read_bytes() for p in sorted(sub.glob("*.json"))} if sub.is_dir() else {}
+
+
+def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a script exactly as the README shows it: `python scripts/x.py ...` from the root."""
+    return subprocess.run(
+        [sys.executable, f"scripts/{script}", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, env=os.environ.copy(),
+    )
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Path:
+    folder = tmp_path / "board"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def always_a(tmp_path: Path) -> Path:
+    """A second valid submission: "A" for every question of the demo key."""
+    key = evaluator.load_answer_key(KEY.read_bytes())
+    path = tmp_path / "always_a.json"
+    entries = [{"example_id": q.example_id, "predicted_answer": "A"} for q in key.questions]
+    path.write_text(json.dumps(entries))
+    return path
+
+
+@pytest.fixture
+def hub_board(hub: HubServer, monkeypatch: pytest.MonkeyPatch) -> HubServer:
+    """The default leaderboard repo on the loopback Hub, with the maintainer's login."""
+    hub.create_repo(BOARD_REPO)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", WRITE_TOKEN)
+    return hub
+
+
+def hub_records(hub: HubServer) -> dict[str, bytes]:
+    return {p: d for p, d in hub.files(BOARD_REPO).items() if p.startswith("submissions/")}
+
+
+# --- every script -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main: Main = {"publish_submission.py": publish_submission.main,
+                  "reproduce_row.py": reproduce_row.main,
+                  "seed_paper_baselines.py": seed_paper_baselines.main}[script]
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert "Example:" in text and f"python scripts/{script}" in text
+    proc = run_script(script, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"usage: {script}") and "Example:" in proc.stdout
+
+
+# --- publish_submission.py ----------------------------------------------------------------
+
+
+def test_publish_to_a_folder_writes_one_record(
+    board: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir", str(board)])) == 0
+    out = capsys.readouterr().out
+    (name, data), = records_in(board).items()
+    record = ledger.Record.from_json(data)
+    result = evaluator.score(evaluator.load_answer_key(KEY.read_bytes()), SAMPLE.read_bytes())
+    assert record.source == "rescored" and record.path() == f"submissions/{name}"
+    assert record.metrics == result.metrics and record.counts == result.counts
+    assert record.n_abstained == result.n_abstained
+    assert record.provenance == ledger.Provenance(
+        submission_sha256=hashlib.sha256(SAMPLE.read_bytes()).hexdigest(),
+        answer_key_sha256=hashlib.sha256(KEY.read_bytes()).hexdigest(),
+        key_version="demo-1",
+        scorer_version=evaluator.SCORER_VERSION,
+    )
+    assert (record.team_name, record.method_name, record.model_size) == (
+        "Demo Lab", "DemoVLM-7B", "7B")
+    assert record.uses_external is False and record.uses_frames == "frames-only"
+    assert record.project_url == "https://example.org/demovlm"
+    assert record.path() in out
+    assert f"Overall {result.metrics['overall']:.1f} %" in out
+    assert f"within {ledger.CACHE_TTL_S} s" in out
+
+
+def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
+    board: Path, always_a: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ["--leaderboard-dir", str(board)]
+    assert publish_submission.main(publish_args(SAMPLE, target)) == 0
+    first = ledger.Record.from_json(next(iter(records_in(board).values())))
+    before = records_in(board)
+    capsys.readouterr()
+
+    assert publish_submission.main(publish_args(SAMPLE, target)) == 1
+    err = capsys.readouterr().err
+    assert "already on the board" in err and str(first.id) in err and "--supersedes" in err
+    assert records_in(board) == before
+
+    # another row's uuid, an unknown uuid, or a malformed one: refused, nothing written
+    assert publish_submission.main(publish_args(always_a, target)) == 0
+    other = next(ledger.Record.from_json(d) for d in records_in(board).values()
+                 if ledger.Record.from_json(d).id != first.id)
+    before = records_in(board)
+    for bad, words in ((str(other.id), "supersede the row that holds this submission"),
+                       ("00000000-0000-4000-8000-000000000000", "no such row"),
+                       ("not-a-uuid", "is not a uuid")):
+        assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes", bad)) == 1
+        assert words in capsys.readouterr().err
+        assert records_in(board) == before
+
+    # naming the row it corrects: a new record; the old one stays untouched
+    args = publish_args(SAMPLE, target, "--supersedes", str(first.id), "--note", "model size")
+    assert publish_submission.main(args) == 0
+    assert str(first.id) in capsys.readouterr().out
+    after = records_in(board)
+    assert len(after) == 3 and all(after[n] == d for n, d in before.items())
+    newest = [ledger.Record.from_json(d) for n, d in after.items() if n not in before]
+    assert newest[0].supersedes == first.id and newest[0].note == "model size"
+
+    # a superseded row cannot be superseded a second time
+    assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes",
+                                                str(first.id))) == 1
+    assert "already superseded by" in capsys.readouterr().err
+
+
+def test_dry_run_prints_the_record_alone_and_writes_nothing(
+    board: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert publish_submission.main(
+        publish_args(SAMPLE, ["--leaderboard-dir", str(board)], "--dry-run")) == 0
+    captured = capsys.readouterr()
+    record = ledger.Record.from_json(captured.out.encode())
+    assert captured.out.encode() == record.to_json()
+    assert "nothing written" in captured.err
+    assert records_in(board) == {}
+
+
+BAD_FLAGS = [
+    pytest.param({"--project-url": "ftp://example.org/x"}, ["--project-url", "http(s) URL"],
+                 id="ftp-url"),
+    pytest.param({"--publication-url": "example.org/paper"}, ["--publication-url", "http(s)"],
+                 id="url-without-scheme"),
+    pytest.param({"--uses-frames": "video"},
+                 ["'video' is not a known video input", *ledger.VIDEO_INPUTS], id="uses-frames"),
+    pytest.param({"--uses-external": "maybe"}, ["expected yes or no"], id="uses-external"),
+    pytest.param({"--team-name": "  "}, ["--team-name", "blank"], id="blank-team"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "words"), BAD_FLAGS)
+def test_bad_flags_exit_1_and_write_nothing(
+    board: Path, overrides: dict[str, str], words: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--submission", str(SAMPLE), "--private", str(KEY), *row_flags(**overrides),
+            "--leaderboard-dir", str(board)]
+    assert publish_submission.main(args) == 1
+    err = capsys.readouterr().err
+    for word in words:
+        assert word in err
+    assert records_in(board) == {}
+
+
+def test_bad_inputs_exit_1_with_the_reason(
+    board: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ["--leaderboard-dir", str(board)]
+    entries = json.loads(SAMPLE.read_text())
+    entries[0]["predicted_answer"] = "ZZ"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(entries))
+    assert publish_submission.main(publish_args(bad, target)) == 1
+    err = capsys.readouterr().err
+    with pytest.raises(evaluator.SubmissionError) as exc:
+        evaluator.score(evaluator.load_answer_key(KEY.read_bytes()), bad.read_bytes())
+    assert str(exc.value) in err and "nothing was written" in err
+
+    assert publish_submission.main(publish_args(tmp_path / "missing.json", target)) == 1
+    assert "cannot read the submission" in capsys.readouterr().err
+    assert publish_submission.main(publish_args(SAMPLE, target, key=SAMPLE)) == 1
+    assert "--private" in capsys.readouterr().err
+    assert publish_submission.main(publish_args(SAMPLE, target, "--key-version", "v9")) == 1
+    assert "contradicts the key file" in capsys.readouterr().err
+    assert publish_submission.main(
+        publish_args(SAMPLE, ["--leaderboard-dir", str(tmp_path / "typo")])) == 1
+    assert "no such folder" in capsys.readouterr().err
+    assert publish_submission.main(["--submission", str(SAMPLE)]) == 1  # required flags missing
+    assert "required" in capsys.readouterr().err
+    assert records_in(board) == {}
+    assert not (tmp_path / "typo").exists()
+
+
+def test_key_version_is_recorded_when_the_key_file_has_none(
+    board: Path, tmp_path: Path
+) -> None:
+    bare = tmp_path / "annotations_private.json"
+    bare.write_text(json.dumps(json.loads(KEY.read_text())["samples"]))
+    target = ["--leaderboard-dir", str(board)]
+    assert publish_submission.main(
+        publish_args(SAMPLE, target, "--key-version", "v1.1", key=bare)) == 0
+    record = ledger.Record.from_json(next(iter(records_in(board).values())))
+    assert record.provenance is not None and record.provenance.key_version == "v1.1"
+
+
+def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
+    hub_board: HubServer, always_a: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub = hub_board
+    commits = len(hub.repo(BOARD_REPO).commits)
+    assert publish_submission.main(publish_args(SAMPLE, [])) == 0  # default repo, HF_ENDPOINT
+    out = capsys.readouterr().out
+    (path, data), = hub_records(hub).items()
+    record = ledger.Record.from_json(data)
+    assert record.path() == path and path in out and f"the Hub dataset {BOARD_REPO}" in out
+    assert len(hub.repo(BOARD_REPO).commits) == commits + 1
+    assert "DemoVLM-7B by Demo Lab" in hub.commit_messages(BOARD_REPO)[-1]
+
+    head = hub.head(BOARD_REPO)
+    assert publish_submission.main(publish_args(SAMPLE, [])) == 1
+    assert "already on the board" in capsys.readouterr().err
+    assert hub.head(BOARD_REPO) == head  # no commit
+
+    assert publish_submission.main(publish_args(SAMPLE, [], "--supersedes", str(record.id))) == 0
+    assert publish_submission.main(publish_args(always_a, [])) == 0
+    files = hub_records(hub)
+    assert len(files) == 3 and files[path] == data  # never overwritten
+    superseding = [ledger.Record.from_json(d) for d in files.values()
+                   if ledger.Record.from_json(d).supersedes == record.id]
+    assert len(superseding) == 1
+    # the app's view hides the corrected row
+    shown = ledger.BoardCache(ledger.HubStore(BOARD_REPO, endpoint=hub.url)).refresh().records
+    assert {r.id for r in shown} == {r.id for r in map(ledger.Record.from_json, files.values())
+                                     if r.id != record.id}
+
+
+def test_publish_to_the_hub_with_a_read_token_fails_cleanly(
+    hub_board: HubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HF_TOKEN", READ_TOKEN)
+    head = hub_board.head(BOARD_REPO)
+    assert publish_submission.main(publish_args(SAMPLE, [])) == 1
+    err = capsys.readouterr().err
+    assert "403" in err and "nothing was written" in err
+    assert READ_TOKEN not in err
+    assert hub_board.head(BOARD_REPO) == head
+
+
+def test_publish_as_a_subprocess_then_reproduce_by_uuid(hub_board: HubServer) -> None:
+    proc = run_script("publish_submission.py", *publish_args(SAMPLE, ["--leaderboard",
+                                                                      BOARD_REPO]))
+    assert proc.returncode == 0, proc.stderr
+    (path, _), = hub_records(hub_board).items()
+    assert path in proc.stdout and "Overall" in proc.stdout
+    uuid = Path(path).stem
+    proc = run_script("reproduce_row.py", "--record", uuid, "--submission", str(SAMPLE),
+                      "--private", str(KEY))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("reproduced")
+
+
+# --- reproduce_row.py ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def published(board: Path) -> ledger.Record:
+    assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir", str(board)])) == 0
+    return ledger.Record.from_json(next(iter(records_in(board).values())))
+
+
+def test_reproduce_a_published_row_by_path_and_by_uuid(
+    board: Path, published: ledger.Record, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    path = board / published.path()
+    assert reproduce_row.main(["--record", str(path), "--submission", str(SAMPLE),
+                               "--private", str(KEY)]) == 0
+    assert capsys.readouterr().out.startswith("reproduced")
+    assert reproduce_row.main(["--record", str(published.id), "--leaderboard-dir", str(board),
+                               "--submission", str(SAMPLE), "--private", str(KEY)]) == 0
+    assert "match bit for bit" in capsys.readouterr().out
+
+
+def test_reproduce_fails_listing_each_field_when_the_submission_differs(
+    board: Path, published: ledger.Record, always_a: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    args = ["--record", str(board / published.path()), "--submission", str(always_a),
+            "--private", str(KEY)]
+    assert reproduce_row.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("NOT reproduced")
+    assert "submission sha256" in err and "metrics.overall" in err and "counts.overall" in err
+    assert "answer key sha256" not in err
+
+
+def test_reproduce_names_the_key_version_when_the_key_differs(
+    board: Path, published: ledger.Record, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = json.loads(KEY.read_text())
+    key["key_version"] = "demo-2"
+    first = key["samples"][0]
+    first["correct_answer"] = "B" if first["correct_answer"] == "A" else "A"
+    other_key = tmp_path / "annotations_private.json"
+    other_key.write_text(json.dumps(key))
+    capsys.readouterr()
+    assert reproduce_row.main(["--record", str(board / published.path()),
+                               "--submission", str(SAMPLE), "--private", str(other_key)]) == 1
+    err = capsys.readouterr().err
+    assert "answer key sha256" in err and "key version demo-1" in err and "demo-2" in err
+    assert "submission sha256" not in err
+    assert "counts.cumulative_state_tracking" in err  # question 1's answer changed
+
+
+def test_reproduce_a_tampered_record_names_the_field(
+    board: Path, published: ledger.Record, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = json.loads(published.to_json())
+    payload["counts"]["event"]["correct"] += 1
+    payload["counts"]["overall"]["correct"] += 1
+    payload["metrics"]["event"] = 100 * payload["counts"]["event"]["correct"] / 200
+    payload["metrics"]["overall"] = 100 * payload["counts"]["overall"]["correct"] / 500
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(payload))
+    capsys.readouterr()
+    assert reproduce_row.main(["--record", str(tampered), "--submission", str(SAMPLE),
+                               "--private", str(KEY)]) == 1
+    err = capsys.readouterr().err
+    for field in ("metrics.overall", "metrics.event", "counts.overall", "counts.event"):
+        assert field in err
+    assert "metrics.entity" not in err and "sha256" not in err
+
+
+def test_reproduce_refuses_a_paper_row_and_an_unknown_uuid(
+    board: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paper = sorted((DEMO / "leaderboard" / "submissions").glob("*.json"))
+    paper_row = next(p for p in paper if ledger.Record.from_json(p.read_bytes()).source == "paper")
+    assert reproduce_row.main(["--record", str(paper_row), "--submission", str(SAMPLE),
+                               "--private", str(KEY)]) == 1
+    assert "nothing to re-score" in capsys.readouterr().err
+    assert reproduce_row.main(["--record", "00000000-0000-4000-8000-000000000000",
+                               "--leaderboard-dir", str(board), "--submission", str(SAMPLE),
+                               "--private", str(KEY)]) == 1
+    assert "no such row" in capsys.readouterr().err
+
+
+# --- seed_paper_baselines.py --------------------------------------------------------------
+
+
+def test_seed_into_a_folder_is_idempotent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "new-board"
+    assert seed_paper_baselines.main(["--leaderboard-dir", str(folder)]) == 0
+    assert "wrote 18 paper rows" in capsys.readouterr().out
+    first = records_in(folder)
+    stats = {p: p.stat().st_mtime_ns for p in (folder / "submissions").iterdir()}
+    records = [ledger.Record.from_json(d) for d in first.values()]
+    assert len(records) == 18 and {r.source for r in records} == {"paper"}
+    assert all(r.counts is None and r.provenance is None for r in records)
+    by_name = {r.method_name: r for r in records}
+    assert by_name["Qwen-3-VL-30B-A3B"].model_size == "30B-A3B"
+    assert by_name["GPT-5"].model_size == "API" and by_name["SiLVR"].model_size == ""
+    assert by_name["Qwen-3-VL-32B"].metrics["overall"] == 36.8  # as printed, not recomputed
+    assert by_name["Qwen-3-VL-32B"].note is not None and "36.6" in by_name["Qwen-3-VL-32B"].note
+    assert by_name["InternVL3.5-8B"].metrics["entity"] == 26.0
+    assert by_name["InternVL3.5-8B"].uses_frames is None and by_name["AVP"].uses_external is None
+
+    assert seed_paper_baselines.main(["--leaderboard-dir", str(folder)]) == 0
+    assert "nothing new" in capsys.readouterr().out
+    assert records_in(folder) == first
+    assert {p: p.stat().st_mtime_ns for p in (folder / "submissions").iterdir()} == stats
+
+
+def test_seed_refuses_to_touch_a_row_with_other_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "board"
+    assert seed_paper_baselines.main(["--leaderboard-dir", str(folder)]) == 0
+    victim = sorted((folder / "submissions").glob("*.json"))[0]
+    victim.write_bytes(victim.read_bytes().replace(b'"paper"', b'"paper" '))
+    removed = sorted((folder / "submissions").glob("*.json"))[1]
+    removed.unlink()
+    capsys.readouterr()
+    assert seed_paper_baselines.main(["--leaderboard-dir", str(folder)]) == 1
+    assert victim.name in capsys.readouterr().err
+    assert not removed.exists()  # nothing written, not even the missing row
+
+
+def test_seed_dry_run_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "board"
+    assert seed_paper_baselines.main(["--leaderboard-dir", str(folder), "--dry-run"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert len(printed) == 18 and not folder.exists()
+
+
+def test_seed_the_hub_twice(hub_board: HubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    assert seed_paper_baselines.main([]) == 0
+    first = hub_records(hub_board)
+    assert len(first) == 18
+    head = hub_board.head(BOARD_REPO)
+    capsys.readouterr()
+    proc = run_script("seed_paper_baselines.py", "--leaderboard", BOARD_REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing new" in proc.stdout
+    assert hub_board.head(BOARD_REPO) == head
+
+
+def test_the_committed_demo_board_is_what_the_scripts_produce(tmp_path: Path) -> None:
+    folder = tmp_path / "board"
+    proc = run_script("seed_paper_baselines.py", "--leaderboard-dir", str(folder))
+    assert proc.returncode == 0, proc.stderr
+    seeded = records_in(folder)
+    committed = records_in(DEMO / "leaderboard")
+    paper = {n: d for n, d in committed.items()
+             if ledger.Record.from_json(d).source == "paper"}
+    assert paper == seeded
+
+    # every re-scored demo row reproduces from the submission files kept beside it
+    inputs = {hashlib.sha256(p.read_bytes()).hexdigest(): p
+              for p in [SAMPLE, *sorted((DEMO / "leaderboard" / "inputs").glob("*.json"))]}
+    rescored = [n for n in committed if n not in paper]
+    assert len(rescored) >= 2
+    for name in rescored:
+        record = ledger.Record.from_json(committed[name])
+        assert record.provenance is not None
+        submission = inputs[record.provenance.submission_sha256]
+        assert reproduce_row.main(["--record", str(DEMO / "leaderboard" / "submissions" / name),
+                                   "--submission", str(submission), "--private", str(KEY)]) == 0
