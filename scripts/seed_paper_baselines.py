@@ -175,7 +175,7 @@ def seed(args: argparse.Namespace) -> int:
             "check that --csv is the table these rows were seeded from"
         )
     for record in new:
-        store.write(record, f"Add paper baseline {record.method_name} (EgoMemReason Table 1)")
+        store.write(record, ledger.commit_message(record))
         print(f"wrote {record.path()}  {record.method_name}")
     if new:
         print(f"wrote {len(new)} paper rows to {where}; "
