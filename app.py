@@ -191,7 +191,7 @@ def client_address(request: gr.Request | None, on_space: bool) -> str:
     if request is None:
         return "unknown"
     if on_space:
-        forwarded = request.headers.get("x-forwarded-for", "")
+        forwarded = str(request.headers.get("x-forwarded-for", ""))
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if hops:
             return hops[-1]
@@ -388,7 +388,7 @@ def split_chart(series: dict[str, dict[str, float]], title: str) -> alt.Chart:
          for name, metrics in series.items() for k in keys if k in metrics]
     )
     order = [METRIC_LABELS[k] for k in keys]
-    return (
+    chart: alt.Chart = (
         alt.Chart(data, title=title)
         .mark_bar()
         .encode(
@@ -401,6 +401,7 @@ def split_chart(series: dict[str, dict[str, float]], title: str) -> alt.Chart:
         )
         .properties(height=320)
     )
+    return chart
 
 
 # --- score presentation (pure) ------------------------------------------------------------------
@@ -546,14 +547,14 @@ def build_demo(
                 csv_path, json_path)
 
     def chart(methods: list[str]) -> alt.Chart:
-        snapshot, frame = current()
+        snapshot = board.snapshot()
         by_name = {r.method_name: r for r in snapshot.records}
         picked = [m for m in (methods or []) if m in by_name][:12]
         return split_chart({m: dict(by_name[m].metrics) for m in picked},
                            "Accuracy per split")
 
     def on_load() -> tuple[Any, ...]:
-        snapshot, frame = current()
+        _, frame = current()
         names = list(frame["_name"])
         top = names[:5]
         return (gr.update(choices=names, value=top), chart(top))
@@ -591,6 +592,7 @@ def build_demo(
                 split_chart(series, "Your splits beside the best paper baseline"),
                 score_json(result))
 
+    demo: gr.Blocks
     with gr.Blocks(title="EgoMemReason Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
         gr.Markdown(
             "# EgoMemReason Leaderboard\n"
@@ -671,7 +673,7 @@ def build_demo(
         picks.change(chart, picks, board_plot, trigger_mode="always_last", **private)
         upload.upload(score, upload, [summary, score_df, score_plot, score_numbers],
                       api_name="score", concurrency_limit=4)
-        gr.api(leaderboard, api_name="leaderboard")
+        gr.api(leaderboard, api_name="leaderboard")  # type: ignore[attr-defined]
     return demo
 
 
@@ -682,7 +684,9 @@ def launch_kwargs() -> dict[str, Any]:
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # no request lines in the log
     # uvicorn trusts X-Forwarded-For from loopback by default, which would let a local client
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
