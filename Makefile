@@ -20,7 +20,7 @@ $(VENV)/.dev-deps: requirements.txt requirements-dev.txt | $(BIN)/python
 
 ## run: start the Space on the demo data at http://127.0.0.1:7860
 run: $(VENV)/.run-deps
-	$(BIN)/python -c "import evaluator, pathlib; k = evaluator.load_answer_key(pathlib.Path('demo/annotations_private.json').read_bytes()); r = evaluator.score(k, pathlib.Path('demo/sample_submission.json').read_bytes()); print('demo sample submission:', {m: round(v, 1) for m, v in r.metrics.items()})"
+	$(BIN)/python app.py
 
 ## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
 chromium:

@@ -597,7 +597,8 @@ def build_demo(
         gr.Markdown(
             "# EgoMemReason Leaderboard\n"
             "Memory reasoning over week-long egocentric video: 500 questions on entity, event "
-            "and behavior memory. [Project page](https://egomemreason.github.io) · "
+            "and behavior memory. [Paper](https://arxiv.org/abs/2605.09874) · "
+            "[Project page](https://egomemreason.github.io) · "
             "[Code](https://github.com/Ziyang412/EgoMemReason) · "
             "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)",
             elem_id="title",

@@ -1,0 +1,149 @@
+"""app.py as a real server (``python app.py``), through gradio_client and plain HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import evaluator
+from tests.app_server import AppServer, free_port
+from tests.hub_server import READ_TOKEN, HubServer
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # gradio_client must not look anything up outside
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY_PATH = ROOT / "demo" / "annotations_private.json"
+KEY = evaluator.load_answer_key(KEY_PATH.read_bytes())
+SAMPLE = ROOT / "demo" / "sample_submission.json"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[AppServer]:
+    with AppServer(env={"EGOMEM_SCORE_LIMIT": "1000"}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def client(server: AppServer) -> Client:
+    return Client(server.url, verbose=False)
+
+
+def _queue_call(base: str, api_name: str, data: list[Any],
+                headers: dict[str, str] | None = None) -> tuple[str, str]:
+    """Gradio's two-step HTTP API: POST the call, then read its event stream."""
+    with httpx.Client(base_url=base, timeout=30, headers=headers or {}) as http:
+        event = http.post(f"/gradio_api/call/{api_name}", json={"data": data})
+        event.raise_for_status()
+        stream = http.get(f"/gradio_api/call/{api_name}/{event.json()['event_id']}").text
+    kind = "complete" if "event: complete" in stream else "error"
+    return kind, stream
+
+
+def test_score_through_gradio_client_gives_numbers(client: Client) -> None:
+    summary, _table, _chart, numbers = client.predict(handle_file(str(SAMPLE)),
+                                                      api_name="/score")
+    expected = evaluator.score(KEY, SAMPLE.read_bytes())
+    assert numbers["metrics"] == expected.metrics
+    assert numbers["counts"]["overall"] == {"correct": 223, "total": 500}
+    assert numbers["n_abstained"] == expected.n_abstained
+    assert "Overall: 44.6 %" in summary
+
+
+def test_bad_file_through_gradio_client_raises_the_evaluators_message(
+        client: Client, tmp_path: Path) -> None:
+    bad = tmp_path / "results.json"
+    bad.write_text(json.dumps({"results": [{"example_id": 1, "pred": "A"}]}))
+    with pytest.raises(AppError, match="rename \"pred\" to \"predicted_answer\""):
+        client.predict(handle_file(str(bad)), api_name="/score")
+
+
+def test_leaderboard_endpoint_returns_the_demo_board(client: Client) -> None:
+    rows = client.predict(api_name="/leaderboard")
+    names = {row["method_name"] for row in rows}
+    assert {"Gemini-3-Flash", "AVP", "Random"} <= names
+    overall = [row["overall"] for row in rows]
+    assert overall == sorted(overall, reverse=True)
+    assert all(set(evaluator.METRIC_KEYS) <= set(row) for row in rows)
+
+
+@pytest.mark.parametrize("path", [
+    str(KEY_PATH),
+    "demo/annotations_private.json",
+    "../main/demo/annotations_private.json",
+    "/tmp/../" + str(KEY_PATH).lstrip("/"),
+])
+def test_score_cannot_be_pointed_at_a_server_file(server: AppServer, path: str) -> None:
+    kind, stream = _queue_call(server.url, "score",
+                               [{"path": path, "meta": {"_type": "gradio.FileData"}}])
+    assert kind == "error"
+    assert "correct_answer" not in stream and "samples" not in stream
+
+
+@pytest.mark.parametrize("route", [
+    "/gradio_api/file={key}", "/gradio_api/file=demo/annotations_private.json",
+    "/gradio_api/file=..%2F..%2F{rel}", "/gradio_api/file=%2F{rel}", "/file={key}",
+])
+def test_real_server_file_routes_refuse_the_key(server: AppServer, route: str) -> None:
+    url = server.url + route.format(key=KEY_PATH, rel=str(KEY_PATH).lstrip("/"))
+    response = httpx.get(url, timeout=10)
+    assert response.status_code in (403, 404, 405)
+    assert b"correct_answer" not in response.content
+
+
+def test_nothing_about_a_submission_reaches_the_log(server: AppServer, client: Client) -> None:
+    client.predict(handle_file(str(SAMPLE)), api_name="/score")
+    log = server.log()
+    assert "scored one submission" in log
+    digest = evaluator.score(KEY, SAMPLE.read_bytes()).submission_sha256
+    assert digest not in log and "predicted_answer" not in log and "sample_submission" not in log
+
+
+def test_forged_forwarded_for_does_not_escape_the_limit_on_a_real_server(tmp_path: Path) -> None:
+    with AppServer(env={"EGOMEM_SCORE_LIMIT": "2"}) as limited:
+        with httpx.Client(base_url=limited.url, timeout=30) as http:
+            uploaded = http.post("/gradio_api/upload",
+                                 files={"files": ("s.json", SAMPLE.read_bytes())}).json()[0]
+        data = [{"path": uploaded, "meta": {"_type": "gradio.FileData"}}]
+        outcomes = [_queue_call(limited.url, "score", data,
+                                headers={"X-Forwarded-For": f"198.51.100.{i}"})
+                    for i in range(3)]
+        assert [kind for kind, _ in outcomes] == ["complete", "complete", "error"]
+        assert "limited to 2 files per day" in outcomes[2][1]
+
+
+def test_unreachable_hub_at_boot_starts_with_score_disabled_and_no_token_shown() -> None:
+    closed = f"http://127.0.0.1:{free_port()}"
+    env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": closed, "EGOMEM_LEADERBOARD_DIR":
+           str(ROOT / "demo" / "leaderboard")}
+    with AppServer(env=env) as offline:
+        page = httpx.get(offline.url + "/config", timeout=10).text
+        assert "Scoring is unavailable" in page
+        kind, stream = _queue_call(offline.url, "score", [None])
+        assert kind == "error" and "Scoring is unavailable" in stream
+        assert READ_TOKEN not in page + stream + offline.log()
+
+
+def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
+    with HubServer() as hub:
+        hub.create_repo("Ted412/EgoMemReason-Private", repo_type="dataset", private=True)
+        hub.commit("Ted412/EgoMemReason-Private",
+                   {"annotations_private.json": KEY_PATH.read_bytes()}, repo_type="dataset")
+        env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": hub.url,
+               "EGOMEM_LEADERBOARD_DIR": str(ROOT / "demo" / "leaderboard")}
+        with AppServer(env=env) as real:
+            config = httpx.get(real.url + "/config", timeout=10).json()
+            banner = next(c for c in config["components"]
+                          if c.get("props", {}).get("elem_id") == "demo-banner")
+            assert banner["props"]["visible"] is False
+            numbers = Client(real.url, verbose=False).predict(
+                handle_file(str(SAMPLE)), api_name="/score")[3]
+            assert numbers["counts"]["overall"]["correct"] == 223
+            assert READ_TOKEN not in real.log()
