@@ -937,11 +937,10 @@ class BoardSnapshot:
 _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, skipped=())
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Parsed:
-    version: str
-    record: Record | None
-    error: str | None
+    version: str  # of the bytes parsed
+    record: Record | None  # None: they did not validate
 
 
 class BoardCache:
@@ -969,8 +968,7 @@ class BoardCache:
         self._first_done = threading.Event()  # set once the first refresh has finished
         self._head: str | None = None  # store head at the last complete listing
         self._listing: dict[str, str] = {}  # path -> version at that listing
-        self._parsed: dict[str, _Parsed] = {}  # path -> what its bytes gave
-        self._retry: dict[str, str] = {}  # path -> why its download failed; retried each refresh
+        self._parsed: dict[str, _Parsed] = {}  # path -> what its bytes gave; absent: fetch it
         self._failing = False
         self._logged: set[tuple[str, str]] = set()
 
@@ -1014,14 +1012,16 @@ class BoardCache:
             records, skipped = self._load()
         except Exception as exc:
             reason = str(exc) if isinstance(exc, LedgerError) else f"{type(exc).__name__}: {exc}"
-            if not self._failing:
-                previous = self._snapshot
+            if not self._failing:  # once per outage, not once per attempt
+                kept = self._snapshot
                 self._log.warning(
-                    "leaderboard refresh failed: %s; serving %d records from the last success "
-                    "(%s) until a refresh succeeds",
+                    "leaderboard refresh failed: %s; %s until a refresh succeeds (retried every "
+                    "%g s, not logged again)",
                     reason,
-                    len(previous.records),
-                    "none yet" if previous.last_success is None else "kept",
+                    "no board to show"
+                    if kept.last_success is None
+                    else f"serving the {len(kept.records)} records of the last good refresh",
+                    self._ttl_s,
                     exc_info=not isinstance(exc, LedgerError),
                 )
             self._failing = True
@@ -1048,8 +1048,6 @@ class BoardCache:
 
         for path in [p for p in self._parsed if p not in listing]:
             del self._parsed[path]
-        for path in [p for p in self._retry if p not in listing]:
-            del self._retry[path]
         wanted = [
             path
             for path, version in listing.items()
@@ -1105,11 +1103,9 @@ class BoardCache:
                 continue
             error = future.exception()
             if error is None:
-                self._retry.pop(path, None)
                 self._parsed[path] = self._parse(path, listing[path], future.result())
             elif isinstance(error, LedgerError) and not isinstance(error, HubUnreachableError):
-                self._parsed.pop(path, None)
-                self._retry[path] = str(error)
+                self._parsed.pop(path, None)  # so the next refresh fetches it again
                 self._note_skip(path, str(error))
         if abort is not None:
             raise abort
@@ -1121,8 +1117,10 @@ class BoardCache:
                 raise RecordError(f"its id {record.id} does not match the file name")
         except RecordError as exc:
             self._note_skip(path, str(exc))
-            return _Parsed(version, None, str(exc))
-        return _Parsed(version, record, None)
+            return _Parsed(version, None)
+        if self._logged:
+            self._logged = {logged for logged in self._logged if logged[0] != path}
+        return _Parsed(version, record)
 
     def _note_skip(self, path: str, reason: str) -> None:
         if (path, reason) not in self._logged:

@@ -40,3 +40,4 @@ def hub() -> Iterator[HubServer]:
     """A loopback Hub on 127.0.0.1 (free port) knowing READ_TOKEN and WRITE_TOKEN; stopped after."""
     with HubServer() as server:
         yield server
+    assert not server.errors, f"the loopback Hub failed in a handler: {server.errors}"

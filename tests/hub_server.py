@@ -33,6 +33,7 @@ import hashlib
 import json
 import re
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -166,6 +167,13 @@ class _Server(ThreadingHTTPServer):
             self.connections.discard(request)
         super().shutdown_request(request)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gave up (timed out, went away) is normal here; anything else is kept
+        # for the tests to see instead of being printed over pytest's output.
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            self.hub.errors.append(f"{type(error).__name__}: {error}")
+
     def close_connections(self) -> None:
         with self.connections_lock:
             sockets = list(self.connections)
@@ -197,6 +205,7 @@ class HubServer:
         )
         self._repos: dict[tuple[str, str], Repo] = {}
         self._requests: list[Request] = []
+        self.errors: list[str] = []  # unexpected exceptions in handler threads
         self._faults: list[Fault] = []
         self._lock = threading.RLock()
         self._counter = 0
@@ -667,6 +676,9 @@ def _json(payload: Any, status: int = 200) -> tuple[int, dict[str, str], bytes]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm and
+    # the client's delayed ACK add ~40 ms to every response.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
