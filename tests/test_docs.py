@@ -1,0 +1,82 @@
+"""The docs cannot drift: examples validate, every variable is documented, every --help works."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import evaluator
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+ABOUT = (ROOT / "ABOUT.md").read_text(encoding="utf-8")
+KEY = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
+SAMPLE = json.loads((ROOT / "demo" / "sample_submission.json").read_text())
+
+
+def _blocks(markdown: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", markdown, flags=re.S)
+
+
+@pytest.mark.parametrize("doc", [README, ABOUT], ids=["README", "ABOUT"])
+def test_the_example_submission_validates(doc: str) -> None:
+    example = json.loads(_blocks(doc, "json")[0])
+    assert example, "the example is empty"
+    # The example's entries, completed with the sample run's other answers, score cleanly.
+    given = {entry["example_id"] for entry in example}
+    full = example + [e for e in SAMPLE if e["example_id"] not in given]
+    result = evaluator.score(KEY, json.dumps(full).encode())
+    assert result.n_questions == len(KEY)
+    assert result.n_abstained >= sum(1 for e in example if e["predicted_answer"] is None)
+
+
+def test_the_about_conversion_snippet_turns_reference_output_into_a_valid_submission(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = {"results": [{"example_id": e["example_id"], "query_type": "x",
+                            "correct_answer": "A", "pred": e["predicted_answer"],
+                            "is_correct": False} for e in SAMPLE],
+               "summary": {"overall": 0.0}}
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    monkeypatch.chdir(tmp_path)
+    snippet = _blocks(ABOUT, "python")[0]
+    exec(compile(snippet, "ABOUT.md", "exec"), {})
+    converted = (tmp_path / "submission.json").read_bytes()
+    expected = evaluator.score(KEY, (ROOT / "demo" / "sample_submission.json").read_bytes())
+    assert evaluator.score(KEY, converted).metrics == expected.metrics
+
+
+def test_every_variable_the_code_reads_is_in_the_readme() -> None:
+    sources = (ROOT / "ledger.py").read_text() + (ROOT / "app.py").read_text()
+    names = set(re.findall(r"\"((?:EGOMEM|HF|GRADIO)_[A-Z_]+)\"", sources))
+    names -= {"HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "GRADIO_ANALYTICS_ENABLED"}
+    assert {"EGOMEM_ANSWER_KEY", "EGOMEM_SCORE_LIMIT", "HF_TOKEN"} <= names
+    missing = sorted(n for n in names if f"`{n}`" not in README)
+    assert not missing, f"not documented in the README: {missing}"
+
+
+def test_readme_front_matter_pins_the_gradio_of_requirements() -> None:
+    pinned = re.search(r"^gradio==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pinned is not None
+    assert f"sdk_version: {pinned.group(1)}\n" in README
+    assert README.startswith("---\n") and "app_file: app.py" in README
+
+
+def test_the_readme_gives_the_two_commands_first() -> None:
+    first_block = README.index("```sh")
+    assert "make run" in README[first_block:first_block + 200]
+    assert "make test" in README[first_block:first_block + 300]
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "scripts").glob("*.py")))
+def test_every_script_help_works_and_shows_an_example(script: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, f"scripts/{script}", "--help"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Example" in done.stdout
