@@ -55,6 +55,8 @@ METRIC_LABELS: dict[str, str] = {
 }
 QUERY_TYPE_NAMES = {key: name for name, (key, _) in evaluator.QUERY_TYPES.items()}
 SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
+#: How the Source column shows them: re-scored rows stand out from paper-reported ones.
+SOURCE_BADGES = {"rescored": "**✓ Re-scored**", "paper": "*Paper-reported*"}
 NOT_REPORTED = "Not reported"
 SIZE_BUCKETS = ("< 10B", "10B – 40B", "≥ 40B", "API / not stated")
 EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
@@ -72,8 +74,12 @@ COLUMN_GROUPS: dict[str, list[str]] = {
                 "Overall", "Overall 95% CI", "Date", "Links", "Note"],
     "All": [*INFO_COLUMNS, *METRIC_COLUMNS, *TAIL_COLUMNS],
 }
-DATATYPES = {"Rank": "number", "Method": "markdown", "Links": "markdown",
-             **{c: "number" for c in METRIC_COLUMNS}}
+COLUMN_WIDTHS = {"Rank": "62px", "Rank range": "86px", "Method": "200px", "Team": "200px",
+                 "Size": "80px", "Source": "136px", "Date": "108px", "Links": "140px",
+                 "Note": "260px", "Overall 95% CI": "120px", "External data": "96px",
+                 "Video input": "150px"}
+DATATYPES = {"Rank": "number", "Method": "markdown", "Source": "markdown",
+             "Links": "markdown", **{c: "number" for c in METRIC_COLUMNS}}
 
 CSS = """
 .gradio-container {max-width: 1280px !important; margin: auto; overflow-x: hidden;}
@@ -294,7 +300,7 @@ def board_frame(records: Sequence[ledger.Record]) -> pd.DataFrame:
             "Size": record.model_size or "—",
             "External data": _yes_no(record.uses_external),
             "Video input": _video_input(record.uses_frames),
-            "Source": SOURCE_LABELS[record.source],
+            "Source": SOURCE_BADGES[record.source],
         }
         row.update({METRIC_LABELS[k]: record.metrics.get(k) for k in METRIC_KEYS})
         row.update({
@@ -326,7 +332,8 @@ class BoardFilter:
     sizes: tuple[str, ...] = SIZE_BUCKETS
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
-        keep = frame["Source"].isin(self.sources) & frame["External data"].isin(self.external)
+        sources = {key for key, label in SOURCE_LABELS.items() if label in self.sources}
+        keep = frame["_source"].isin(sources) & frame["External data"].isin(self.external)
         keep &= frame["_size"].isin(self.sizes)
         if self.video_inputs:
             keep &= frame["Video input"].isin(self.video_inputs)
@@ -543,7 +550,11 @@ def build_demo(
         csv_path, json_path = exports.write(export_rows(chosen, snapshot.records))
         notes = "  \n".join(f"† **{_md_escape(str(n))}**: {_md_escape(str(t))}"
                             for n, t in zip(frame["_name"], frame["Note"], strict=True) if t)
-        return (visible_columns(chosen, group), _status_line(snapshot, clock()), notes,
+        shown = visible_columns(chosen, group)
+        table_update = gr.Dataframe(
+            value=shown, datatype=[DATATYPES.get(c, "str") for c in shown.columns],
+            column_widths=[COLUMN_WIDTHS.get(c, "84px") for c in shown.columns])
+        return (table_update, _status_line(snapshot, clock()), notes,
                 csv_path, json_path)
 
     def chart(methods: list[str]) -> alt.Chart:
