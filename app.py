@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import gradio as gr
@@ -78,8 +78,10 @@ COLUMN_WIDTHS = {"Rank": "62px", "Rank range": "86px", "Method": "200px", "Team"
                  "Size": "80px", "Source": "136px", "Date": "108px", "Links": "140px",
                  "Note": "260px", "Overall 95% CI": "120px", "External data": "96px",
                  "Video input": "150px"}
-DATATYPES = {"Rank": "number", "Method": "markdown", "Source": "markdown",
-             "Links": "markdown", **{c: "number" for c in METRIC_COLUMNS}}
+DATATYPES: dict[str, Literal["str", "number", "markdown"]] = {
+    "Rank": "number", "Method": "markdown", "Source": "markdown", "Links": "markdown",
+    **{c: "number" for c in METRIC_COLUMNS},
+}
 
 CSS = """
 .gradio-container {max-width: 1280px !important; margin: auto; overflow-x: hidden;}
