@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_DISABLE_TELEMETRY := 1
 
-.PHONY: run test lint chromium demo-data
+.PHONY: run test lint chromium demo-data bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,3 +41,7 @@ test: $(VENV)/.dev-deps chromium lint
 ## demo-data: regenerate the synthetic demo key, public file and sample submission
 demo-data: $(VENV)/.run-deps
 	$(BIN)/python scripts/make_demo_data.py
+
+## bench: rerun the benchmarks (P1-P4, large load) and rewrite BENCHMARKS.md (~5 min)
+bench: $(VENV)/.dev-deps
+	$(BIN)/python -m bench

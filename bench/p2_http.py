@@ -1,0 +1,139 @@
+"""P2: /score over loopback HTTP against a no-op event on the same server, in the same run.
+
+Also the large load (RSS growth over thousands of scores) and head-of-line blocking: how long
+a no-op waits while the server scores the most expensive hostile file that fits in 5 MB.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import hostile
+from bench.gradio_http import GradioHTTP, file_data
+from bench.load import LoadResult, run_load
+from bench.procs import ServerProcess, rss_bytes
+from bench.report import Row, ms
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "demo" / "sample_submission.json"
+P50_GOAL, THROUGHPUT_GOAL = 1.2, 0.8
+ROUNDS = 2  # noop and score alternate, so drift on a shared machine hits both alike
+REQUESTS = {1: 150, 8: 400}  # per event per round
+LARGE_LOAD = 3000
+TIME_LIMIT_S = 120.0
+RSS_GOAL_MB = 20.0
+
+
+def bench_server() -> ServerProcess:
+    return ServerProcess(["-m", "bench.bench_app"], env={"EGOMEM_SCORE_LIMIT": "100000000"})
+
+
+def _merge(results: list[LoadResult]) -> LoadResult:
+    merged = LoadResult(clients=results[0].clients)
+    for result in results:
+        merged.latencies_s += result.latencies_s
+        merged.errors += result.errors
+        merged.wall_s += result.wall_s
+        merged.timed_out |= result.timed_out
+    return merged
+
+
+def _scored(_: int, outputs: Any) -> str | None:
+    numbers = outputs[3] if isinstance(outputs, list) and len(outputs) == 4 else None
+    if not isinstance(numbers, dict) or numbers.get("counts", {}).get("overall") != {
+            "correct": 223, "total": 500}:
+        return f"unexpected outputs {str(outputs)[:120]}"
+    return None
+
+
+def compare(url: str, payload: bytes, via: str = "call",
+            clients_list: tuple[int, ...] = (1, 8)) -> list[Row]:
+    rows: list[Row] = []
+    tag = "" if via == "call" else " via /run"
+    for clients in clients_list:
+        runs: dict[str, list[LoadResult]] = {"noop": [], "score": []}
+        for round_ in range(ROUNDS):
+            order = ("noop", "score") if round_ % 2 == 0 else ("score", "noop")
+            for api in order:
+                runs[api].append(run_load(
+                    url, api, [payload], clients=clients, requests=REQUESTS[clients],
+                    time_limit_s=TIME_LIMIT_S, via=via,
+                    check=_scored if api == "score" else None))
+        noop, score = _merge(runs["noop"]), _merge(runs["score"])
+        for name, result in (("no-op", noop), ("score", score)):
+            errors = f", {len(result.errors)} errors" if result.errors else ""
+            rows.append(Row("P2", f"{name}{tag}, {clients} client(s): p50 / p99 / throughput",
+                            f"{ms(result.percentile(50))} / {ms(result.percentile(99))} / "
+                            f"{result.throughput:.1f} req/s ({result.ok} requests{errors})"))
+        if via != "call":
+            continue
+        p50 = score.percentile(50) / noop.percentile(50)
+        tput = score.throughput / noop.throughput
+        rows.append(Row("P2", f"score / no-op p50, {clients} client(s)", f"{p50:.2f}x",
+                        f"<= {P50_GOAL:g}x", p50 <= P50_GOAL and not score.errors))
+        rows.append(Row("P2", f"score / no-op throughput, {clients} client(s)", f"{tput:.2f}x",
+                        f">= {THROUGHPUT_GOAL:g}x", tput >= THROUGHPUT_GOAL and not score.errors))
+    return rows
+
+
+def head_of_line(url: str, sample: bytes) -> list[Row]:
+    """No-op latency while another visitor's worst-case hostile file is being scored."""
+    bad = hostile.BUILDERS["million-zeros"](sample)
+    latencies: list[float] = []
+    done = threading.Event()
+    hostile_s: list[float] = []
+
+    def attacker() -> None:
+        with GradioHTTP(url) as http:
+            path = http.upload("hostile.json", bad)
+            for _ in range(2):
+                hostile_s.append(http.call("score", [file_data(path)]).elapsed_s)
+        done.set()
+
+    with GradioHTTP(url) as http:
+        path = http.upload("noop.json", sample)
+        idle = [http.call("noop", [file_data(path)]).elapsed_s for _ in range(20)]
+        thread = threading.Thread(target=attacker, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + TIME_LIMIT_S
+        while not done.is_set() and time.monotonic() < deadline:
+            latencies.append(http.call("noop", [file_data(path)]).elapsed_s)
+        thread.join(timeout=30)
+    idle.sort()
+    return [Row("P2", "no-op while a 5 MB hostile file is scored (million-zeros): worst",
+                f"{ms(max(latencies, default=float('nan')))} (idle p50 {ms(idle[len(idle) // 2])}; "
+                f"the hostile call took {ms(max(hostile_s, default=float('nan')))})")]
+
+
+def large_load(url: str, pid: int, sample: bytes) -> list[Row]:
+    run_load(url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S)
+    before = rss_bytes(pid)
+    result = run_load(url, "score", [sample], clients=8, requests=LARGE_LOAD,
+                      time_limit_s=4 * TIME_LIMIT_S, check=_scored)
+    grown = (rss_bytes(pid) - before) / 2**20
+    limit_hit = " (time limit hit)" if result.timed_out else ""
+    return [
+        Row("load", f"{LARGE_LOAD:,} scores from 8 clients: errors",
+            f"{len(result.errors)}{limit_hit} of {result.ok + len(result.errors)}",
+            "0", not result.errors and result.ok == LARGE_LOAD),
+        Row("load", "server RSS growth over them (after a 200-score warm-up)",
+            f"{grown:+.1f} MB (now {rss_bytes(pid) / 2**20:.0f} MB)", f"<= {RSS_GOAL_MB:g} MB",
+            grown <= RSS_GOAL_MB),
+    ]
+
+
+def run(large: bool = True) -> list[Row]:
+    sample = SAMPLE.read_bytes()
+    with bench_server() as server:
+        # Warm up both events (first-call imports, caches) before anything is timed.
+        run_load(server.url, "noop", [sample], clients=2, requests=40, time_limit_s=60)
+        run_load(server.url, "score", [sample], clients=2, requests=40, time_limit_s=60)
+        rows = compare(server.url, sample)
+        rows += compare(server.url, sample, via="run", clients_list=(1,))
+        rows += head_of_line(server.url, sample)
+        if large:
+            rows += large_load(server.url, server.pid, sample)
+    return rows
