@@ -104,37 +104,15 @@ CSS = """
 
 @dataclass(frozen=True)
 class ScoreLimits:
-    """How many scored submissions one client may make per window (EGOMEM_SCORE_*)."""
+    """How many scored submissions one client may make per window (EGOMEM_SCORE_*, SPACE_ID)."""
 
-    limit: int = 20
-    window_s: float = 86400.0
+    limit: int = ledger.SCORE_LIMIT
+    window_s: float = ledger.SCORE_WINDOW_S
     on_space: bool = False  # behind the Space proxy: trust the rightmost X-Forwarded-For
 
 
-def score_limits_from_env(environ: dict[str, str] | None = None) -> ScoreLimits:
-    """Read EGOMEM_SCORE_LIMIT, EGOMEM_SCORE_WINDOW_S and SPACE_ID once; fail on bad values."""
-    env = dict(os.environ if environ is None else environ)
-
-    def number(name: str, default: float, minimum: float) -> float:
-        raw = env.get(name, "").strip()
-        if not raw:
-            return default
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ledger.ConfigError(f"{name} must be a number, got {raw!r}") from None
-        if not value >= minimum:
-            raise ledger.ConfigError(f"{name} must be at least {minimum:g}, got {raw!r}")
-        return value
-
-    limit = number("EGOMEM_SCORE_LIMIT", 20, 1)
-    if limit != int(limit):
-        raise ledger.ConfigError(f"EGOMEM_SCORE_LIMIT must be a whole number, got {limit:g}")
-    return ScoreLimits(
-        limit=int(limit),
-        window_s=number("EGOMEM_SCORE_WINDOW_S", 86400.0, 1),
-        on_space=bool(env.get("SPACE_ID")),
-    )
+def score_limits(config: ledger.Config) -> ScoreLimits:
+    return ScoreLimits(config.score_limit, config.score_window_s, config.on_space)
 
 
 class RateLimited(Exception):
@@ -705,14 +683,13 @@ def main() -> None:
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     config = ledger.load_config()
-    limits = score_limits_from_env()
     key_status = ledger.load_key(config)
     if key_status.key is None:
         log.warning("Score is disabled: %s", key_status.error)
     else:
         log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
     board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
-    demo = build_demo(key_status, board, ScoreLimiter(limits))
+    demo = build_demo(key_status, board, ScoreLimiter(score_limits(config)))
     demo.queue(default_concurrency_limit=8).launch(ssr_mode=False, **launch_kwargs())
 
 

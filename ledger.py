@@ -58,6 +58,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 import evaluator
 
 CACHE_TTL_S = 60
+SCORE_LIMIT = 20
+SCORE_WINDOW_S = 86400.0
 DEFAULT_PRIVATE_REPO = "Ted412/EgoMemReason-Private"
 DEFAULT_LEADERBOARD_REPO = "Ted412/EgoMemReason-Leaderboard"
 DEFAULT_TIMEOUT_S = 10.0
@@ -122,6 +124,9 @@ class Config:
     leaderboard_repo: str
     cache_ttl_s: float
     endpoint: str | None
+    score_limit: int = SCORE_LIMIT  # scored submissions per client per window (the app's)
+    score_window_s: float = SCORE_WINDOW_S
+    on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
 
     @property
     def demo(self) -> bool:
@@ -145,6 +150,25 @@ def _repo_id(environ: Mapping[str, str], name: str, default: str) -> str:
     if not _REPO_ID.match(value):
         raise ConfigError(
             f"{name} must be a Hub repo id like {default!r} (namespace/name); found {value!r}"
+        )
+    return value
+
+
+def _number(environ: Mapping[str, str], name: str, default: float, minimum: float,
+            whole: bool = False) -> float:
+    """A numeric variable: finite, at least ``minimum``, whole if asked; else ConfigError."""
+    raw = _env(environ, name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < minimum or (whole and value != int(value)):
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(
+            f"{name} must be {kind} >= {minimum:g}; found {raw!r}. Unset it for the default "
+            f"of {default:g}"
         )
     return value
 
@@ -180,18 +204,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
                 "the leaderboard dataset (submissions/<uuid>.json); it is not a directory"
             )
 
-    ttl = float(CACHE_TTL_S)
-    raw_ttl = _env(env, "EGOMEM_CACHE_TTL_S")
-    if raw_ttl is not None:
-        try:
-            ttl = float(raw_ttl)
-        except ValueError:
-            ttl = math.nan
-        if not math.isfinite(ttl) or ttl < 0:
-            raise ConfigError(
-                f"EGOMEM_CACHE_TTL_S must be a number of seconds >= 0; found {raw_ttl!r}. "
-                f"Unset it for the default of {CACHE_TTL_S}"
-            )
+    ttl = _number(env, "EGOMEM_CACHE_TTL_S", CACHE_TTL_S, 0)
 
     endpoint = _env(env, "HF_ENDPOINT")
     if endpoint is not None:
@@ -210,6 +223,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         leaderboard_repo=_repo_id(env, "EGOMEM_LEADERBOARD_REPO", DEFAULT_LEADERBOARD_REPO),
         cache_ttl_s=ttl,
         endpoint=endpoint,
+        score_limit=int(_number(env, "EGOMEM_SCORE_LIMIT", SCORE_LIMIT, 1, whole=True)),
+        score_window_s=_number(env, "EGOMEM_SCORE_WINDOW_S", SCORE_WINDOW_S, 1),
+        on_space=_env(env, "SPACE_ID") is not None,
     )
 
 

@@ -93,13 +93,17 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
     assert list(external["_name"]) == ["Gamma"]
 
 
-def test_score_limits_from_env_rejects_bad_values_naming_the_variable() -> None:
-    assert app.score_limits_from_env({}) == app.ScoreLimits(20, 86400.0, False)
-    assert app.score_limits_from_env({"EGOMEM_SCORE_LIMIT": "3", "SPACE_ID": "x/y"}).on_space
+def test_score_limits_come_from_the_config_and_bad_values_name_the_variable() -> None:
+    assert app.score_limits(ledger.load_config({})) == app.ScoreLimits(20, 86400.0, False)
+    limits = app.score_limits(ledger.load_config({"EGOMEM_SCORE_LIMIT": "3",
+                                                  "EGOMEM_SCORE_WINDOW_S": "60",
+                                                  "SPACE_ID": "x/y"}))
+    assert limits == app.ScoreLimits(3, 60.0, True)
     for env in ({"EGOMEM_SCORE_LIMIT": "many"}, {"EGOMEM_SCORE_LIMIT": "0"},
-                {"EGOMEM_SCORE_WINDOW_S": "-5"}, {"EGOMEM_SCORE_LIMIT": "2.5"}):
+                {"EGOMEM_SCORE_WINDOW_S": "-5"}, {"EGOMEM_SCORE_LIMIT": "2.5"},
+                {"EGOMEM_SCORE_WINDOW_S": "nan"}):
         with pytest.raises(ledger.ConfigError, match=next(iter(env))):
-            app.score_limits_from_env(env)
+            ledger.load_config(env)
 
 
 def test_limiter_window_slides_and_says_when_the_next_slot_frees() -> None:

@@ -143,7 +143,7 @@ def test_a_key_in_the_working_folder_is_used(
         ("EGOMEM_ANSWER_KEY", "{tmp}/missing.json", "found nothing there"),
         ("EGOMEM_ANSWER_KEY", "{tmp}", "found a directory there"),
         ("EGOMEM_LEADERBOARD_DIR", "{tmp}/nope", "must be an existing directory"),
-        ("EGOMEM_CACHE_TTL_S", "soon", "must be a number of seconds >= 0; found 'soon'"),
+        ("EGOMEM_CACHE_TTL_S", "soon", "must be a number >= 0; found 'soon'"),
         ("EGOMEM_CACHE_TTL_S", "-1", "found '-1'"),
         ("EGOMEM_CACHE_TTL_S", "nan", "found 'nan'"),
         ("EGOMEM_CACHE_TTL_S", "inf", "found 'inf'"),
