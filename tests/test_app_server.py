@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,13 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
+# gradio_client asks the Hub only about Space ids; given a URL it talks to that server alone.
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
 import evaluator
 from tests.app_server import AppServer, free_port
 from tests.hub_server import READ_TOKEN, HubServer
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # gradio_client must not look anything up outside
-from gradio_client import Client, handle_file
-from gradio_client.exceptions import AppError
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY_PATH = ROOT / "demo" / "annotations_private.json"
