@@ -503,20 +503,31 @@ def _ago(seconds: float) -> str:
 
 
 def build_demo(
-    key_status: ledger.KeyStatus,
+    keys: Callable[[], ledger.KeyStatus],
     board: ledger.BoardCache,
     limiter: ScoreLimiter,
     clock: Callable[[], float] = time.time,
 ) -> gr.Blocks:
-    """The whole page; every handler is safe for anyone to call (hiding is not access control)."""
+    """The whole page; every handler is safe for anyone to call (hiding is not access control).
+
+    ``keys`` gives the current answer key (ledger.KeyLoader retries one that failed at boot).
+    """
+    boot_status = keys()
     about = ABOUT_PATH.read_text(encoding="utf-8")
     citation = CITATION_PATH.read_text(encoding="utf-8")
     exports = _Exports()
     banner = (
         "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
         "here are not EgoMemReason results. Configure the real key and board as the README says."
-        if key_status.demo else ""
+        if boot_status.demo else ""
     )
+
+    def unavailable(status: ledger.KeyStatus) -> str:
+        return f"### Scoring is unavailable\n{status.error}" if status.key is None else ""
+
+    def score_state() -> Any:
+        status = keys()
+        return gr.update(value=unavailable(status), visible=status.key is None)
 
     def current() -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
         snapshot = board.snapshot()
@@ -561,6 +572,7 @@ def build_demo(
 
     async def score(path: str | None, request: gr.Request) -> tuple[Any, ...]:
         """Score a submission file; returns summary, table, chart and the numbers as JSON."""
+        key_status = keys()
         if key_status.key is None:
             raise gr.Error(f"Scoring is unavailable: {key_status.error}", print_exception=False)
         data = _read_upload(path, demo.GRADIO_CACHE)
@@ -594,7 +606,7 @@ def build_demo(
             "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)",
             elem_id="title",
         )
-        gr.Markdown(banner, elem_id="demo-banner", visible=key_status.demo)
+        gr.Markdown(banner, elem_id="demo-banner", visible=boot_status.demo)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
                 status = gr.Markdown(elem_id="board-status")
@@ -629,9 +641,8 @@ def build_demo(
                                     elem_id="chart-picks", max_choices=12)
                 board_plot = gr.Plot(show_label=False, elem_id="board-chart")
             with gr.Tab("Score", id="score"):
-                if key_status.key is None:
-                    gr.Markdown(f"### Scoring is unavailable\n{key_status.error}",
-                                elem_id="score-disabled")
+                disabled = gr.Markdown(unavailable(boot_status), elem_id="score-disabled",
+                                       visible=boot_status.key is None)
                 gr.Markdown(
                     "Upload a submission (a JSON list of `{\"example_id\", "
                     "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
@@ -639,8 +650,7 @@ def build_demo(
                     "questions were right. See **About** for the format and how to get listed."
                 )
                 upload = gr.File(label="Submission (.json)", file_types=[".json"],
-                                 type="filepath", elem_id="score-upload",
-                                 interactive=key_status.key is not None)
+                                 type="filepath", elem_id="score-upload")
                 summary = gr.Markdown(elem_id="score-summary")
                 score_df = gr.Dataframe(interactive=False, elem_id="score-table")
                 score_plot = gr.Plot(show_label=False, elem_id="score-chart")
@@ -658,6 +668,7 @@ def build_demo(
         private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
         demo.load(view, filters, board_outputs, **private)
         demo.load(on_load, None, [picks, board_plot], **private)
+        demo.load(score_state, None, disabled, **private)
         for control in (sources, external, inputs, sizes, group):
             control.change(view, filters, board_outputs, **private)
         search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
@@ -683,13 +694,14 @@ def main() -> None:
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     config = ledger.load_config()
-    key_status = ledger.load_key(config)
+    keys = ledger.KeyLoader(config)
+    key_status = keys()
     if key_status.key is None:
-        log.warning("Score is disabled: %s", key_status.error)
+        log.warning("Score is disabled until the key loads: %s", key_status.error)
     else:
         log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
     board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
-    demo = build_demo(key_status, board, ScoreLimiter(score_limits(config)))
+    demo = build_demo(keys, board, ScoreLimiter(score_limits(config)))
     demo.queue(default_concurrency_limit=8).launch(ssr_mode=False, **launch_kwargs())
 
 

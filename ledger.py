@@ -591,6 +591,40 @@ def load_key(config: Config, timeout_s: float = DEFAULT_TIMEOUT_S) -> KeyStatus:
     return KeyStatus(key, "synthetic demo key", demo=True, error=None)
 
 
+class KeyLoader:
+    """The app's answer key: loaded at boot; after a Hub failure, tried again at most once per
+    ``retry_s`` by whichever request asks first, so a Hub hiccup at boot heals without a restart.
+
+    Calling it returns the current KeyStatus; concurrent callers never wait on a retry.
+    """
+
+    def __init__(self, config: Config, retry_s: float = CACHE_TTL_S,
+                 timeout_s: float = DEFAULT_TIMEOUT_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._config, self._retry_s, self._timeout_s, self._clock = (
+            config, retry_s, timeout_s, clock)
+        self._lock = threading.Lock()
+        self._status = load_key(config, timeout_s)
+        self._tried = clock()
+
+    def __call__(self) -> KeyStatus:
+        status = self._status
+        if status.key is not None or self._clock() - self._tried < self._retry_s:
+            return status
+        if not self._lock.acquire(blocking=False):
+            return status  # another request is retrying right now
+        try:
+            if self._status.key is None and self._clock() - self._tried >= self._retry_s:
+                self._status = load_key(self._config, self._timeout_s)
+                self._tried = self._clock()
+                if self._status.key is not None:
+                    log.info("answer key loaded from %s after an earlier failure",
+                             self._status.origin)
+            return self._status
+        finally:
+            self._lock.release()
+
+
 def _download_key(config: Config, timeout_s: float) -> bytes:
     """The key's bytes from the private repo, within about ``timeout_s`` seconds."""
     assert config.token is not None

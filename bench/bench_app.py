@@ -27,9 +27,9 @@ def build() -> gr.Blocks:
     """app.main's demo with the extra ``/noop`` event."""
     os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
     config = ledger.load_config()
-    key_status = ledger.load_key(config)
+    keys = ledger.KeyLoader(config)
     board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
-    demo = app.build_demo(key_status, board, app.ScoreLimiter(app.score_limits(config)))
+    demo = app.build_demo(keys, board, app.ScoreLimiter(app.score_limits(config)))
 
     async def noop(path: str | None) -> None:
         """Accept the upload and return nothing."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -162,10 +162,11 @@ class Client:
         return self.call("score", [{"path": path, "meta": {"_type": "gradio.FileData"}}], headers)
 
 
-def _client(key_status: ledger.KeyStatus, board_dir: Path,
+def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
             limits: app.ScoreLimits) -> Iterator[Client]:
     board = ledger.BoardCache(ledger.LocalStore(board_dir))
-    demo = app.build_demo(key_status, board, app.ScoreLimiter(limits))
+    keys = key_status if callable(key_status) else lambda: key_status
+    demo = app.build_demo(keys, board, app.ScoreLimiter(limits))
     fastapi_app = gr.mount_gradio_app(FastAPI(), demo, path="/",
                                       max_file_size=app.MAX_FILE_SIZE)
     with TestClient(fastapi_app) as http:
@@ -263,6 +264,15 @@ def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path)
         assert code != 200 and "the Hub could not be reached" in body["error"]
         config = c.http.get("/config").text
         assert "Scoring is unavailable" in config
+
+
+def test_score_comes_back_once_the_key_loads_without_a_restart(board_dir: Path) -> None:
+    current = [ledger.KeyStatus(None, "org/private on the Hub", demo=False,
+                                error="the Hub could not be reached")]
+    for c in _client(lambda: current[0], board_dir, app.ScoreLimits()):
+        assert c.score(SAMPLE)[0] != 200
+        current[0] = ledger.KeyStatus(KEY, "org/private on the Hub", demo=False, error=None)
+        assert c.score(SAMPLE)[0] == 200
 
 
 def test_leaderboard_api_returns_the_table_best_first(client: Client) -> None:

@@ -244,6 +244,24 @@ def test_an_unreachable_hub_at_boot_returns_quickly(tmp_path: Path) -> None:
     assert "no answer (ConnectError" in status.error and SECRET not in status.error
 
 
+def test_a_key_that_failed_at_boot_is_retried_once_per_interval(board: HubServer) -> None:
+    now = [0.0]
+    board.stop()
+    keys = ledger.KeyLoader(hub_config(board), retry_s=60, timeout_s=5, clock=lambda: now[0])
+    assert keys().key is None
+    board.start()
+    board.reset_requests()
+    now[0] = 59.0
+    assert keys().key is None  # not yet: no request within the interval
+    assert board.requests == []
+    now[0] = 60.0
+    status = keys()
+    assert status.key is not None and status.error is None and len(status.key) == 500
+    board.reset_requests()
+    now[0] = 1000.0
+    assert keys() is status and board.requests == []  # a loaded key is never fetched again
+
+
 @pytest.mark.parametrize("stalled", ["HEAD", "GET"])
 def test_a_stalled_hub_at_boot_is_bounded(board: HubServer, stalled: str) -> None:
     fault = board.inject("/resolve/", method=stalled, delay_s=60)
