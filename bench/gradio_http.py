@@ -55,9 +55,14 @@ def file_data(path: str, name: str = "submission.json") -> dict[str, Any]:
 class GradioHTTP:
     """One keep-alive connection pool to one app; not thread-safe (one per thread)."""
 
-    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 local_address: str | None = None) -> None:
+        """``local_address`` (e.g. "127.0.0.2") is the loopback address to send from: the app
+        counts its score limit per client address, so each one is a fresh visitor."""
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s)
+        transport = httpx.HTTPTransport(local_address=local_address) if local_address else None
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s,
+                                  transport=transport)
 
     def __enter__(self) -> GradioHTTP:
         return self
@@ -115,10 +120,13 @@ class GradioHTTP:
             return Outcome("complete", body.get("data"), elapsed)
         return Outcome("error", body, elapsed)
 
-    def queue_call(self, fn_index: int, data: list[Any]) -> Outcome:
-        """Call any event by its index, as the browser does (hidden events included)."""
+    def queue_call(self, fn_index: int, data: list[Any], session: str | None = None) -> Outcome:
+        """Call any event by its index, as the browser does (hidden events included).
+
+        ``session`` is the page's session hash: a browser tab keeps one for all its events;
+        None makes a new one (a new visitor, as each /call request is)."""
         start = time.perf_counter()
-        session = uuid.uuid4().hex
+        session = session or uuid.uuid4().hex
         joined = self._http.post("/gradio_api/queue/join", json={
             "data": data, "fn_index": fn_index, "session_hash": session,
             "event_data": None, "trigger_id": None,
@@ -138,14 +146,43 @@ class GradioHTTP:
                     return Outcome(kind, payload, time.perf_counter() - start)
         raise GradioProtocolError(f"the queue stream of fn_index {fn_index} ended early")
 
-    def fn_index(self, output_elem_id: str, trigger: str | None = None) -> int:
-        """The index of the first event whose outputs include the component ``output_elem_id``."""
+    def fn_index_of(self, api_name: str) -> int:
+        """The index of the event with that api_name, as /config lists it."""
         config = self._http.get("/config").json()
-        ids = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
         for index, dep in enumerate(config["dependencies"]):
-            triggers = [event for _, event in dep.get("targets", [])]
-            if trigger is not None and trigger not in triggers:
-                continue
-            if any(ids.get(out) == output_elem_id for out in dep.get("outputs", [])):
+            if dep.get("api_name") == api_name:
                 return int(dep.get("id", index))
-        raise LookupError(f"no event outputs to #{output_elem_id}")
+        raise LookupError(f"no event named {api_name!r}")
+
+    def page_event(self, output_elem_id: str, trigger: str = "load") -> PageEvent:
+        """The page event (e.g. the board's ``load``) that writes to ``#output_elem_id``."""
+        config = self._http.get("/config").json()
+        components = {c["id"]: c for c in config["components"]}
+        for index, dep in enumerate(config["dependencies"]):
+            if trigger not in [event for _, event in dep.get("targets", [])]:
+                continue
+            elem_ids = [components.get(out, {}).get("props", {}).get("elem_id")
+                        for out in dep.get("outputs", [])]
+            if output_elem_id in elem_ids:
+                defaults = [components.get(i, {}).get("props", {}).get("value")
+                            for i in dep.get("inputs", [])]
+                return PageEvent(int(dep.get("id", index)), defaults,
+                                 elem_ids.index(output_elem_id))
+        raise LookupError(f"no {trigger} event writes to #{output_elem_id}")
+
+    def page_output(self, event: PageEvent) -> Any:
+        """Run a page event with its inputs at their defaults, as a fresh page load does; returns
+        the value it gives the component it was looked up by."""
+        outcome = self.queue_call(event.fn_index, event.defaults)
+        if outcome.kind != "complete":
+            raise GradioProtocolError(f"event {event.fn_index} failed: {outcome.message}")
+        return outcome.data[event.position]
+
+
+@dataclass(frozen=True)
+class PageEvent:
+    """An event of the page found in /config: its index, default inputs, one output's position."""
+
+    fn_index: int
+    defaults: list[Any]
+    position: int

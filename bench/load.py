@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,13 +62,22 @@ def run_load(
     time_limit_s: float,
     check: Check | None = None,
     via: str = "call",
+    reupload_s: float = 60.0,
 ) -> LoadResult:
     """``requests`` calls of ``api_name`` spread over ``clients`` threads, within the time limit.
 
     Client ``i`` uploads ``payloads[i % len(payloads)]`` once, then calls the event with it
     until the shared count is reached. ``check(i % len(payloads), outputs)`` vets each
-    completed call; an error event or a complaint counts as an error. ``via`` is ``"call"``
-    (the queue, as browsers and gradio_client go) or ``"run"`` (one POST, past the queue).
+    completed call; an error event or a complaint counts as an error. ``via`` is how to call:
+
+    - ``"call"``: /gradio_api/call/<api_name> + its event stream, as gradio_client does: the
+      queue, and a new session for every call (every call looks like a new visitor);
+    - ``"session"``: /gradio_api/queue/join + /queue/data with one session per client, as a
+      browser tab does (many scores by the same 8 visitors);
+    - ``"run"``: one POST to /gradio_api/run/<api_name>, past the queue (off on a Space).
+
+    The app deletes uploads about 2 minutes after they arrive, so a client uploads its file
+    again once the last upload is ``reupload_s`` old, as a visitor would.
     """
     result = LoadResult(clients=clients)
     lock = threading.Lock()
@@ -79,8 +89,11 @@ def run_load(
         nonlocal issued
         which = index % len(payloads)
         with GradioHTTP(base_url, timeout_s=max(time_limit_s, 1.0)) as http:
+            session = uuid.uuid4().hex
             try:
                 path = http.upload(f"load-{which}.json", payloads[which])
+                uploaded = time.monotonic()
+                fn_index = http.fn_index_of(api_name) if via == "session" else -1
             except Exception as exc:  # the start line must still be reached
                 with lock:
                     result.errors.append(f"client {index}: upload failed: {exc!r}")
@@ -96,8 +109,15 @@ def run_load(
                         return
                     issued += 1
                 try:
-                    call = http.call if via == "call" else http.run
-                    outcome = call(api_name, [file_data(path)])
+                    if time.monotonic() - uploaded > reupload_s:
+                        path = http.upload(f"load-{which}.json", payloads[which])
+                        uploaded = time.monotonic()
+                    if via == "session":
+                        outcome = http.queue_call(fn_index, [file_data(path)], session)
+                    elif via == "run":
+                        outcome = http.run(api_name, [file_data(path)])
+                    else:
+                        outcome = http.call(api_name, [file_data(path)])
                 except Exception as exc:
                     complaint: str | None = f"{type(exc).__name__}: {exc}"
                 else:
