@@ -121,7 +121,7 @@ def apply_layer(data: bytes, kind: str, arg: Any) -> bytes:
         except (UnicodeError, LookupError):
             return data.decode("utf-8", errors="replace").encode(arg, errors="replace")
     if kind == "bom":
-        return arg + data
+        return bytes(arg) + data
     if kind == "nest":
         return _nest(data, arg)
     if kind == "number":
@@ -129,7 +129,7 @@ def apply_layer(data: bytes, kind: str, arg: Any) -> bytes:
     if kind == "duplicate-key":
         return data.replace(arg + b":", arg + b": 0, " + arg + b":", 5)
     if kind == "pad":
-        pad, count = arg
+        pad, count = bytes(arg[0]), int(arg[1])
         return pad * count + data + pad * (count // 2)
     return data[: int(len(data) * arg)]
 
