@@ -6,6 +6,7 @@ a no-op waits while the server scores the most expensive hostile file that fits 
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -22,7 +23,8 @@ SAMPLE = ROOT / "demo" / "sample_submission.json"
 P50_GOAL, THROUGHPUT_GOAL = 1.2, 0.8
 ROUNDS = 2  # noop and score alternate, so drift on a shared machine hits both alike
 REQUESTS = {1: 150, 8: 400}  # per event per round
-LARGE_LOAD = 3000
+LARGE_LOAD = 2000
+SESSION_BATCH, SESSION_STEPS = 1000, 2
 TIME_LIMIT_S = 120.0
 RSS_GOAL_MB = 20.0
 
@@ -109,20 +111,39 @@ def head_of_line(url: str, sample: bytes) -> list[Row]:
 
 
 def large_load(url: str, pid: int, sample: bytes) -> list[Row]:
-    run_load(url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S)
+    """The larger version of tests/test_load.py: 8 browser-like clients (a session each)."""
+    run_load(url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S,
+             via="session")
     before = rss_bytes(pid)
     result = run_load(url, "score", [sample], clients=8, requests=LARGE_LOAD,
-                      time_limit_s=4 * TIME_LIMIT_S, check=_scored)
+                      time_limit_s=4 * TIME_LIMIT_S, check=_scored, via="session")
     grown = (rss_bytes(pid) - before) / 2**20
     limit_hit = " (time limit hit)" if result.timed_out else ""
+    first = f"; first: {result.errors[0][:80]}" if result.errors else ""
     return [
-        Row("load", f"{LARGE_LOAD:,} scores from 8 clients: errors",
-            f"{len(result.errors)}{limit_hit} of {result.ok + len(result.errors)}",
+        Row("load", f"{LARGE_LOAD:,} scores from 8 browser-like clients: errors",
+            f"{len(result.errors)}{limit_hit} of {result.ok + len(result.errors)}{first}",
             "0", not result.errors and result.ok == LARGE_LOAD),
         Row("load", "server RSS growth over them (after a 200-score warm-up)",
             f"{grown:+.1f} MB (now {rss_bytes(pid) / 2**20:.0f} MB)", f"<= {RSS_GOAL_MB:g} MB",
             grown <= RSS_GOAL_MB),
     ]
+
+
+def session_memory(url: str, pid: int, sample: bytes) -> list[Row]:
+    """RSS per new Gradio session: every /call request (gradio_client, scripts) opens one."""
+    run_load(url, "noop", [sample], clients=4, requests=100, time_limit_s=TIME_LIMIT_S)
+    steps = [rss_bytes(pid)]
+    for _ in range(SESSION_STEPS):
+        run_load(url, "noop", [sample], clients=4, requests=SESSION_BATCH,
+                 time_limit_s=TIME_LIMIT_S)
+        steps.append(rss_bytes(pid))
+    growth = [(b - a) / 2**20 for a, b in itertools.pairwise(steps)]
+    per_session_kb = (steps[-1] - steps[0]) / 1024 / (SESSION_BATCH * SESSION_STEPS)
+    return [Row("load", f"RSS growth per {SESSION_BATCH:,} no-op /call requests (a new "
+                f"session each), {SESSION_STEPS} batches",
+                " / ".join(f"{g:+.1f} MB" for g in growth) + f" (~{per_session_kb:.0f} kB "
+                "per session)", "bounded", growth[-1] <= RSS_GOAL_MB)]
 
 
 def run(large: bool = True) -> list[Row]:
@@ -136,4 +157,5 @@ def run(large: bool = True) -> list[Row]:
         rows += head_of_line(server.url, sample)
         if large:
             rows += large_load(server.url, server.pid, sample)
+            rows += session_memory(server.url, server.pid, sample)
     return rows
