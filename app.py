@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,18 +61,19 @@ NOT_REPORTED = "Not reported"
 SIZE_BUCKETS = ("< 10B", "10B – 40B", "≥ 40B", "API / not stated")
 EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
 
-INFO_COLUMNS = ["Rank", "Rank range", "Method", "Team", "Size", "External data",
+INFO_COLUMNS = ["Rank", "Method", "Overall", "Rank range", "Team", "Size", "External data",
                 "Video input", "Source"]
 METRIC_COLUMNS = [METRIC_LABELS[k] for k in METRIC_KEYS]
 TAIL_COLUMNS = ["Overall 95% CI", "Date", "Links", "Note"]
+# Rank, Method and Overall lead every group, so a phone shows the score without scrolling.
 COLUMN_GROUPS: dict[str, list[str]] = {
-    "Memory types": ["Rank", "Rank range", "Method", "Team", "Size", "Source", "Overall",
-                     "Entity", "Event", "Behavior", "Date"],
-    "Query types": ["Rank", "Method", "Source", "Overall",
-                    *[METRIC_LABELS[k] for k in QUERY_TYPE_KEYS]],
-    "Details": ["Rank", "Method", "Team", "Size", "External data", "Video input", "Source",
-                "Overall", "Overall 95% CI", "Date", "Links", "Note"],
-    "All": [*INFO_COLUMNS, *METRIC_COLUMNS, *TAIL_COLUMNS],
+    "Memory types": ["Rank", "Method", "Overall", "Entity", "Event", "Behavior", "Rank range",
+                     "Source", "Team", "Size", "Date"],
+    "Query types": ["Rank", "Method", "Overall", *[METRIC_LABELS[k] for k in QUERY_TYPE_KEYS],
+                    "Source"],
+    "Details": ["Rank", "Method", "Overall", "Overall 95% CI", "Rank range", "Team", "Size",
+                "External data", "Video input", "Source", "Date", "Links", "Note"],
+    "All": [*INFO_COLUMNS, *[c for c in METRIC_COLUMNS if c != "Overall"], *TAIL_COLUMNS],
 }
 COLUMN_WIDTHS = {"Rank": "62px", "Rank range": "86px", "Method": "200px", "Team": "200px",
                  "Size": "80px", "Source": "136px", "Date": "108px", "Links": "140px",
@@ -92,8 +93,13 @@ CSS = """
 #board-status {font-size: 0.9rem; opacity: 0.85;}
 #score-summary h3 {margin-top: 0;}
 .gradio-container, .gradio-container main, .gradio-container .column {min-width: 0 !important;}
-#board-table, #score-table, #board-chart, #score-chart {max-width: calc(100vw - 72px);
-  overflow-x: auto;}
+#about-text pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+#about-text table {display: block; overflow-x: auto;}
+#board-table, #score-table, #board-chart, #score-chart, #citation, #about-text {
+  max-width: calc(100vw - 72px); overflow-x: auto;}
+#board-table, #score-table {--font-mono: var(--font);}
+#board-actions {justify-content: flex-end; gap: 0.5rem;}
+#board-chart .vega-embed, #score-chart .vega-embed {width: 100% !important; display: block;}
 @media (max-width: 640px) { .gradio-container .main {padding-left: 10px !important;
   padding-right: 10px !important;} }
 """
@@ -296,8 +302,7 @@ def board_frame(records: Sequence[ledger.Record]) -> pd.DataFrame:
                                record.method_description]).lower(),
         })
         table.append(row)
-    columns = [*INFO_COLUMNS, *METRIC_COLUMNS, *TAIL_COLUMNS,
-               "_id", "_name", "_source", "_size", "_text"]
+    columns = [*COLUMN_GROUPS["All"], "_id", "_name", "_source", "_size", "_text"]
     return pd.DataFrame(table, columns=columns)
 
 
@@ -323,13 +328,15 @@ class BoardFilter:
 
 
 def visible_columns(frame: pd.DataFrame, group: str) -> pd.DataFrame:
-    """The columns of one column group, metrics shown to one decimal (still numbers)."""
+    """The columns of one column group (metrics unrounded: ``one_decimal`` formats them)."""
     columns = COLUMN_GROUPS.get(group, COLUMN_GROUPS["Memory types"])
-    shown = frame[columns].copy()
-    for column in columns:
-        if column in METRIC_COLUMNS:
-            shown[column] = shown[column].astype(float).round(1)
-    return shown
+    return frame[columns]
+
+
+def one_decimal(frame: pd.DataFrame, columns: Sequence[str]) -> Any:
+    """A Styler showing ``columns`` to one decimal; the cells stay numbers, so sorting works."""
+    present: list[Hashable] = [c for c in columns if c in frame.columns]
+    return frame.style.format("{:.1f}", subset=present, na_rep="—")
 
 
 def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[dict[str, Any]]:
@@ -368,7 +375,10 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
 
 
 def split_chart(series: dict[str, dict[str, float]], title: str) -> alt.Chart:
-    """Grouped bars: one group per split (Overall and the six query types), one bar per series."""
+    """Grouped horizontal bars: a group per split (Overall, six query types), a bar per series.
+
+    Horizontal, so the chart fits the width of any screen and only grows in height.
+    """
     keys = ["overall", *QUERY_TYPE_KEYS]
     data = pd.DataFrame(
         [{"Split": METRIC_LABELS[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
@@ -377,16 +387,21 @@ def split_chart(series: dict[str, dict[str, float]], title: str) -> alt.Chart:
     order = [METRIC_LABELS[k] for k in keys]
     chart: alt.Chart = (
         alt.Chart(data, title=title)
-        .mark_bar()
+        .mark_bar(cornerRadiusEnd=2)
         .encode(
-            x=alt.X("Split:N", sort=order, title=None, axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset("Entry:N", sort=list(series)),
-            y=alt.Y("Accuracy (%):Q", scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y("Split:N", sort=order, title=None),
+            yOffset=alt.YOffset("Entry:N", sort=list(series)),
+            x=alt.X("Accuracy (%):Q", scale=alt.Scale(domain=[0, 100])),
             color=alt.Color("Entry:N", sort=list(series),
-                            legend=alt.Legend(orient="bottom", columns=3, title=None)),
+                            legend=alt.Legend(orient="bottom", direction="vertical",
+                                              title=None, labelLimit=320)),
             tooltip=["Entry:N", "Split:N", "Accuracy (%):Q"],
         )
-        .properties(height=320)
+        # As wide as its block (see CSS): it fits phones and laptops alike.
+        .properties(width="container", height=alt.Step(8 if len(series) > 3 else 14))
+        .configure_axis(labelFontSize=12, titleFontSize=12)
+        .configure_legend(labelFontSize=12)
+        .configure_title(fontSize=14)
     )
     return chart
 
@@ -399,7 +414,7 @@ def score_table(result: evaluator.ScoreResult) -> pd.DataFrame:
     for key in METRIC_KEYS:
         count, (low, high) = result.counts[key], result.intervals[key]
         name = QUERY_TYPE_NAMES.get(key, METRIC_LABELS[key])
-        rows.append({"Split": name, "Accuracy (%)": round(result.metrics[key], 1),
+        rows.append({"Split": name, "Accuracy (%)": result.metrics[key],
                      "Correct": count.correct, "Questions": count.total,
                      "95% CI": f"{low:.1f}–{high:.1f}"})
     return pd.DataFrame(rows)
@@ -543,7 +558,8 @@ def build_demo(
                             for n, t in zip(frame["_name"], frame["Note"], strict=True) if t)
         shown = visible_columns(chosen, group)
         table_update = gr.Dataframe(
-            value=shown, datatype=[DATATYPES.get(c, "str") for c in shown.columns],
+            value=one_decimal(shown, METRIC_COLUMNS),
+            datatype=[DATATYPES.get(c, "str") for c in shown.columns],
             column_widths=[COLUMN_WIDTHS.get(c, "84px") for c in shown.columns])
         return (table_update, _status_line(snapshot, clock()), notes,
                 csv_path, json_path)
@@ -591,9 +607,15 @@ def build_demo(
         paper = best_paper()
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        return (score_summary(result), score_table(result),
-                split_chart(series, "Your splits beside the best paper baseline"),
+        return (score_summary(result),
+                gr.Dataframe(one_decimal(score_table(result), ["Accuracy (%)"]), visible=True),
+                gr.Plot(split_chart(series, "Your splits beside the best paper baseline"),
+                        visible=True),
                 score_json(result))
+
+    def reset_score() -> tuple[Any, ...]:
+        """Clear the previous file's results as soon as another file arrives."""
+        return ("", gr.Dataframe(visible=False), gr.Plot(visible=False), None)
 
     demo: gr.Blocks
     with gr.Blocks(title="EgoMemReason Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
@@ -612,9 +634,11 @@ def build_demo(
                 status = gr.Markdown(elem_id="board-status")
                 with gr.Row(equal_height=True):
                     search = gr.Textbox(placeholder="Search method, team, size…",
-                                        show_label=False, scale=3, elem_id="board-search")
+                                        show_label=False, scale=2, min_width=260,
+                                        elem_id="board-search")
                     group = gr.Radio(list(COLUMN_GROUPS), value="Memory types",
-                                     show_label=False, scale=4, elem_id="column-group")
+                                     show_label=False, scale=3, min_width=300,
+                                     elem_id="column-group")
                 with gr.Accordion("Filters", open=False):
                     with gr.Row():
                         sources = gr.CheckboxGroup(list(SOURCE_LABELS.values()),
@@ -627,15 +651,17 @@ def build_demo(
                                                  label="Model size")
                     inputs = gr.CheckboxGroup([*ledger.VIDEO_INPUTS.values(), NOT_REPORTED],
                                               label="Video input (none ticked: any)")
-                table = gr.Dataframe(interactive=False, wrap=True, pinned_columns=3, max_height=640,
-                                     elem_id="board-table", buttons=["fullscreen"])
+                table = gr.Dataframe(interactive=False, wrap=True, pinned_columns=2,
+                                     max_height=900, elem_id="board-table",
+                                     buttons=["fullscreen"])
                 notes = gr.Markdown(elem_id="board-notes")
-                with gr.Row():
-                    csv_button = gr.DownloadButton("Download CSV", size="sm",
-                                                   elem_id="download-csv")
-                    json_button = gr.DownloadButton("Download JSON", size="sm",
-                                                    elem_id="download-json")
-                    refresh = gr.Button("Refresh", size="sm", elem_id="board-refresh")
+                with gr.Row(elem_id="board-actions"):
+                    csv_button = gr.DownloadButton("Download CSV", size="sm", scale=0,
+                                                   min_width=150, elem_id="download-csv")
+                    json_button = gr.DownloadButton("Download JSON", size="sm", scale=0,
+                                                    min_width=150, elem_id="download-json")
+                    refresh = gr.Button("Refresh", size="sm", scale=0, min_width=110,
+                                        elem_id="board-refresh")
                 gr.Markdown("### Compare entries per split")
                 picks = gr.Dropdown(multiselect=True, label="Entries (up to 12)",
                                     elem_id="chart-picks", max_choices=12)
@@ -652,8 +678,8 @@ def build_demo(
                 upload = gr.File(label="Submission (.json)", file_types=[".json"],
                                  type="filepath", elem_id="score-upload")
                 summary = gr.Markdown(elem_id="score-summary")
-                score_df = gr.Dataframe(interactive=False, elem_id="score-table")
-                score_plot = gr.Plot(show_label=False, elem_id="score-chart")
+                score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False)
+                score_plot = gr.Plot(show_label=False, elem_id="score-chart", visible=False)
                 with gr.Accordion("The numbers as JSON (what the /score API returns)",
                                   open=False):
                     score_numbers = gr.JSON(show_label=False, elem_id="score-json")
@@ -661,7 +687,7 @@ def build_demo(
                 gr.Markdown(about, elem_id="about-text")
                 gr.Markdown("## Citation")
                 gr.Code(citation, language=None, interactive=False, label="BibTeX",
-                        elem_id="citation")
+                        wrap_lines=True, elem_id="citation")
 
         filters = [search, sources, external, inputs, sizes, group]
         board_outputs = [table, status, notes, csv_button, json_button]
@@ -674,8 +700,10 @@ def build_demo(
         search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
         refresh.click(view, filters, board_outputs, **private)
         picks.change(chart, picks, board_plot, trigger_mode="always_last", **private)
-        upload.upload(score, upload, [summary, score_df, score_plot, score_numbers],
-                      api_name="score", concurrency_limit=4)
+        score_outputs = [summary, score_df, score_plot, score_numbers]
+        upload.upload(reset_score, None, score_outputs, queue=False, **private).then(
+            score, upload, score_outputs, api_name="score", concurrency_limit=4)
+        upload.clear(reset_score, None, score_outputs, queue=False, **private)
         gr.api(leaderboard, api_name="leaderboard")  # type: ignore[attr-defined]
     return demo
 

@@ -244,8 +244,6 @@ def test_board_shows_rescored_rows_by_their_names(board: Visit) -> None:
     assert overall == sorted(overall, reverse=True), "the board is not best Overall first"
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: metrics are rounded but not formatted, so "
-                   "47.0 shows as '47' beside '38.5' (issue: 'shown to one decimal')")
 def test_board_metrics_are_shown_to_one_decimal(board: Visit) -> None:
     headers, rows = board.grid("board-table")
     metrics = [i for i, h in enumerate(headers) if h in ("Overall", "Entity", "Event", "Behavior")]
@@ -316,9 +314,6 @@ def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
     assert not phone.errors, f"JS errors on load: {phone.errors}"
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: on a 390 px phone the Overall column starts "
-                   "at x≈805: a visitor sees Rank, Rank range and Method only and must scroll "
-                   "the table sideways for the score")
 def test_phone_shows_overall_without_scrolling_the_table(phone: Visit) -> None:
     phone.tab("Leaderboard")
     header = phone.page.locator("#board-table [role=columnheader][title=Overall]")
@@ -326,18 +321,12 @@ def test_phone_shows_overall_without_scrolling_the_table(phone: Visit) -> None:
     assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: the board chart keeps a ~960 px wide canvas "
-                   "centred in a 318 px block on a phone: both sides are cut off (no y axis, "
-                   "no Overall bars, legend cut), and the left part cannot be scrolled to")
 def test_phone_board_chart_fits_the_screen(phone: Visit) -> None:
     phone.tab("Leaderboard")
     box = phone.page.locator("#board-chart [data-testid=altair] canvas").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: the About tab is 1252 px wide on a 390 px "
-                   "phone: the BibTeX gr.Code (#citation) does not wrap its long lines and "
-                   "nothing bounds its width, so the whole page scrolls sideways")
 def test_phone_about_has_no_horizontal_overflow(phone: Visit) -> None:
     phone.tab("About")
     expect(phone.page.locator("#citation")).to_be_visible()
