@@ -345,7 +345,8 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
     rows = []
     for _, row in frame.iterrows():
         record = by_id[row["_id"]]
-        counts = record_counts(record)
+        overall = record_counts(record)["overall"]
+        low, high = evaluator.wilson_interval(overall.correct, overall.total)
         out: dict[str, Any] = {
             "rank": int(row["Rank"]),
             "rank_range": row["Rank range"],
@@ -359,8 +360,8 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
         }
         out.update({k: record.metrics.get(k) for k in METRIC_KEYS})
         out.update({
-            "overall_ci_low": evaluator.wilson_interval(**counts["overall"].model_dump())[0],
-            "overall_ci_high": evaluator.wilson_interval(**counts["overall"].model_dump())[1],
+            "overall_ci_low": low,
+            "overall_ci_high": high,
             "counts": None if record.counts is None
             else {k: c.model_dump() for k, c in record.counts.items()},
             "n_abstained": record.n_abstained,
@@ -499,8 +500,7 @@ def _status_line(snapshot: ledger.BoardSnapshot, now: float) -> str:
     age = snapshot.age_s(now)
     entries = f"{len(snapshot.records)} entries"
     if age is None:
-        text = f"The leaderboard could not be loaded yet ({snapshot.error or 'no data'})."
-        return text
+        return f"The leaderboard could not be loaded yet ({snapshot.error or 'no data'})."
     text = f"{entries} · updated {_ago(age)}"
     if snapshot.stale:
         text += (f" · the records source could not be reached ({snapshot.error}); "
