@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _cli import ROOT
 
-from evaluator import LETTERS, QUERY_TYPES, SPLIT_SIZES  # noqa: E402
+from evaluator import LETTERS, QUERY_TYPES, SPLIT_SIZES
 
 SEED = 20260713
 KEY_VERSION = "demo-1"

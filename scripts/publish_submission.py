@@ -26,32 +26,24 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
+from _cli import (
+    Parser,
+    UsageError,
+    add_target_arguments,
+    load_key,
+    open_store,
+    run,
+    score_submission,
+)
 from pydantic import ValidationError
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import evaluator  # noqa: E402
-import ledger  # noqa: E402
-
-
-class UsageError(Exception):
-    """A bad command line or input file; the message says what to change."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with exit status 1 for usage errors, like every other problem here."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
+import evaluator
+import ledger
 
 
 def _yes_no(value: str) -> bool:
@@ -80,7 +72,7 @@ def _uuid(value: str) -> uuid.UUID:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     inputs = parser.add_argument_group("inputs")
     inputs.add_argument("--submission", type=Path, required=True,
                         help="the submission JSON file, as e-mailed by the team")
@@ -111,32 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="id of the row on the board that this row corrects; the old row is "
                           "then hidden. Required to publish a submission already on the board")
 
-    target = parser.add_argument_group("where to publish (one of)")
-    where = target.add_mutually_exclusive_group()
-    where.add_argument("--leaderboard", default=ledger.DEFAULT_LEADERBOARD_REPO,
-                       metavar="REPO_ID",
-                       help="leaderboard dataset on the Hub, written with your own login "
-                            f"(HF_TOKEN or `hf auth login`; HF_ENDPOINT is honoured; "
-                            f"default {ledger.DEFAULT_LEADERBOARD_REPO})")
-    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
-                       help="a local folder laid out like the leaderboard dataset instead")
+    add_target_arguments(parser, title="where to publish (one of)")
     parser.add_argument("--dry-run", action="store_true",
                         help="validate, score and print the record as JSON on stdout; write "
                              "nothing")
     return parser
-
-
-def open_store(args: argparse.Namespace) -> tuple[ledger.RecordStore, str]:
-    """The store the arguments name, and a phrase naming it for messages."""
-    if args.leaderboard_dir is not None:
-        if not args.leaderboard_dir.is_dir():
-            raise UsageError(
-                f"--leaderboard-dir {args.leaderboard_dir}: no such folder; create it or check "
-                "the path"
-            )
-        return ledger.LocalStore(args.leaderboard_dir), f"the folder {args.leaderboard_dir}"
-    store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
-    return store, f"the Hub dataset {args.leaderboard}"
 
 
 def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
@@ -149,20 +120,6 @@ def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
         else:
             records.append(record)
     return records
-
-
-def _read(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
-
-
-def load_key(path: Path) -> evaluator.AnswerKey:
-    try:
-        return evaluator.load_answer_key(_read(path, "answer key"))
-    except evaluator.AnswerKeyError as exc:
-        raise UsageError(f"--private {path}: {exc}") from None
 
 
 def check_board(
@@ -229,15 +186,12 @@ def publish(args: argparse.Namespace) -> int:
             f"--key-version {args.key_version} contradicts the key file, which says "
             f"key_version {key.key_version!r}; drop --key-version or use the matching key"
         )
-    try:
-        result = evaluator.score(key, _read(args.submission, "submission"))
-    except evaluator.SubmissionError as exc:
-        raise UsageError(f"--submission {args.submission}: {exc}") from None
+    result = score_submission(key, args.submission)
     if args.key_version and not key.key_version:
         # The key file does not say its version; the maintainer does, for the provenance.
         result = result.model_copy(update={"key_version": args.key_version})
     record = build_record(args, result)
-    store, where = open_store(args)
+    store, where = open_store(args, missing_dir="refuse")
     check_board(read_board(store), result.submission_sha256, args.supersedes)
 
     overall = result.counts["overall"]
@@ -262,17 +216,7 @@ def publish(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (1), already printed
-        return int(exc.code or 0)
-    try:
-        return publish(args)
-    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        print("nothing was written", file=sys.stderr)
-        return 1
+    return run(build_parser(), publish, argv, after_error="nothing was written")
 
 
 if __name__ == "__main__":

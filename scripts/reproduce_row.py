@@ -23,62 +23,44 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import uuid
 from collections.abc import Set
 from pathlib import Path
-from typing import NoReturn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _cli import (
+    Parser,
+    UsageError,
+    add_target_arguments,
+    load_key,
+    open_store,
+    read_input,
+    run,
+    score_submission,
+)
 
-import evaluator  # noqa: E402
-import ledger  # noqa: E402
-
-
-class UsageError(Exception):
-    """A bad command line or input file; the message says what to change."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with exit status 1 for usage errors, like every other problem here."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
+import evaluator
+import ledger
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--record", required=True,
                         help="a record file's path, or the uuid of a row on the leaderboard")
     parser.add_argument("--submission", type=Path, required=True,
                         help="the submission JSON file the row was scored from")
     parser.add_argument("--private", type=Path, required=True,
                         help="the answer key, annotations_private.json")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--leaderboard", default=ledger.DEFAULT_LEADERBOARD_REPO,
-                       metavar="REPO_ID",
-                       help="leaderboard dataset to look a uuid up in (default "
-                            f"{ledger.DEFAULT_LEADERBOARD_REPO})")
-    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
-                       help="a local folder laid out like the leaderboard dataset instead")
+    add_target_arguments(parser, hub_help="leaderboard dataset to look a uuid up in (default "
+                                          f"{ledger.DEFAULT_LEADERBOARD_REPO})")
     return parser
-
-
-def _read(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
 
 
 def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
     """The record RECORD names, and where it was found."""
     path = Path(args.record)
     if path.is_file():
-        data, where = _read(path, "record"), str(path)
+        data, where = read_input(path, "record"), str(path)
     else:
         try:
             wanted = uuid.UUID(args.record)
@@ -87,12 +69,7 @@ def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
                 f"--record {args.record}: neither a file nor a uuid; give a record's path or "
                 "the uuid of a row"
             ) from None
-        if args.leaderboard_dir is not None:
-            store: ledger.RecordStore = ledger.LocalStore(args.leaderboard_dir)
-            board = f"the folder {args.leaderboard_dir}"
-        else:
-            store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
-            board = f"the Hub dataset {args.leaderboard}"
+        store, board = open_store(args, missing_dir="read as empty")
         found = [p for p in store.list_paths() if Path(p).stem == str(wanted)]
         if not found:
             raise UsageError(f"--record {wanted}: no such row in {board}")
@@ -153,14 +130,8 @@ def reproduce(args: argparse.Namespace) -> int:
             f"{where} is a {record.source} row ({record.method_name}): its numbers are "
             "reported by a paper, not scored from a submission, so there is nothing to re-score"
         )
-    try:
-        key = evaluator.load_answer_key(_read(args.private, "answer key"))
-    except evaluator.AnswerKeyError as exc:
-        raise UsageError(f"--private {args.private}: {exc}") from None
-    try:
-        result = evaluator.score(key, _read(args.submission, "submission"))
-    except evaluator.SubmissionError as exc:
-        raise UsageError(f"--submission {args.submission}: {exc}") from None
+    key = load_key(args.private)
+    result = score_submission(key, args.submission)
 
     label = f"{record.method_name} by {record.team_name} ({where})"
     diffs = compare(record, result, key)
@@ -179,16 +150,7 @@ def reproduce(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (1), already printed
-        return int(exc.code or 0)
-    try:
-        return reproduce(args)
-    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    return run(build_parser(), reproduce, argv)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+import _cli  # noqa: F401  (puts the repository root on sys.path, for evaluator)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from evaluator import (  # noqa: E402
+from evaluator import (
     LETTERS,
     MAX_EXAMPLES,
     QUERY_TYPES,
@@ -153,8 +151,8 @@ def _decode_json(data: bytes, flag: str, path: Path, what: str) -> Any:
         ) from None
 
 
-def read_private(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], AnswerKey]:
-    """The decoded key file (as an object), its raw question records, and the validated key."""
+def read_private(data: bytes, path: Path) -> tuple[dict[str, Any], AnswerKey]:
+    """The decoded key file (as an object, its question records under "samples"), and the key."""
     decoded = _decode_json(
         data, "--private", path, "the answer key, one JSON document (not the .jsonl file)")
     try:
@@ -164,7 +162,7 @@ def read_private(data: bytes, path: Path) -> tuple[dict[str, Any], list[dict[str
             f"--private {path}: {exc}; pass the private answer key (annotations_private.json)"
         ) from None
     payload: dict[str, Any] = {"samples": decoded} if isinstance(decoded, list) else decoded
-    return payload, list(payload["samples"]), key
+    return payload, key
 
 
 def read_public(data: bytes, path: Path) -> list[dict[str, Any]]:
@@ -407,7 +405,6 @@ def _dump(value: Any) -> bytes:
 
 def rotate(
     payload: Mapping[str, Any],
-    key_records: Sequence[Mapping[str, Any]],
     key: AnswerKey,
     public: Sequence[Mapping[str, Any]],
     public_sha256: str,
@@ -433,7 +430,7 @@ def rotate(
         return {letter: moved[letter] for letter in sorted(moved)}
 
     samples = []
-    for record in key_records:
+    for record in payload["samples"]:
         mapping = maps[record["example_id"]]
         new = dict(record)
         new["options"] = relettered(record["options"], mapping)
@@ -801,16 +798,16 @@ def run_rotation(args: argparse.Namespace) -> int:
 
     private_bytes = _read_bytes(args.private, "--private", "the private answer key")
     public_bytes = _read_bytes(args.public, "--public", "the public annotations (.jsonl)")
-    payload, key_records, key = read_private(private_bytes, args.private)
+    payload, key = read_private(private_bytes, args.private)
     public = read_public(public_bytes, args.public)
     if key.key_version == version:
         raise ReshuffleError(
             f"--key-version {version} is the version of the key being rotated; name the new "
             "key, e.g. bump v1.1 to v1.2"
         )
-    check_agreement(key_records, public)
-    rotation = rotate(payload, key_records, key, public,
-                      hashlib.sha256(public_bytes).hexdigest(), salt, version)
+    check_agreement(payload["samples"], public)
+    rotation = rotate(payload, key, public, hashlib.sha256(public_bytes).hexdigest(), salt,
+                      version)
     report = spread_report(key, rotation.new_key)
 
     out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -871,10 +868,10 @@ def main(argv: list[str] | None = None) -> int:
                     "part of the salt, quote the salt or use --salt-file)"
                 )
             raise ReshuffleError("; ".join(parts) + "; see --help")
-        remapping = _given(args, REMAP_ARGS)
-        if remapping and _given(args, ROTATION_ARGS):
+        remapping, rotating = _given(args, REMAP_ARGS), _given(args, ROTATION_ARGS)
+        if remapping and rotating:
             raise ReshuffleError(
-                f"{', '.join(_given(args, ROTATION_ARGS))} belong to a rotation and "
+                f"{', '.join(rotating)} belong to a rotation and "
                 f"{', '.join(remapping)} to remapping a submission; run the two separately"
             )
         return run_remap(args) if remapping else run_rotation(args)

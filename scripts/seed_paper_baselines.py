@@ -25,21 +25,17 @@ import argparse
 import csv
 import io
 import json
-import os
 import re
 import sys
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
 
+from _cli import DIR_HELP, ROOT, Parser, UsageError, add_target_arguments, open_store, run
 from pydantic import ValidationError
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import evaluator  # noqa: E402
-import ledger  # noqa: E402
+import evaluator
+import ledger
 
 #: Namespace of the paper rows' uuid5 ids; never change it, or a rerun duplicates the rows.
 PAPER_NAMESPACE = uuid.UUID("5e0d6a2c-3b8f-4f1e-9c57-2f4a1d7b9e60")
@@ -52,31 +48,11 @@ _SIZE = re.compile(r"-(\d+(?:\.\d+)?B(?:-A\d+(?:\.\d+)?B)?)$")
 _SPLIT_COLUMNS = evaluator.QUERY_TYPE_KEYS
 
 
-class UsageError(Exception):
-    """A bad command line or input file; the message says what to change."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with exit status 1 for usage errors, like every other problem here."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(1, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV,
                         help="the paper's Table 1 as CSV (default: demo/paper_baselines.csv)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--leaderboard", default=ledger.DEFAULT_LEADERBOARD_REPO,
-                       metavar="REPO_ID",
-                       help="leaderboard dataset on the Hub, written with your own login "
-                            "(HF_TOKEN or `hf auth login`; HF_ENDPOINT is honoured; default "
-                            f"{ledger.DEFAULT_LEADERBOARD_REPO})")
-    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
-                       help="a local folder laid out like the leaderboard dataset instead "
-                            "(created if missing)")
+    add_target_arguments(parser, dir_help=f"{DIR_HELP} (created if missing)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the records as a JSON list on stdout; write nothing")
     return parser
@@ -157,13 +133,7 @@ def seed(args: argparse.Namespace) -> int:
         print(f"dry run, nothing written: {len(records)} paper rows", file=sys.stderr)
         return 0
 
-    if args.leaderboard_dir is not None:
-        args.leaderboard_dir.mkdir(parents=True, exist_ok=True)
-        store: ledger.RecordStore = ledger.LocalStore(args.leaderboard_dir)
-        where = f"the folder {args.leaderboard_dir}"
-    else:
-        store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
-        where = f"the Hub dataset {args.leaderboard}"
+    store, where = open_store(args, missing_dir="create")
     present = set(store.list_paths())
     new = [r for r in records if r.path() not in present]
     conflicts = [f"{r.path()} ({r.method_name})" for r in records
@@ -186,16 +156,7 @@ def seed(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (1), already printed
-        return int(exc.code or 0)
-    try:
-        return seed(args)
-    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    return run(build_parser(), seed, argv)
 
 
 if __name__ == "__main__":
