@@ -87,12 +87,19 @@ def open_store(
     if folder is None:
         store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
         return store, f"the Hub dataset {args.leaderboard}"
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--leaderboard-dir {folder}: this is a file, not a folder")
     if missing_dir == "refuse" and not folder.is_dir():
         raise UsageError(
             f"--leaderboard-dir {folder}: no such folder; create it or check the path"
         )
     if missing_dir == "create":
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(
+                f"--leaderboard-dir {folder}: cannot create it ({exc.strerror or exc})"
+            ) from None
     return ledger.LocalStore(folder), f"the folder {folder}"
 
 

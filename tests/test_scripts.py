@@ -488,3 +488,20 @@ def test_the_committed_demo_board_is_what_the_scripts_produce(tmp_path: Path) ->
         submission = inputs[record.provenance.submission_sha256]
         assert reproduce_row.main(["--record", str(DEMO / "leaderboard" / "submissions" / name),
                                    "--submission", str(submission), "--private", str(KEY)]) == 0
+
+
+@pytest.mark.parametrize("script", [seed_paper_baselines.main, publish_submission.main])
+def test_a_leaderboard_dir_that_is_a_file_is_refused_cleanly(
+    script: Callable[[list[str]], int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    not_a_folder = tmp_path / "board"
+    not_a_folder.write_text("")
+    args = ["--leaderboard-dir", str(not_a_folder)]
+    if script is publish_submission.main:
+        args += ["--submission", str(ROOT / "demo" / "sample_submission.json"),
+                 "--private", str(ROOT / "demo" / "annotations_private.json"),
+                 "--team-name", "T", "--method-name", "M", "--model-size", "7B",
+                 "--uses-external", "no", "--uses-frames", "frames-only"]
+    assert script(args) == 1
+    assert "not a folder" in capsys.readouterr().err
+    assert not_a_folder.read_text() == ""
