@@ -146,9 +146,14 @@ class AnswerKey:
         return len(self.questions)
 
 
+def _short(item: object, width: int = 60) -> str:
+    text = str(item)
+    return text if len(text) <= width else f"{text[:20]}...({len(text)} characters)"
+
+
 def _examples(ids: Iterable[object]) -> str:
     listed = list(ids)
-    shown = ", ".join(str(i) for i in listed[:MAX_EXAMPLES])
+    shown = ", ".join(_short(i) for i in listed[:MAX_EXAMPLES])
     return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
 
 
