@@ -42,6 +42,6 @@ test: $(VENV)/.dev-deps chromium lint
 demo-data: $(VENV)/.run-deps
 	$(BIN)/python scripts/make_demo_data.py
 
-## bench: rerun the benchmarks (P1-P4, large load) and rewrite BENCHMARKS.md (~5 min)
+## bench: rerun the benchmarks (P1-P4, large load) and rewrite BENCHMARKS.md (~8 min)
 bench: $(VENV)/.dev-deps
 	$(BIN)/python -m bench

@@ -2,7 +2,7 @@
 
 Example::
 
-    python -m bench                 # everything (~5 min on 2 cores), writes BENCHMARKS.md
+    python -m bench                 # everything (~8 min on 2 cores), writes BENCHMARKS.md
     python -m bench --only P1 P3    # some parts, printed only
 """
 
