@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 import hashlib
 import json
 import logging
@@ -27,6 +28,8 @@ from typing import Any, Literal
 import altair as alt
 import gradio as gr
 import pandas as pd
+from anyio import to_thread
+from gradio.components.plot import PlotData
 
 import evaluator
 import ledger
@@ -39,6 +42,8 @@ ABOUT_PATH = ROOT / "ABOUT.md"
 CITATION_PATH = ROOT / "CITATION.bib"
 MAX_FILE_SIZE = "5mb"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
+SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_CACHE = (60, 120)  # delete uploads older than 120 s, checking every 60 s
 
 METRIC_LABELS: dict[str, str] = {
@@ -375,36 +380,46 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
     return rows
 
 
-def split_chart(series: dict[str, dict[str, float]], title: str) -> alt.Chart:
-    """Grouped horizontal bars: a group per split (Overall, six query types), a bar per series.
+CHART_KEYS = ("overall", *QUERY_TYPE_KEYS)
 
-    Horizontal, so the chart fits the width of any screen and only grows in height.
-    """
-    keys = ["overall", *QUERY_TYPE_KEYS]
-    data = pd.DataFrame(
-        [{"Split": METRIC_LABELS[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
-         for name, metrics in series.items() for k in keys if k in metrics]
-    )
-    order = [METRIC_LABELS[k] for k in keys]
-    chart: alt.Chart = (
-        alt.Chart(data, title=title)
+
+@functools.lru_cache(maxsize=128)
+def _chart_spec(entries: tuple[str, ...], title: str) -> str:
+    """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
+    order = [METRIC_LABELS[k] for k in CHART_KEYS]
+    chart = (
+        alt.Chart(title=title)
         .mark_bar(cornerRadiusEnd=2)
         .encode(
             y=alt.Y("Split:N", sort=order, title=None),
-            yOffset=alt.YOffset("Entry:N", sort=list(series)),
+            yOffset=alt.YOffset("Entry:N", sort=list(entries)),
             x=alt.X("Accuracy (%):Q", scale=alt.Scale(domain=[0, 100])),
-            color=alt.Color("Entry:N", sort=list(series),
+            color=alt.Color("Entry:N", sort=list(entries),
                             legend=alt.Legend(orient="bottom", direction="vertical",
                                               title=None, labelLimit=320)),
             tooltip=["Entry:N", "Split:N", "Accuracy (%):Q"],
         )
         # As wide as its block (see CSS): it fits phones and laptops alike.
-        .properties(width="container", height=alt.Step(8 if len(series) > 3 else 14))
+        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14))
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
         .configure_title(fontSize=14)
     )
-    return chart
+    return str(chart.to_json())
+
+
+def split_chart(series: dict[str, dict[str, float]], title: str) -> PlotData:
+    """Grouped horizontal bars: a group per split (Overall, six query types), a bar per series.
+
+    Horizontal, so the chart fits the width of any screen and only grows in height.
+    """
+    spec = json.loads(_chart_spec(tuple(series), title))
+    spec.pop("datasets", None)
+    spec["data"] = {"values": [
+        {"Split": METRIC_LABELS[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
+        for name, metrics in series.items() for k in CHART_KEYS if k in metrics
+    ]}
+    return PlotData(type="altair", plot=json.dumps(spec))
 
 
 # --- score presentation (pure) ------------------------------------------------------------------
@@ -564,7 +579,7 @@ def build_demo(
         return (table_update, _status_line(snapshot, clock()), notes,
                 csv_path, json_path)
 
-    def chart(methods: list[str]) -> alt.Chart:
+    def chart(methods: list[str]) -> PlotData:
         snapshot = board.snapshot()
         by_name = {r.method_name: r for r in snapshot.records}
         picked = [m for m in (methods or []) if m in by_name][:12]
@@ -598,7 +613,10 @@ def build_demo(
         except RateLimited as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         try:
-            result = evaluator.score(key_status.key, data)
+            if len(data) > THREAD_SCORE_BYTES:  # a big file must not hold the event loop
+                result = await to_thread.run_sync(evaluator.score, key_status.key, data)
+            else:
+                result = evaluator.score(key_status.key, data)
         except evaluator.SubmissionError as exc:
             limiter.release(client, stamp)
             raise gr.Error(str(exc), duration=None, print_exception=False) from None
@@ -730,7 +748,8 @@ def main() -> None:
         log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
     board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
     demo = build_demo(keys, board, ScoreLimiter(score_limits(config)))
-    demo.queue(default_concurrency_limit=8).launch(ssr_mode=False, **launch_kwargs())
+    demo.queue(default_concurrency_limit=8).launch(
+        ssr_mode=False, state_session_capacity=SESSION_CAPACITY, **launch_kwargs())
 
 
 if __name__ == "__main__":

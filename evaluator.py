@@ -62,6 +62,7 @@ MIN_OPTIONS, MAX_OPTIONS = 4, 10
 LETTERS = "ABCDEFGHIJ"
 WILSON_Z = 1.959963984540054  # two-sided 95 %
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
+MAX_ENTRIES_PER_QUESTION = 4  # a longer list is refused without examining its entries
 
 
 class AnswerKeyError(ValueError):
@@ -471,6 +472,12 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     if not decoded:
         raise SubmissionError(
             [f"the list is empty; expected one entry for each of the {len(key)} questions"]
+        )
+    if len(decoded) > MAX_ENTRIES_PER_QUESTION * len(key):
+        # Refused before reading the entries: a 5 MB list of millions costs seconds of CPU.
+        raise SubmissionError(
+            [f"the list has {len(decoded)} entries; expected one entry for each of the "
+             f"{len(key)} questions"]
         )
 
     problems = _Problems()

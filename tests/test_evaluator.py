@@ -978,3 +978,11 @@ def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
     for name in ("annotations_private.json", "annotations_public.jsonl",
                  "sample_submission.json"):
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
+
+
+def test_a_list_far_longer_than_the_key_is_refused_before_its_entries_are_read() -> None:
+    key = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
+    too_long = [0] * (evaluator.MAX_ENTRIES_PER_QUESTION * len(key) + 1)
+    with pytest.raises(evaluator.SubmissionError, match=r"the list has 2001 entries; expected "
+                       r"one entry for each of the 500 questions$"):
+        evaluator.score(key, json.dumps(too_long).encode())
