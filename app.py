@@ -727,9 +727,10 @@ def build_demo(
 
 
 def launch_kwargs() -> dict[str, Any]:
-    """What launch() and mount_gradio_app() both need: upload limit, theme, style."""
-    return {"max_file_size": MAX_FILE_SIZE, "theme": gr.themes.Soft(primary_hue="indigo"),
-            "css": CSS, "footer_links": ["api"]}
+    """How ``launch()`` serves the page: upload limit, sessions kept, theme, style."""
+    return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
+            "ssr_mode": False, "theme": gr.themes.Soft(primary_hue="indigo"), "css": CSS,
+            "footer_links": ["api"]}
 
 
 def main() -> None:
@@ -748,8 +749,7 @@ def main() -> None:
         log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
     board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
     demo = build_demo(keys, board, ScoreLimiter(score_limits(config)))
-    demo.queue(default_concurrency_limit=8).launch(
-        ssr_mode=False, state_session_capacity=SESSION_CAPACITY, **launch_kwargs())
+    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
 
 
 if __name__ == "__main__":

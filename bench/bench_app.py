@@ -45,7 +45,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    build().queue(default_concurrency_limit=8).launch(ssr_mode=False, **app.launch_kwargs())
+    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
 
 
 if __name__ == "__main__":
