@@ -625,15 +625,17 @@ def build_demo(
         paper = best_paper()
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        return (score_summary(result),
-                gr.Dataframe(one_decimal(score_table(result), ["Accuracy (%)"]), visible=True),
-                gr.Plot(split_chart(series, "Your splits beside the best paper baseline"),
-                        visible=True),
+        # Plain values, not component updates: Gradio post-processes them faster.
+        return (score_summary(result), one_decimal(score_table(result), ["Accuracy (%)"]),
+                split_chart(series, "Your splits beside the best paper baseline"),
                 score_json(result))
 
     def reset_score() -> tuple[Any, ...]:
         """Clear the previous file's results as soon as another file arrives."""
         return ("", gr.Dataframe(visible=False), gr.Plot(visible=False), None)
+
+    def show_results() -> tuple[Any, ...]:
+        return gr.Dataframe(visible=True), gr.Plot(visible=True)
 
     demo: gr.Blocks
     with gr.Blocks(title="EgoMemReason Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
@@ -720,7 +722,8 @@ def build_demo(
         picks.change(chart, picks, board_plot, trigger_mode="always_last", **private)
         score_outputs = [summary, score_df, score_plot, score_numbers]
         upload.upload(reset_score, None, score_outputs, queue=False, **private).then(
-            score, upload, score_outputs, api_name="score", concurrency_limit=4)
+            score, upload, score_outputs, api_name="score", concurrency_limit=4,
+        ).success(show_results, None, [score_df, score_plot], queue=False, **private)
         upload.clear(reset_score, None, score_outputs, queue=False, **private)
         gr.api(leaderboard, api_name="leaderboard")  # type: ignore[attr-defined]
     return demo

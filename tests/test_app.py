@@ -198,8 +198,7 @@ def test_score_returns_the_evaluators_numbers(client: Client) -> None:
     assert numbers["n_abstained"] == expected.n_abstained
     assert set(numbers["metrics"]) == set(evaluator.METRIC_KEYS)
     assert f"Overall: {expected.metrics['overall']:.1f} %" in summary
-    assert table["visible"] is True
-    assert [row[0] for row in table["value"]["data"]][:2] == ["Overall", "Entity"]
+    assert [row[0] for row in table["data"]][:2] == ["Overall", "Entity"]
     # Per-question correctness is never part of the answer.
     assert "example_id" not in json.dumps(body)
 
