@@ -430,7 +430,8 @@ def score_table(result: evaluator.ScoreResult) -> pd.DataFrame:
     for key in METRIC_KEYS:
         count, (low, high) = result.counts[key], result.intervals[key]
         name = QUERY_TYPE_NAMES.get(key, METRIC_LABELS[key])
-        rows.append({"Split": name, "Accuracy (%)": result.metrics[key],
+        # Text, shown to one decimal: the /score JSON carries the numbers at full precision.
+        rows.append({"Split": name, "Accuracy (%)": f"{result.metrics[key]:.1f}",
                      "Correct": count.correct, "Questions": count.total,
                      "95% CI": f"{low:.1f}–{high:.1f}"})
     return pd.DataFrame(rows)
@@ -626,7 +627,7 @@ def build_demo(
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
         # Plain values, not component updates: Gradio post-processes them faster.
-        return (score_summary(result), one_decimal(score_table(result), ["Accuracy (%)"]),
+        return (score_summary(result), score_table(result),
                 split_chart(series, "Your splits beside the best paper baseline"),
                 score_json(result))
 
