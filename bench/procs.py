@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import httpx
 
@@ -76,7 +77,7 @@ class ServerProcess:
             raise RuntimeError("the server has not been started")
         return self.proc.pid
 
-    def start(self) -> ServerProcess:
+    def start(self) -> Self:
         started = time.perf_counter()
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
@@ -113,7 +114,7 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
-    def __enter__(self) -> ServerProcess:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
