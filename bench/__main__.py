@@ -9,17 +9,11 @@ Example::
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import time
 
-# Before huggingface_hub is imported (it reads these once): no stored token, no telemetry.
-os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="egomem-bench-hf-home-")
-os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
-os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-for _name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"):
-    os.environ.pop(_name, None)
+from bench.procs import isolate_hub_environment
+
+isolate_hub_environment("egomem-bench-hf-home-")  # before huggingface_hub is imported
 
 from bench import p1_score, p2_http, p3_board, p4_boot  # noqa: E402
 from bench.report import Row, machine, table, write_benchmarks  # noqa: E402

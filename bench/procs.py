@@ -42,6 +42,17 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def isolate_hub_environment(prefix: str) -> None:
+    """Before huggingface_hub is imported (it reads these once): a fresh HF_HOME, no stored
+    token, endpoint or offline switch, no telemetry, no progress bars."""
+    os.environ["HF_HOME"] = tempfile.mkdtemp(prefix=prefix)
+    os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    for name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"):
+        os.environ.pop(name, None)
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This environment without the project's and the Hub's variables, plus ``extra``."""
     env = {k: v for k, v in os.environ.items()

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.hub_server import HubServer
+from bench.procs import isolate_hub_environment
 
 # huggingface_hub reads its environment once, at import: isolate it before any test imports it,
 # so no test can pick up a developer's stored token or cache, or reach the real Hub.
-os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="egomem-tests-hf-home-")
-os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
-os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-for _name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"):
-    os.environ.pop(_name, None)
+isolate_hub_environment("egomem-tests-hf-home-")
+
+from tests.hub_server import HubServer  # noqa: E402
 
 _OURS = ("EGOMEM_ANSWER_KEY", "EGOMEM_PRIVATE_REPO", "EGOMEM_LEADERBOARD_DIR", "SPACE_ID",
          "EGOMEM_SCORE_LIMIT", "EGOMEM_SCORE_WINDOW_S",
