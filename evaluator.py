@@ -1,28 +1,39 @@
-"""Scoring for EgoMemReason: a pure function of (answer key, submission bytes) -> result.
+"""Scoring: a pure function of (track, answer key, submission bytes) -> result.
 
 No I/O, no clock, no gradio, no huggingface_hub: the app, the ledger and the scripts all call
-this one module, so a score means the same thing everywhere.
+this one module, so a score means the same thing everywhere. What is scored (groups, sizes,
+letters, field names) comes from the track of a benchmark's spec (``spec.Track``); this module
+knows no benchmark.
 
-Metric definitions (written once, here and in ABOUT.md):
+Metric definitions (written once, here and in each benchmark's about.md):
 
 - every metric is accuracy in percent, unrounded: ``100 * correct / total``;
-- a query-type metric counts the questions of that type;
-- a memory-type metric (entity, event, behavior) and ``overall`` are *micro* averages:
-  correct answers over all questions of the group (200, 200, 100 and 500 on the real key),
-  not the mean of their query types. With 50-question behavior splits, ``overall`` is
-  therefore not the mean of the three memory types;
-- an abstention (``predicted_answer`` null or empty) scores as wrong and is counted;
-- each metric carries a 95 % Wilson score interval for its proportion.
+- a group metric (one value of a grouping field, e.g. a query type or a scenario) counts the
+  rows of that group;
+- ``overall`` and every aggregate declared ``micro`` (the default) are *micro* averages:
+  correct answers over all rows they cover (weight by size), not the mean of their groups;
+- an aggregate declared ``macro`` is the plain mean of its groups' accuracies (each group
+  weighs the same); its count is still the rows' correct and total, so the metric is not
+  ``correct / total``;
+- an out-of-option row (a row the spec's label policy flags: its answer is not among its
+  options) counts in every metric's denominator and can never be answered right;
+  ``overall_answerable`` is the micro average over the other rows;
+- an abstention (the prediction null or empty) scores as wrong and is counted;
+- each micro metric carries a 95 % Wilson score interval for its proportion; a macro metric
+  the normal-approximation interval of a mean of independent proportions,
+  ``mean ± z * sqrt(sum(p_i * (1 - p_i) / n_i)) / k``, clipped to 0-100.
 
 Example::
 
-    key = load_answer_key(Path("annotations_private.json").read_bytes())
+    track = spec.load_benchmark("egomemreason").track()
+    key = load_answer_key(track, Path("annotations_private.json").read_bytes())
     result = score(key, Path("submission.json").read_bytes())
     result.metrics["overall"], result.counts["overall"].correct
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import math
@@ -32,34 +43,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict
 
-SCORER_VERSION = "egomemreason-scorer 1.0"
+from spec import Aggregate, Track
 
-#: The six query types as spelled in the data, with their metric key and memory type.
-QUERY_TYPES: Mapping[str, tuple[str, str]] = {
-    "Cumulative State Tracking": ("cumulative_state_tracking", "entity"),
-    "Temporal Counting": ("temporal_counting", "entity"),
-    "Event Ordering": ("event_ordering", "event"),
-    "Event Linking": ("event_linking", "event"),
-    "Spatial Preference": ("spatial_preference", "behavior"),
-    "Activity Pattern": ("activity_pattern", "behavior"),
-}
-MEMORY_TYPES: tuple[str, ...] = ("entity", "event", "behavior")
-QUERY_TYPE_KEYS: tuple[str, ...] = tuple(key for key, _ in QUERY_TYPES.values())
-#: Every metric key, in display order.
-METRIC_KEYS: tuple[str, ...] = ("overall", *MEMORY_TYPES, *QUERY_TYPE_KEYS)
-#: Questions per query type in the released benchmark (500 in all).
-SPLIT_SIZES: Mapping[str, int] = {
-    "cumulative_state_tracking": 100,
-    "temporal_counting": 100,
-    "event_ordering": 100,
-    "event_linking": 100,
-    "spatial_preference": 50,
-    "activity_pattern": 50,
-}
-MIN_OPTIONS, MAX_OPTIONS = 4, 10
-LETTERS = "ABCDEFGHIJ"
 WILSON_Z = 1.959963984540054  # two-sided 95 %
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
 MAX_ENTRIES_PER_QUESTION = 4  # a longer list is refused without examining its entries
@@ -67,6 +54,10 @@ MAX_ENTRIES_PER_QUESTION = 4  # a longer list is refused without examining its e
 
 class AnswerKeyError(ValueError):
     """The answer key does not validate; the message names the offending ids."""
+
+
+class DataFileError(ValueError):
+    """A key or public file cannot be read as rows of its declared format."""
 
 
 class SubmissionError(ValueError):
@@ -82,66 +73,116 @@ class SubmissionError(ValueError):
             super().__init__(f"{head} ({len(self.problems)} problems):\n{lines}")
 
 
+# --- reading the rows of a key or public file ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The records of a data file, and the key version it names (the JSON object form)."""
+
+    records: tuple[Any, ...]
+    key_version: str | None
+
+
+def read_rows(track: Track, data: bytes, fmt: str) -> Rows:
+    """The records of a file in ``fmt`` (json, jsonl or csv); DataFileError if unreadable.
+
+    CSV cells are text; the options cell holds a JSON object, and an integer id is converted.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(f"not UTF-8 text (undecodable byte at offset {exc.start})") from None
+    if fmt == "json":
+        try:
+            decoded = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise DataFileError(f"not valid UTF-8 JSON: {exc}") from None
+        if isinstance(decoded, list):
+            return Rows(tuple(decoded), None)
+        if not isinstance(decoded, dict) or "samples" not in decoded:
+            raise DataFileError(
+                'expected a JSON list of rows or an object {"samples": [...]}')
+        samples, version = decoded["samples"], decoded.get("key_version")
+        if not isinstance(samples, list) or not (version is None or isinstance(version, str)):
+            raise DataFileError('"samples" must be a list and "key_version" a string')
+        return Rows(tuple(samples), version)
+    if fmt == "jsonl":
+        records = []
+        # split("\n"), not splitlines(): U+2028 and friends may sit unescaped in a JSON string.
+        for lineno, line in enumerate(text.split("\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except (ValueError, RecursionError) as exc:
+                raise DataFileError(f"line {lineno} is not valid JSON ({exc})") from None
+        return Rows(tuple(records), None)
+    return Rows(tuple(_csv_rows(track, text)), None)
+
+
+def _csv_rows(track: Track, text: str) -> list[dict[str, Any]]:
+    lines = [line + "\n" for line in text.split("\n")]
+    try:
+        reader = csv.DictReader(lines)
+        rows = list(reader)
+    except csv.Error as exc:
+        raise DataFileError(f"not a valid CSV file ({exc})") from None
+    fields = track.fields
+    out: list[dict[str, Any]] = []
+    for lineno, row in enumerate(rows, 2):
+        if None in row or any(v is None for v in row.values()):
+            raise DataFileError(f"CSV line {lineno} has a different number of cells than the "
+                                "header")
+        record: dict[str, Any] = dict(row)
+        cell = record.get(fields.options)
+        if cell is not None:
+            try:
+                record[fields.options] = json.loads(cell)
+            except (ValueError, RecursionError):
+                raise DataFileError(
+                    f"CSV line {lineno}: the {fields.options} cell is not a JSON object such "
+                    'as {"A": "...", "B": "..."}') from None
+        ident = record.get(fields.id)
+        if fields.id_type == "integer" and isinstance(ident, str) and re.fullmatch(
+                r"-?\d{1,18}", ident.strip()):
+            record[fields.id] = int(ident)
+        out.append(record)
+    return out
+
+
 # --- the answer key -------------------------------------------------------------------------
 
 
-class Question(BaseModel):
-    """One question of the private answer key (the public record plus ``correct_answer``)."""
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One row of a validated answer key."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
-
-    example_id: int
-    p_id: str = ""
-    identity: str = ""
-    query_time: str = ""
-    question: str
-    options: dict[str, str]
-    query_type: str
-    correct_answer: str
-
-    @field_validator("example_id")
-    @classmethod
-    def _positive(cls, value: int) -> int:
-        if value < 0:
-            raise ValueError("example_id must be a non-negative integer")
-        return value
-
-
-class AnswerKeyFile(BaseModel):
-    """The ``{"samples": [...], "key_version": ...}`` shape of an answer-key file."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
-
-    samples: tuple[Question, ...] = Field(strict=False)
-    key_version: str | None = None
-
-
-class SubmissionEntry(BaseModel):
-    """One entry of a submission; other keys on the entry are ignored."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
-
-    example_id: int
-    predicted_answer: str | None = Field(
-        description="One option letter; null or empty means the model abstained."
-    )
+    id: int | str
+    text: str
+    options: Mapping[str, str]
+    answer: str
+    groups: tuple[str, ...]  # the value of each grouping's field, in the track's order
+    out_of_option: bool  # flagged: its answer is not among its options
+    record: Mapping[str, Any]  # the row as the file has it
 
 
 @dataclass(frozen=True, slots=True)
 class _Item:
     letters: frozenset[str]
-    correct: str
-    group: int  # index into QUERY_TYPE_KEYS
+    correct: str | None  # None: out of option, never right
+    groups: tuple[int, ...]  # per grouping, the index of the row's group
 
 
 @dataclass(frozen=True)
 class AnswerKey:
-    """A validated answer key, with the lookups scoring needs and the sha256 of its bytes."""
+    """A validated answer key of one track, with the lookups scoring needs and its sha256."""
 
+    track: Track
     questions: tuple[Question, ...]
     key_version: str | None
     sha256: str
-    _items: Mapping[int, _Item]
+    _items: Mapping[int | str, _Item]
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -171,89 +212,181 @@ def _letters_text(letters: Iterable[str]) -> str:
     return f"{ordered[0]}-{ordered[-1]}" if ordered else "none"
 
 
-def parse_answer_key(data: Any, sha256: str = "") -> AnswerKey:
-    """Validate an already-decoded answer key (a list of questions or ``{"samples": ...}``)."""
-    payload = {"samples": data} if isinstance(data, list) else data
-    if not isinstance(payload, dict) or "samples" not in payload:
+def _is_id(track: Track, value: object) -> bool:
+    if track.fields.id_type == "integer":
+        return type(value) is int
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _row_problems(track: Track, record: object, index: int) -> list[str]:
+    """What makes one key row unusable, each as "<where>: <field>: <problem>"."""
+    f = track.fields
+    if not isinstance(record, dict):
+        return [f"question #{index}: entry: expected a JSON object"]
+    ident = record.get(f.id)
+    where = f"{f.id} {ident!r}" if f.id in record else f"question #{index}"
+    out = []
+    if f.id not in record:
+        out.append(f"{where}: {f.id}: Field required")
+    elif not _is_id(track, ident):
+        kind = "integer" if f.id_type == "integer" else "non-empty string"
+        out.append(f"{where}: {f.id}: Input should be a valid {kind}")
+    elif isinstance(ident, int) and ident < 0:
+        out.append(f"{where}: {f.id}: Value error, {f.id} must be a non-negative integer")
+    text_fields = [f.question, f.answer, *(g.field for g in track.groupings)]
+    for name in text_fields:
+        if name not in record:
+            out.append(f"{where}: {name}: Field required")
+        elif not isinstance(record[name], str):
+            out.append(f"{where}: {name}: Input should be a valid string")
+    options = record.get(f.options)
+    if f.options not in record:
+        out.append(f"{where}: {f.options}: Field required")
+    elif not isinstance(options, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
+        out.append(f"{where}: {f.options}: Input should be an object of letters to texts")
+    flag = track.out_of_option
+    if flag is not None and flag.field in record and not isinstance(record[flag.field], str):
+        out.append(f"{where}: {flag.field}: Input should be a valid string")
+    return out
+
+
+def parse_answer_key(track: Track, data: Any, sha256: str = "",
+                     key_version: str | None = None) -> AnswerKey:
+    """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``."""
+    if isinstance(data, dict) and "samples" in data:
+        key_version = data.get("key_version") if key_version is None else key_version
+        if not (key_version is None or isinstance(key_version, str)):
+            raise AnswerKeyError("the answer key's key_version must be a string")
+        data = data["samples"]
+    if not isinstance(data, (list, tuple)):
         raise AnswerKeyError(
             'an answer key must be a JSON list of questions or an object {"samples": [...]}'
         )
-    try:
-        parsed = AnswerKeyFile.model_validate(payload)
-    except ValidationError as exc:
-        bad = []
-        for err in exc.errors()[:MAX_EXAMPLES]:
-            loc = err["loc"]
-            where = f"question #{loc[1]}" if len(loc) > 1 and loc[0] == "samples" else "key"
-            samples = payload.get("samples")
-            if isinstance(samples, list) and len(loc) > 1 and isinstance(loc[1], int):
-                entry = samples[loc[1]] if loc[1] < len(samples) else None
-                if isinstance(entry, dict) and "example_id" in entry:
-                    where = f"example_id {entry['example_id']!r}"
-            field = ".".join(str(p) for p in loc[2:]) or "entry"
-            bad.append(f"{where}: {field}: {err['msg']}")
+    bad: list[str] = []
+    n_bad = 0
+    for index, record in enumerate(data):
+        found = _row_problems(track, record, index)
+        n_bad += len(found)
+        bad.extend(found)
+    if n_bad:
         raise AnswerKeyError(
-            _agree(f"the answer key has {exc.error_count()} invalid [field|fields]: ",
-                   exc.error_count())
-            + "; ".join(bad)
-        ) from None
+            _agree(f"the answer key has {n_bad} invalid [field|fields]: ", n_bad)
+            + "; ".join(bad[:MAX_EXAMPLES])
+        )
 
+    f, opts, flag = track.fields, track.options, track.out_of_option
+    rows: list[dict[str, Any]] = list(data)
     problems: list[str] = []
-    counts = Counter(q.example_id for q in parsed.samples)
+    counts = Counter(r[f.id] for r in rows)
     dupes = sorted(i for i, n in counts.items() if n > 1)
     if dupes:
         problems.append(
-            _agree(f"{len(dupes)} duplicate [example_id|example_ids]", len(dupes))
+            _agree(f"{len(dupes)} duplicate [{f.id}|{f.id}s]", len(dupes))
             + f" ({_examples(dupes)})"
         )
     bad_options = [
-        q.example_id
-        for q in parsed.samples
-        if not MIN_OPTIONS <= len(q.options) <= MAX_OPTIONS
-        or sorted(q.options) != list(LETTERS[: len(q.options)])
+        r[f.id] for r in rows
+        if not opts.min <= len(r[f.options]) <= opts.max
+        or sorted(r[f.options]) != list(opts.letters[: len(r[f.options])])
     ]
     if bad_options:
         problems.append(
             _agree(f"{len(bad_options)} [question|questions]", len(bad_options))
-            + " whose option letters are not A.. without gaps, "
-            f"{MIN_OPTIONS} to {MAX_OPTIONS} of them ({_examples(bad_options)})"
+            + f" whose option letters are not {opts.letters[0]}.. without gaps, "
+            f"{opts.min} to {opts.max} of them ({_examples(bad_options)})"
         )
-    bad_answer = [q.example_id for q in parsed.samples if q.correct_answer not in q.options]
+
+    def flagged(r: Mapping[str, Any]) -> bool:
+        return flag is not None and r.get(flag.field) == flag.value
+
+    bad_answer = [r[f.id] for r in rows if r[f.answer] not in r[f.options] and not flagged(r)]
     if bad_answer:
         problems.append(
             _agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
-            + " whose correct_answer is not one of their options "
+            + f" whose {f.answer} is not one of their options "
             f"({_examples(bad_answer)})"
+            + (f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
+               if flag is not None else "")
         )
-    bad_type = [q.example_id for q in parsed.samples if q.query_type not in QUERY_TYPES]
-    if bad_type:
-        problems.append(
-            _agree(f"{len(bad_type)} [question|questions]", len(bad_type))
-            + f" with an unknown query_type ({_examples(bad_type)}); "
-            f"expected one of: {', '.join(QUERY_TYPES)}"
-        )
-    present = {q.query_type for q in parsed.samples}
-    absent = [t for t in QUERY_TYPES if t not in present]
-    if not bad_type and absent:
-        problems.append(f"no questions of query type {', '.join(absent)}")
+    if flag is not None:
+        wrongly = [r[f.id] for r in rows if flagged(r) and r[f.answer] in r[f.options]]
+        if wrongly:
+            problems.append(
+                _agree(f"{len(wrongly)} [question is|questions are]", len(wrongly))
+                + f" flagged {flag.field} = {flag.value} although their {f.answer} is one of "
+                f"their options ({_examples(wrongly)})"
+            )
+    group_index: list[dict[str, int]] = []
+    for grouping in track.groupings:
+        values = {g.value: i for i, g in enumerate(grouping.groups)}
+        group_index.append(values)
+        label = grouping.field.replace("_", " ")
+        bad_group = [r[f.id] for r in rows if r[grouping.field] not in values]
+        if bad_group:
+            problems.append(
+                _agree(f"{len(bad_group)} [question|questions]", len(bad_group))
+                + f" with an unknown {grouping.field} ({_examples(bad_group)}); "
+                f"expected one of: {', '.join(values)}"
+            )
+        else:
+            present = {r[grouping.field] for r in rows}
+            absent = [v for v in values if v not in present]
+            if absent:
+                problems.append(f"no questions of {label} {', '.join(absent)}")
     if problems:
         raise AnswerKeyError("invalid answer key: " + "; ".join(problems))
 
-    group_index = {name: i for i, name in enumerate(QUERY_TYPES)}
-    items = {
-        q.example_id: _Item(frozenset(q.options), q.correct_answer, group_index[q.query_type])
-        for q in parsed.samples
+    questions = tuple(
+        Question(
+            id=r[f.id], text=r[f.question], options=dict(r[f.options]), answer=r[f.answer],
+            groups=tuple(r[g.field] for g in track.groupings), out_of_option=flagged(r),
+            record=r,
+        )
+        for r in rows
+    )
+    items: dict[int | str, _Item] = {
+        q.id: _Item(frozenset(q.options), None if q.out_of_option else q.answer,
+                    tuple(index[value] for index, value in zip(group_index, q.groups,
+                                                              strict=True)))
+        for q in questions
     }
-    return AnswerKey(parsed.samples, parsed.key_version, sha256, items)
+    return AnswerKey(track, questions, key_version, sha256, items)
 
 
-def load_answer_key(data: bytes) -> AnswerKey:
-    """Decode and validate the bytes of an ``annotations_private.json``."""
+def load_answer_key(track: Track, data: bytes) -> AnswerKey:
+    """Decode and validate the bytes of a track's answer-key file (its declared format)."""
     try:
-        decoded = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise AnswerKeyError(f"the answer key is not valid UTF-8 JSON: {exc}") from None
-    return parse_answer_key(decoded, hashlib.sha256(data).hexdigest())
+        rows = read_rows(track, data, track.key.format)
+    except DataFileError as exc:
+        if track.key.format == "json" and str(exc).startswith("expected a JSON list"):
+            raise AnswerKeyError(
+                'an answer key must be a JSON list of questions or an object {"samples": [...]}'
+            ) from None
+        raise AnswerKeyError(f"the answer key is {exc}") from None
+    return parse_answer_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
+                            rows.key_version)
+
+
+def size_problems(key: AnswerKey) -> list[str]:
+    """Where the key disagrees with the sizes its spec declares (the release checks' part that
+    needs only the key): group sizes and the number of out-of-option rows."""
+    track, problems = key.track, []
+    for i, grouping in enumerate(track.groupings):
+        found = Counter(q.groups[i] for q in key.questions)
+        wrong = [f"{g.value} has {found[g.value]} (expected {g.size})"
+                 for g in grouping.groups if found[g.value] != g.size]
+        if wrong:
+            problems.append(
+                f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "
+                f"from the spec: {'; '.join(wrong[:MAX_EXAMPLES])}")
+    flag = track.out_of_option
+    if flag is not None:
+        n = sum(q.out_of_option for q in key.questions)
+        if n != flag.rows:
+            problems.append(f"{n} rows are flagged {flag.field} = {flag.value}; the spec "
+                            f"declares {flag.rows}")
+    return problems
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -299,37 +432,79 @@ def wilson_interval(correct: int, total: int, z: float = WILSON_Z) -> tuple[floa
     return (100 * low, 100 * high)
 
 
-def metrics_from_counts(counts: Mapping[str, Count]) -> dict[str, float]:
-    """Percent accuracy per key, unrounded."""
-    return {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
+def _macro(track: Track) -> dict[str, Aggregate]:
+    return {a.key: a for a in track.summaries if a.aggregation == "macro"}
 
 
-def aggregate(per_type: Mapping[str, Count]) -> dict[str, Count]:
-    """Counts of every metric key from the six query-type counts (micro averages)."""
-    out: dict[str, Count] = {}
-    overall_c = overall_t = 0
-    for memory in MEMORY_TYPES:
-        keys = [k for k, m in QUERY_TYPES.values() if m == memory]
-        c = sum(per_type[k].correct for k in keys)
-        t = sum(per_type[k].total for k in keys)
-        out[memory] = Count(correct=c, total=t)
-        overall_c, overall_t = overall_c + c, overall_t + t
-    result = {"overall": Count(correct=overall_c, total=overall_t), **out}
-    result.update({k: per_type[k] for k in QUERY_TYPE_KEYS})
-    return result
+def metrics_from_counts(track: Track, counts: Mapping[str, Count]) -> dict[str, float]:
+    """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
+    out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
+    for key, aggregate in _macro(track).items():
+        members = [out[m] for m in track.members(aggregate) if m in out]
+        if key in out and len(members) == len(track.members(aggregate)):
+            out[key] = sum(members) / len(members)
+    return out
+
+
+def intervals_from_counts(track: Track,
+                          counts: Mapping[str, Count]) -> dict[str, tuple[float, float]]:
+    """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
+    out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
+    for key, aggregate in _macro(track).items():
+        members = [counts[m] for m in track.members(aggregate) if m in counts]
+        if key not in counts or not members or any(c.total <= 0 for c in members):
+            continue
+        ps = [c.correct / c.total for c in members]
+        mean = sum(ps) / len(ps)
+        half = WILSON_Z * math.sqrt(sum(p * (1 - p) / c.total
+                                        for p, c in zip(ps, members, strict=True))) / len(ps)
+        out[key] = (100 * max(0.0, mean - half), 100 * min(1.0, mean + half))
+    return out
+
+
+def aggregate(track: Track, per_group: Mapping[str, Count],
+              answerable: Count | None = None) -> dict[str, Count]:
+    """Counts of every metric key, in display order, from the counts of every group.
+
+    ``overall`` sums the first grouping (each grouping covers every row); an aggregate sums
+    its members; ``answerable`` is the count over rows that are not out of option.
+    """
+    first = [per_group[g.key] for g in track.groupings[0].groups]
+    out: dict[str, Count] = {track.overall.key: Count(correct=sum(c.correct for c in first),
+                                                      total=sum(c.total for c in first))}
+    for summary in track.summaries:
+        if track.out_of_option is not None and summary is track.out_of_option.answerable:
+            if answerable is not None:
+                out[summary.key] = answerable
+            continue
+        members = [per_group[k] for k in track.members(summary)]
+        out[summary.key] = Count(correct=sum(c.correct for c in members),
+                                 total=sum(c.total for c in members))
+    out.update({g.key: per_group[g.key] for g in track.groups})
+    return out
 
 
 # --- reading a submission ---------------------------------------------------------------------
 
-_DECORATED = re.compile(r"^[\(\[\{<\"']?\s*([A-J])\s*(?:[\)\]\}>\"'.:,\-]|$)")
+def _decorated(track: Track) -> re.Pattern[str]:
+    """A letter wrapped in brackets or quotes, or followed by its text: "(A)", "A. Pancake"."""
+    letters = re.escape(track.options.letters)
+    return re.compile(rf"^[\(\[\{{<\"']?\s*([{letters}])\s*(?:[\)\]\}}>\"'.:,\-]|$)")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def _decode(data: bytes) -> Any:
+def _entry_example(track: Track) -> str:
+    """``{"example_id": 1, "predicted_answer": "B"}``, in the track's names."""
+    ident = "1" if track.fields.id_type == "integer" else '"<id>"'
+    return (f'{{"{track.fields.id}": {ident}, "{track.fields.prediction}": '
+            f'"{track.options.letters[1]}"}}')
+
+
+def _decode(track: Track, data: bytes) -> Any:
+    example = _entry_example(track)
     if not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise SubmissionError(
-            ["the file is empty; expected a JSON list such as "
-             '[{"example_id": 1, "predicted_answer": "B"}, ...]']
+            [f"the file is empty; expected a JSON list such as [{example}, ...]"]
         )
     if data.startswith(_UTF16_BOMS):
         raise SubmissionError(
@@ -348,8 +523,7 @@ def _decode(data: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise SubmissionError(
             [f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-             "a submission is a JSON list of objects like "
-             '{"example_id": 1, "predicted_answer": "B"}']
+             f"a submission is a JSON list of objects like {example}"]
         ) from None
     except (ValueError, RecursionError) as exc:
         # ValueError: an integer with more digits than Python converts (its own message advises
@@ -362,33 +536,34 @@ def _decode(data: bytes) -> Any:
         )
         raise SubmissionError(
             [f"the file could not be read as JSON ({reason}); a submission is a flat JSON list "
-             'of objects like {"example_id": 1, "predicted_answer": "B"}']
+             f"of objects like {example}"]
         ) from None
 
 
-def _top_level_hint(data: Any) -> str:
+def _top_level_hint(track: Track, data: Any) -> str:
+    ident, pred = track.fields.id, track.fields.prediction
     if isinstance(data, dict):
         if isinstance(data.get("results"), list):
             return (
                 'the file is an object with a "results" list, as the reference evaluation '
                 'scripts write it; take its "results" list and rename "pred" to '
-                '"predicted_answer" in each entry, e.g. '
-                "[{\"example_id\": r[\"example_id\"], \"predicted_answer\": r[\"pred\"]} "
+                f'"{pred}" in each entry, e.g. '
+                f'[{{"{ident}": r["{ident}"], "{pred}": r["pred"]}} '
                 'for r in data["results"]]'
             )
         for name in ("predictions", "submissions", "samples", "answers"):
             if isinstance(data.get(name), list):
                 return (
                     f'the top level is an object with a "{name}" list; upload the list itself '
-                    "(a JSON array of {\"example_id\", \"predicted_answer\"} objects)"
+                    f'(a JSON array of {{"{ident}", "{pred}"}} objects)'
                 )
         return (
             "the top level is a JSON object; expected a JSON list of "
-            '{"example_id": ..., "predicted_answer": ...} objects, one per question'
+            f'{{"{ident}": ..., "{pred}": ...}} objects, one per question'
         )
     return (
         f"the top level is a JSON {_json_type(data)}; "
-        'expected a list of {"example_id": ..., "predicted_answer": ...} objects'
+        f'expected a list of {{"{ident}": ..., "{pred}": ...}} objects'
     )
 
 
@@ -434,93 +609,93 @@ class _Problems:
         return out
 
 
-def _read_answer(entry: dict[str, Any], position: int, problems: _Problems) -> str | None:
+def _read_answer(track: Track, entry: dict[str, Any], position: int,
+                 problems: _Problems) -> str | None:
     """The trimmed, upper-cased answer ("" for an abstention), or None if it is unusable."""
-    if "predicted_answer" not in entry:
-        for alias in ("pred", "answer", "prediction"):
+    pred = track.fields.prediction
+    if pred not in entry:
+        for alias in track.fields.prediction_aliases:
             if alias in entry:
                 problems.add(
                     f'{{n}} [entry uses|entries use] "{alias}" (e.g. entry #{{examples}}); '
-                    'rename the field to "predicted_answer"',
+                    f'rename the field to "{pred}"',
                     str(position),
                 )
                 return None
         problems.add(
-            '{n} [entry has|entries have] no "predicted_answer" (e.g. entry #{examples}); use null '
+            f'{{n}} [entry has|entries have] no "{pred}" (e.g. entry #{{examples}}); use null '
             "if the model gave no answer",
             str(position),
         )
         return None
-    raw = entry["predicted_answer"]
+    raw = entry[pred]
     if raw is None:
         return ""
     if not isinstance(raw, str):
         problems.add(
-            '{n} [entry has|entries have] a "predicted_answer" that is not a string '
-            '(e.g. {examples}); write one option letter such as "B", or null to abstain',
+            f'{{n}} [entry has|entries have] a "{pred}" that is not a string '
+            f'(e.g. {{examples}}); write one option letter such as "{track.options.letters[1]}", '
+            "or null to abstain",
             f"entry #{position}: {_preview(raw)}",
         )
         return None
     return raw.strip().upper()
 
 
-def score(key: AnswerKey, data: bytes) -> ScoreResult:
-    """Score the raw bytes of a submission against ``key``; raise SubmissionError if unscorable."""
-    decoded = _decode(data)
-    if not isinstance(decoded, list):
-        raise SubmissionError([_top_level_hint(decoded)])
-    if not decoded:
-        raise SubmissionError(
-            [f"the list is empty; expected one entry for each of the {len(key)} questions"]
+def _read_id(track: Track, entry: dict[str, Any], position: int,
+             problems: _Problems) -> int | str | None:
+    """The entry's id if it has one of the right type, else None (the problem noted)."""
+    name = track.fields.id
+    if name not in entry:
+        for alias in track.fields.id_aliases:
+            if alias in entry:
+                problems.add(
+                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. entry #{{examples}}); '
+                    f'rename the field to "{name}"',
+                    str(position),
+                )
+                return None
+        problems.add(
+            f'{{n}} [entry has|entries have] no "{name}" (e.g. entry #{{examples}})',
+            str(position),
         )
-    if len(decoded) > MAX_ENTRIES_PER_QUESTION * len(key):
-        # Refused before reading the entries: a 5 MB list of millions costs seconds of CPU.
-        raise SubmissionError(
-            [f"the list has {len(decoded)} entries; expected one entry for each of the "
-             f"{len(key)} questions"]
-        )
+        return None
+    ident = entry[name]
+    if not _is_id(track, ident):
+        if track.fields.id_type == "integer":
+            problems.add(
+                f'{{n}} [entry has|entries have] an "{name}" that is not an integer '
+                '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
+                f"entry #{position}: {_preview(ident)}",
+            )
+        else:
+            problems.add(
+                f'{{n}} [entry has|entries have] an "{name}" that is not a non-empty string '
+                "(e.g. {examples}); write ids as JSON strings, exactly as in the public file",
+                f"entry #{position}: {_preview(ident)}",
+            )
+        return None
+    return ident  # type: ignore[no-any-return]
 
+
+def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
+    """Every question's normalised answer (None: abstained); SubmissionError lists all problems."""
+    track = key.track
+    ident_name = track.fields.id
     problems = _Problems()
-    answers: dict[int, str | None] = {}
-    seen: Counter[int] = Counter()
-    unknown: list[int] = []
+    answers: dict[int | str, str | None] = {}
+    seen: Counter[int | str] = Counter()
+    unknown: list[int | str] = []
     for position, entry in enumerate(decoded):
         if not isinstance(entry, dict):
             problems.add(
                 "{n} [entry is|entries are] not [a JSON object|JSON objects] "
                 "(e.g. entry #{examples}); each entry must be "
-                '{{"example_id": ..., "predicted_answer": ...}}',
+                f'{{{{"{ident_name}": ..., "{track.fields.prediction}": ...}}}}',
                 f"{position} ({_json_type(entry)})",
             )
             continue
-        ident = entry.get("example_id")
-        if "example_id" not in entry:
-            if "sample_id" in entry:
-                problems.add(
-                    '{n} [entry uses|entries use] "sample_id" (e.g. entry #{examples}); '
-                    'rename the field to "example_id"',
-                    str(position),
-                )
-            elif "id" in entry:
-                problems.add(
-                    '{n} [entry uses|entries use] "id" (e.g. entry #{examples}); '
-                    'rename the field to "example_id"',
-                    str(position),
-                )
-            else:
-                problems.add(
-                    '{n} [entry has|entries have] no "example_id" (e.g. entry #{examples})',
-                    str(position),
-                )
-            ident = None
-        elif type(ident) is not int:
-            problems.add(
-                '{n} [entry has|entries have] an "example_id" that is not an integer '
-                '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
-                f"entry #{position}: {_preview(ident)}",
-            )
-            ident = None
-
+        ident = _read_id(track, entry, position, problems)
         if ident is not None:
             seen[ident] += 1
             if ident not in key._items:
@@ -528,13 +703,13 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
                 ident = None
             elif seen[ident] > 1:
                 ident = None  # reported once below as a duplicate
-        answer = _read_answer(entry, position, problems)
+        answer = _read_answer(track, entry, position, problems)
         if ident is None or answer is None:
             continue
         letters = key._items[ident].letters
         if answer and answer not in letters:
-            raw = entry["predicted_answer"]
-            match = _DECORATED.match(answer)
+            raw = entry[track.fields.prediction]
+            match = _decorated(track).match(answer)
             if match and match.group(1) in letters and answer != match.group(1):
                 problems.add(
                     "{n} [answer carries|answers carry] more than the option letter "
@@ -555,17 +730,19 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     if dupes:
         problems.extend(
             _agree(f"{len(dupes)} [question is|questions are]", len(dupes))
-            + f" answered more than once ({_examples(dupes)}); keep one entry per example_id"
+            + f" answered more than once ({_examples(dupes)}); keep one entry per {ident_name}"
         )
     if unknown:
         unknown_sorted = sorted(set(unknown))
         problems.extend(
-            _agree(f"{len(unknown_sorted)} [example_id is|example_ids are]", len(unknown_sorted))
+            _agree(f"{len(unknown_sorted)} [{ident_name} is|{ident_name}s are]",
+                   len(unknown_sorted))
             + " not in the answer key "
             f"({_examples(unknown_sorted)}); valid ids are those of the public annotations file"
         )
-    missing = sorted(i for i in key._items if i not in seen)
+    missing = [i for i in key._items if i not in seen]
     if missing:
+        missing.sort()
         problems.extend(
             _agree(f"{len(missing)} [question has|questions have]", len(missing))
             + f" no answer ({_examples(missing)}); expected one "
@@ -574,29 +751,56 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     rendered = problems.render()
     if rendered:
         raise SubmissionError(rendered)
+    return answers
 
-    correct = [0] * len(QUERY_TYPE_KEYS)
-    total = [0] * len(QUERY_TYPE_KEYS)
+
+def score(key: AnswerKey, data: bytes) -> ScoreResult:
+    """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
+    it cannot be scored."""
+    track = key.track
+    decoded = _decode(track, data)
+    if not isinstance(decoded, list):
+        raise SubmissionError([_top_level_hint(track, decoded)])
+    if not decoded:
+        raise SubmissionError(
+            [f"the list is empty; expected one entry for each of the {len(key)} questions"]
+        )
+    if len(decoded) > MAX_ENTRIES_PER_QUESTION * len(key):
+        # Refused before reading the entries: a 5 MB list of millions costs seconds of CPU.
+        raise SubmissionError(
+            [f"the list has {len(decoded)} entries; expected one entry for each of the "
+             f"{len(key)} questions"]
+        )
+    answers = _answers(key, decoded)
+
+    tallies = [[[0, 0] for _ in grouping.groups] for grouping in track.groupings]
+    answerable = [0, 0]
     abstained = 0
     for ident, item in key._items.items():
         answer = answers[ident]
-        total[item.group] += 1
-        if answer is None:
-            abstained += 1
-        elif answer == item.correct:
-            correct[item.group] += 1
-    per_type = {
-        k: Count(correct=correct[i], total=total[i]) for i, k in enumerate(QUERY_TYPE_KEYS)
+        hit = answer is not None and answer == item.correct
+        abstained += answer is None
+        for level, index in enumerate(item.groups):
+            tally = tallies[level][index]
+            tally[0] += hit
+            tally[1] += 1
+        if item.correct is not None:
+            answerable[0] += hit
+            answerable[1] += 1
+    per_group = {
+        group.key: Count(correct=tally[0], total=tally[1])
+        for grouping, level in zip(track.groupings, tallies, strict=True)
+        for group, tally in zip(grouping.groups, level, strict=True)
     }
-    counts = aggregate(per_type)
+    counts = aggregate(track, per_group, Count(correct=answerable[0], total=answerable[1]))
     return ScoreResult(
-        metrics=metrics_from_counts(counts),
+        metrics=metrics_from_counts(track, counts),
         counts=counts,
-        intervals={k: wilson_interval(c.correct, c.total) for k, c in counts.items()},
+        intervals=intervals_from_counts(track, counts),
         n_questions=len(key),
         n_abstained=abstained,
         submission_sha256=hashlib.sha256(data).hexdigest(),
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
-        scorer_version=SCORER_VERSION,
+        scorer_version=track.scorer_version,
     )

@@ -13,7 +13,7 @@ import time
 
 from bench.procs import isolate_hub_environment
 
-isolate_hub_environment("egomem-bench-hf-home-")  # before huggingface_hub is imported
+isolate_hub_environment("leaderboard-bench-hf-home-")  # before huggingface_hub is imported
 
 from bench import p1_score, p2_http, p3_board, p4_boot  # noqa: E402
 from bench.report import Row, machine, table, write_benchmarks  # noqa: E402

@@ -3,11 +3,11 @@
 The no-op takes the same ``gr.File`` input as Score, under the same concurrency limit, and
 does nothing; so ``/score`` minus ``/noop`` is what scoring itself costs over Gradio's upload
 handling, queue and HTTP. Configured by the same environment as ``app.py`` (the bench raises
-``EGOMEM_SCORE_LIMIT``).
+``LEADERBOARD_SCORE_LIMIT``).
 
 Example::
 
-    GRADIO_SERVER_PORT=7861 EGOMEM_SCORE_LIMIT=1000000 python -m bench.bench_app
+    GRADIO_SERVER_PORT=7861 LEADERBOARD_SCORE_LIMIT=1000000 python -m bench.bench_app
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ RSS_GOAL_MB = 20.0
 
 
 def bench_server() -> ServerProcess:
-    return ServerProcess(["-m", "bench.bench_app"], env={"EGOMEM_SCORE_LIMIT": "100000000"})
+    return ServerProcess(["-m", "bench.bench_app"], env={"LEADERBOARD_SCORE_LIMIT": "100000000"})
 
 
 def _merge(results: list[LoadResult]) -> LoadResult:

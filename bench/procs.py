@@ -2,7 +2,7 @@
 
 Example::
 
-    with ServerProcess(["-m", "bench.bench_app"], env={"EGOMEM_SCORE_LIMIT": "1000000"}) as srv:
+    with ServerProcess(["-m", "bench.bench_app"], env={"LEADERBOARD_SCORE_LIMIT": "1000000"}) as srv:
         srv.boot_s, rss_bytes(srv.pid)
 """
 
@@ -56,7 +56,7 @@ def isolate_hub_environment(prefix: str) -> None:
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This environment without the project's and the Hub's variables, plus ``extra``."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("EGOMEM_", "HF_", "GRADIO_", "SPACE_"))}
+           if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_", "GRADIO_", "SPACE_"))}
     env.update({"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1",
                 "PYTHONUNBUFFERED": "1"})
     env.update(extra or {})
@@ -69,7 +69,7 @@ class ServerProcess:
     def __init__(self, args: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._tmp = Path(tempfile.mkdtemp(prefix="egomem-bench-"))
+        self._tmp = Path(tempfile.mkdtemp(prefix="leaderboard-bench-"))
         self.log_path = self._tmp / "server.log"
         self.args = list(args)
         self.env = clean_env({

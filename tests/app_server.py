@@ -4,7 +4,7 @@ The process handling is the bench's (``bench.procs.ServerProcess``): one copy of
 
 Example::
 
-    with AppServer(env={"EGOMEM_SCORE_LIMIT": "3"}) as server:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "3"}) as server:
         httpx.get(server.url)
         server.log()  # what the app printed so far
 """

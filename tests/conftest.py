@@ -11,13 +11,15 @@ from bench.procs import isolate_hub_environment
 
 # huggingface_hub reads its environment once, at import: isolate it before any test imports it,
 # so no test can pick up a developer's stored token or cache, or reach the real Hub.
-isolate_hub_environment("egomem-tests-hf-home-")
+isolate_hub_environment("leaderboard-tests-hf-home-")
 
+from ledger.config import RENAMED  # noqa: E402
 from tests.hub_server import HubServer  # noqa: E402
 
-_OURS = ("EGOMEM_ANSWER_KEY", "EGOMEM_PRIVATE_REPO", "EGOMEM_LEADERBOARD_DIR", "SPACE_ID",
-         "EGOMEM_SCORE_LIMIT", "EGOMEM_SCORE_WINDOW_S",
-         "EGOMEM_LEADERBOARD_REPO", "EGOMEM_CACHE_TTL_S", "HF_TOKEN", "HF_ENDPOINT")
+_OURS = ("LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_PRIVATE_REPO",
+         "LEADERBOARD_RECORDS_DIR", "LEADERBOARD_RECORDS_REPO", "LEADERBOARD_CACHE_TTL_S",
+         "LEADERBOARD_SCORE_LIMIT", "LEADERBOARD_SCORE_WINDOW_S", "SPACE_ID", "HF_TOKEN",
+         "HF_ENDPOINT", *RENAMED)
 
 
 @pytest.fixture(autouse=True)

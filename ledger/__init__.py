@@ -1,0 +1,60 @@
+"""All Hub and disk I/O for data: configuration, answer keys, records, stores, the board cache.
+
+``ledger.config`` reads the environment once; ``ledger.keys`` loads a track's answer key;
+``ledger.records`` is the record schema; ``ledger.stores`` reads and writes records in a folder
+or a Hub dataset; ``ledger.cache`` is the app's time-to-live view of the board. The names below
+are the package's interface; the app and the scripts use only these.
+
+Example::
+
+    config = load_config()                     # reads the environment, fails loudly
+    track = config.benchmark.track()
+    status = load_key(config, track)           # status.key is None when Score must be disabled
+    board = BoardCache(board_store(config), config.benchmark, track)
+    [r.method_name for r in board.snapshot().records]
+
+Nothing here runs at import: no network, no file reads, no clients built.
+"""
+
+from ledger.cache import BoardCache, BoardSnapshot, records_of
+from ledger.config import (
+    CACHE_TTL_S,
+    SCORE_LIMIT,
+    SCORE_WINDOW_S,
+    Config,
+    ConfigError,
+    load_config,
+)
+from ledger.keys import KeyLoader, KeyStatus, load_key
+from ledger.records import (
+    RECORDS_FOLDER,
+    SCHEMA_VERSION,
+    Provenance,
+    Record,
+    RecordError,
+    check_record,
+    commit_message,
+    parse_record,
+    record_track,
+    rescored_record,
+)
+from ledger.stores import (
+    DEFAULT_TIMEOUT_S,
+    HubStore,
+    HubUnreachableError,
+    LedgerError,
+    LocalStore,
+    RecordExistsError,
+    RecordStore,
+    VersionedStore,
+    board_store,
+)
+
+__all__ = [
+    "CACHE_TTL_S", "DEFAULT_TIMEOUT_S", "RECORDS_FOLDER", "SCHEMA_VERSION", "SCORE_LIMIT",
+    "SCORE_WINDOW_S", "BoardCache", "BoardSnapshot", "Config", "ConfigError", "HubStore",
+    "HubUnreachableError", "KeyLoader", "KeyStatus", "LedgerError", "LocalStore", "Provenance",
+    "Record", "RecordError", "RecordExistsError", "RecordStore", "VersionedStore", "board_store",
+    "check_record", "commit_message", "load_config", "load_key", "parse_record", "record_track",
+    "records_of", "rescored_record",
+]

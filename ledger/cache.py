@@ -1,0 +1,248 @@
+"""The app's view of the board: a time-to-live cache over a record store.
+
+It shows only the records of its benchmark's track (others are skipped with a log line), each
+checked against the spec, superseded rows hidden, best first.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+
+from ledger.config import CACHE_TTL_S
+from ledger.records import Record, RecordError, check_record
+from ledger.stores import HubUnreachableError, LedgerError, RecordStore, VersionedStore
+from spec import Benchmark, Track
+
+_DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
+
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """The board as last loaded: what to show, and how fresh it is."""
+
+    records: tuple[Record, ...]  # valid, of this track, superseded hidden, best first
+    last_success: float | None  # clock() time of the last successful refresh
+    stale: bool  # the last refresh attempt failed
+    error: str | None  # why it failed (no token)
+    skipped: tuple[str, ...]  # paths of records that could not be used
+
+    def age_s(self, now: float) -> float | None:
+        """Seconds since the last successful refresh, or None if there was none."""
+        return None if self.last_success is None else max(0.0, now - self.last_success)
+
+
+_EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, skipped=())
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    version: str  # of the bytes parsed
+    record: Record | None  # None: they did not validate
+
+
+class BoardCache:
+    """The app's view of the board: refreshed at most once per ``ttl_s``, O(changes) per refresh.
+
+    Thread-safe. One refresh runs at a time; callers arriving meanwhile get the current snapshot
+    (or, before the very first load, wait for it). When a refresh fails, the last good records
+    stay served, marked stale, and the failure is logged once until a refresh succeeds again.
+    """
+
+    def __init__(
+        self,
+        store: RecordStore,
+        bench: Benchmark,
+        track: Track,
+        ttl_s: float = CACHE_TTL_S,
+        clock: Callable[[], float] = time.time,
+        log: logging.Logger | None = None,
+    ) -> None:
+        self._store = store
+        self._bench, self._track = bench, track
+        self._ttl_s = ttl_s
+        self._clock = clock
+        self._log = log or logging.getLogger(__name__)
+        self._lock = threading.Lock()
+        self._snapshot = _EMPTY
+        self._last_attempt: float | None = None  # when the last refresh started
+        self._first_done = threading.Event()  # set once the first refresh has finished
+        self._head: str | None = None  # store head at the last complete listing
+        self._listing: dict[str, str] = {}  # path -> version at that listing
+        self._parsed: dict[str, _Parsed] = {}  # path -> what its bytes gave; absent: fetch it
+        self._failing = False
+        self._logged: set[tuple[str, str]] = set()
+
+    def _due(self) -> bool:
+        last = self._last_attempt
+        return last is None or self._clock() - last >= self._ttl_s
+
+    def snapshot(self) -> BoardSnapshot:
+        """The current board, refreshed first if it is older than the TTL."""
+        if not self._first_done.is_set():
+            with self._lock:  # the first load: everyone waits for it rather than show nothing
+                if not self._first_done.is_set():
+                    self._refresh_locked()
+            return self._snapshot
+        if not self._due():
+            return self._snapshot
+        if self._lock.acquire(blocking=False):
+            try:
+                if self._due():
+                    self._refresh_locked()
+            finally:
+                self._lock.release()
+        return self._snapshot  # a refresh is under way elsewhere: the current board meanwhile
+
+    def refresh(self) -> BoardSnapshot:
+        """Refresh now, whatever the TTL (waits for a refresh already under way)."""
+        with self._lock:
+            self._refresh_locked()
+        return self._snapshot
+
+    def _refresh_locked(self) -> None:
+        try:
+            self._refresh_attempt()
+        finally:
+            self._first_done.set()
+
+    def _refresh_attempt(self) -> None:
+        started = self._clock()
+        self._last_attempt = started
+        try:
+            records, skipped = self._load()
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, LedgerError) else f"{type(exc).__name__}: {exc}"
+            if not self._failing:  # once per outage, not once per attempt
+                kept = self._snapshot
+                self._log.warning(
+                    "leaderboard refresh failed: %s; %s until a refresh succeeds (retried every "
+                    "%g s, not logged again)",
+                    reason,
+                    "no board to show"
+                    if kept.last_success is None
+                    else f"serving the {len(kept.records)} records of the last good refresh",
+                    self._ttl_s,
+                    exc_info=not isinstance(exc, LedgerError),
+                )
+            self._failing = True
+            self._snapshot = replace(self._snapshot, stale=True, error=reason)
+            return
+        if self._failing:
+            self._log.info("leaderboard refresh succeeded again (%d records)", len(records))
+        self._failing = False
+        self._snapshot = BoardSnapshot(
+            records=records, last_success=started, stale=False, error=None, skipped=skipped
+        )
+
+    def _load(self) -> tuple[tuple[Record, ...], tuple[str, ...]]:
+        store = self._store
+        head: str | None = None
+        if isinstance(store, VersionedStore):
+            head = store.head()
+            if head is not None and head == self._head:
+                listing = self._listing  # nothing changed: only retry failed downloads
+            else:
+                listing = store.list_versions(head)
+        else:
+            listing = {path: "" for path in store.list_paths()}
+
+        for path in [p for p in self._parsed if p not in listing]:
+            del self._parsed[path]
+        wanted = [
+            path
+            for path, version in listing.items()
+            if path not in self._parsed or self._parsed[path].version != version
+        ]
+        self._fetch(wanted, listing, head)  # raises when the store stops answering
+        self._head, self._listing = head, listing
+
+        valid: list[Record] = []
+        skipped: list[str] = []
+        for path in listing:
+            parsed = self._parsed.get(path)
+            if parsed is not None and parsed.record is not None:
+                valid.append(parsed.record)
+            else:
+                skipped.append(path)
+        hidden = {r.supersedes for r in valid if r.supersedes is not None}
+        shown = [r for r in valid if r.id not in hidden]
+        ranking = self._track.ranking
+        shown.sort(key=lambda r: (-r.metrics[ranking], r.created_at, str(r.id)))
+        return tuple(shown), tuple(skipped)
+
+    def _fetch(self, paths: list[str], listing: Mapping[str, str], head: str | None) -> None:
+        """Download and parse ``paths`` into ``self._parsed``, in parallel.
+
+        A record-level failure (HTTP error, corrupted transfer) skips that record and retries it
+        next refresh; a store that stops answering aborts the refresh. Either way, what was
+        downloaded is kept, so the next refresh continues where this one stopped.
+        """
+        if not paths:
+            return
+        store = self._store
+
+        def read(path: str) -> bytes:
+            if isinstance(store, VersionedStore):
+                return store.read(path, head)
+            return store.read(path)
+
+        abort: BaseException | None = None
+        workers = min(_DOWNLOAD_WORKERS, len(paths))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ledger-read") as pool:
+            futures = {pool.submit(read, path): path for path in paths}
+            for future in as_completed(futures):
+                error = future.exception()
+                if error is not None and (
+                    isinstance(error, HubUnreachableError) or not isinstance(error, LedgerError)
+                ):
+                    abort = error
+                    for other in futures:
+                        other.cancel()
+                    break
+        for future, path in futures.items():
+            if not future.done() or future.cancelled():
+                continue
+            error = future.exception()
+            if error is None:
+                self._parsed[path] = self._parse(path, listing[path], future.result())
+            elif isinstance(error, LedgerError) and not isinstance(error, HubUnreachableError):
+                self._parsed.pop(path, None)  # so the next refresh fetches it again
+                self._note_skip(path, str(error))
+        if abort is not None:
+            raise abort
+
+    def _parse(self, path: str, version: str, data: bytes) -> _Parsed:
+        try:
+            record = Record.from_json(data)
+            if record.path() != path:
+                raise RecordError(f"its id {record.id} does not match the file name")
+            check_record(record, self._bench, self._track)
+        except RecordError as exc:
+            self._note_skip(path, str(exc))
+            return _Parsed(version, None)
+        if self._logged:
+            self._logged = {logged for logged in self._logged if logged[0] != path}
+        return _Parsed(version, record)
+
+    def _note_skip(self, path: str, reason: str) -> None:
+        if (path, reason) not in self._logged:
+            self._logged.add((path, reason))
+            self._log.warning("skipped leaderboard record %s: %s", path, reason)
+
+
+def records_of(store: RecordStore) -> Iterable[tuple[str, Record | RecordError]]:
+    """Every record of a store with its path, or the RecordError it raised (for the scripts).
+
+    The records of every benchmark and track: the caller picks (``records.record_track``).
+    """
+    for path in store.list_paths():
+        try:
+            yield path, Record.from_json(store.read(path))
+        except RecordError as exc:
+            yield path, exc

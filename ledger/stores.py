@@ -1,0 +1,400 @@
+"""Where records live: a local folder or a Hub dataset, laid out as ``submissions/<id>.json``.
+
+Reads are bounded single requests; writes never overwrite (a commit tied to its parent on the
+Hub, a hard link on disk). Also the helpers every Hub call here shares: error descriptions
+and a bounded wait.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol, TypeVar, runtime_checkable
+
+import httpx2
+from huggingface_hub import (
+    CommitOperationAdd,
+    HfApi,
+    constants,
+    get_session,
+    hf_hub_url,
+    hf_raise_for_status,
+)
+from huggingface_hub.errors import (
+    HfHubHTTPError,
+    OfflineModeIsEnabled,
+    RemoteEntryNotFoundError,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+)
+from huggingface_hub.utils._headers import build_hf_headers
+
+from ledger.config import Config, redact
+from ledger.records import RECORDS_FOLDER, Record
+
+DEFAULT_TIMEOUT_S = 10.0
+_COMMIT_ATTEMPTS = 3  # a concurrent commit (HTTP 412) is retried this many times in all
+_RECORD_PATH = re.compile(r"^submissions/(?!\.)[A-Za-z0-9._-]+\.json$")
+_LIBRARY = "benchmark-leaderboard"
+_T = TypeVar("_T")
+
+
+class LedgerError(RuntimeError):
+    """Reading or writing the Hub or the records folder failed."""
+
+
+class HubUnreachableError(LedgerError):
+    """The Hub did not answer: connection refused, timed out, or offline mode."""
+
+
+class RecordExistsError(LedgerError):
+    """A record with that id (path) already exists; records are immutable."""
+
+
+# --- Hub helpers ------------------------------------------------------------------------------
+
+_TRANSPORT_ERRORS = (httpx2.TransportError, OfflineModeIsEnabled)
+
+
+def describe_hub_error(exc: BaseException, where: str) -> LedgerError:
+    """A LedgerError with a one-line reason for a huggingface_hub / httpx failure."""
+    if isinstance(exc, HfHubHTTPError) and exc.response is not None:
+        status = exc.response.status_code
+        reason = exc.server_message or exc.response.reason_phrase or "error"
+        reason = reason.splitlines()[0] if reason else "error"
+        if isinstance(exc, RepositoryNotFoundError):
+            return LedgerError(
+                f"{where}: HTTP {status}, the repository was not found or the token has no "
+                "access to it"
+            )
+        if isinstance(exc, RevisionNotFoundError):
+            return LedgerError(f"{where}: HTTP {status}, revision not found")
+        if isinstance(exc, RemoteEntryNotFoundError):
+            return LedgerError(f"{where}: HTTP {status}, file not found")
+        return LedgerError(f"{where}: HTTP {status} {reason}")
+    if isinstance(exc, _TRANSPORT_ERRORS):
+        detail = str(exc).splitlines()[0] if str(exc) else ""
+        return HubUnreachableError(f"{where}: no answer ({type(exc).__name__}: {detail})")
+    if isinstance(exc, RuntimeError) and "closed" in str(exc):
+        # huggingface_hub's back-off closes the shared client on connection errors.
+        return HubUnreachableError(f"{where}: connection reset, the HTTP client was closed")
+    return LedgerError(f"{where}: unexpected answer ({type(exc).__name__}: {exc})")
+
+
+def run_bounded(fn: Callable[[], _T], timeout_s: float, what: str) -> _T:
+    """``fn()`` in a daemon thread; HubUnreachableError if it has not returned in time.
+
+    huggingface_hub retries unreachable endpoints with back-off for tens of seconds; this keeps
+    the caller's wait bounded. The abandoned thread ends by its own (finite) timeouts.
+    """
+    outcome: dict[str, object] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["value"] = fn()
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name=f"ledger: {what}", daemon=True).start()
+    if not done.wait(timeout_s):
+        raise HubUnreachableError(f"{what}: no answer within {timeout_s:g} s")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
+
+
+# --- record stores ----------------------------------------------------------------------------
+
+
+class RecordStore(Protocol):
+    """Where records live: a folder or a Hub dataset, laid out as ``submissions/<id>.json``."""
+
+    def list_paths(self) -> list[str]: ...
+
+    def read(self, path: str) -> bytes: ...
+
+    def write(self, record: Record, message: str) -> str: ...
+
+
+@runtime_checkable
+class VersionedStore(Protocol):
+    """A store that can tell cheaply whether anything changed, so a refresh costs O(changes)."""
+
+    def head(self) -> str | None:
+        """A token that changes whenever the store changes (one request); None = unknown."""
+        ...
+
+    def list_versions(self, revision: str | None = None) -> dict[str, str]:
+        """Every record path with a content version (git blob id, mtime+size)."""
+        ...
+
+    def read(self, path: str, revision: str | None = None) -> bytes: ...
+
+
+def _check_record_path(path: str) -> None:
+    if not _RECORD_PATH.match(path):
+        raise LedgerError(f"{path!r} is not a record path; expected submissions/<uuid>.json")
+
+
+class LocalStore:
+    """A folder laid out like the leaderboard dataset (``submissions/<uuid>.json``).
+
+    A missing folder reads as an empty board; writing creates it.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"LocalStore({str(self.root)!r})"
+
+    def head(self) -> str | None:
+        return None  # listing a folder is cheap: always list
+
+    def list_versions(self, revision: str | None = None) -> dict[str, str]:
+        folder = self.root / RECORDS_FOLDER
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise LedgerError(f"cannot list {folder}: {exc.strerror or exc}") from None
+        versions: dict[str, str] = {}
+        for entry in entries:
+            path = f"{RECORDS_FOLDER}/{entry.name}"
+            if _RECORD_PATH.match(path) and entry.is_file():
+                stat = entry.stat()
+                versions[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
+        return dict(sorted(versions.items()))
+
+    def list_paths(self) -> list[str]:
+        return list(self.list_versions())
+
+    def read(self, path: str, revision: str | None = None) -> bytes:
+        _check_record_path(path)
+        try:
+            return (self.root / path).read_bytes()
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.root / path}: {exc.strerror or exc}") from None
+
+    def write(self, record: Record, message: str | None = None) -> str:
+        """Create the record's file; RecordExistsError if it exists. Returns the file path."""
+        folder = self.root / RECORDS_FOLDER
+        dest = self.root / record.path()
+        data = record.to_json()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            # Write aside, then link into place: readers never see a half-written record, and
+            # the link fails if the name exists, so nothing is ever overwritten.
+            tmp = folder / f".{record.id}.{os.getpid()}.{threading.get_ident()}.tmp"
+            tmp.write_bytes(data)
+            try:
+                os.link(tmp, dest)
+            except FileExistsError:
+                raise self._exists(dest) from None
+            except OSError:  # a file system without hard links
+                try:
+                    with open(dest, "xb") as out:
+                        out.write(data)
+                except FileExistsError:
+                    raise self._exists(dest) from None
+            finally:
+                tmp.unlink(missing_ok=True)
+        except OSError as exc:
+            raise LedgerError(f"cannot write {dest}: {exc.strerror or exc}") from None
+        return str(dest)
+
+    @staticmethod
+    def _exists(dest: Path) -> RecordExistsError:
+        return RecordExistsError(
+            f"{dest} already exists; records are immutable: publish a new record with "
+            "supersedes=<its id> to correct it"
+        )
+
+
+def _git_blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+class HubStore:
+    """A Hub dataset repo holding ``submissions/<uuid>.json`` records.
+
+    Reads are single requests with a bounded timeout and no retries (the cache retries on its
+    next refresh); the write is a commit that refuses to overwrite.
+    """
+
+    def __init__(
+        self,
+        repo_id: str,
+        *,
+        endpoint: str | None = None,
+        token: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.repo_id = repo_id
+        self.endpoint = endpoint
+        self.timeout_s = timeout_s
+        self._token = token
+        self._api = HfApi(endpoint=endpoint, token=token, library_name=_LIBRARY)
+        self._blob_ids: dict[str, str] = {}  # path -> git blob id, from the last listing
+
+    def __repr__(self) -> str:
+        return f"HubStore({self.repo_id!r}, endpoint={self.endpoint!r})"
+
+    @property
+    def _hub(self) -> str:
+        return self.endpoint or constants.ENDPOINT
+
+    def _error(self, exc: BaseException, what: str) -> LedgerError:
+        error = describe_hub_error(exc, f"{what} {self.repo_id} at {self._hub}")
+        return type(error)(redact(str(error), self._token))
+
+    def _get(self, url: str, params: Mapping[str, str] | None = None) -> httpx2.Response:
+        headers = build_hf_headers(token=self._token, library_name=_LIBRARY)
+        try:
+            response = get_session().get(
+                url, params=params, headers=headers, timeout=self.timeout_s
+            )
+        except RuntimeError:
+            # The shared client was closed under us (huggingface_hub does that on connection
+            # errors elsewhere in the process); the next get_session() builds a new one.
+            response = get_session().get(
+                url, params=params, headers=headers, timeout=self.timeout_s
+            )
+        hf_raise_for_status(response)
+        return response
+
+    def head(self) -> str:
+        """The repo's current commit: one request."""
+        try:
+            info = self._api.dataset_info(self.repo_id, expand=["sha"], timeout=self.timeout_s)
+        except Exception as exc:
+            raise self._error(exc, "reading the head commit of") from None
+        if not info.sha:
+            raise LedgerError(f"the Hub gave no commit id for {self.repo_id}")
+        return info.sha
+
+    def list_versions(self, revision: str | None = None) -> dict[str, str]:
+        """Record paths with their git blob ids, at ``revision`` (default main); paged."""
+        rev = revision or constants.DEFAULT_REVISION
+        url: str | None = (
+            f"{self._hub}/api/datasets/{self.repo_id}/tree/{rev}/{RECORDS_FOLDER}"
+        )
+        params: dict[str, str] | None = {"recursive": "false", "expand": "false"}
+        versions: dict[str, str] = {}
+        try:
+            while url is not None:
+                response = self._get(url, params)
+                for entry in response.json():
+                    path = entry.get("path", "")
+                    if entry.get("type") == "file" and _RECORD_PATH.match(path):
+                        lfs = entry.get("lfs")
+                        versions[path] = f"sha256:{lfs['oid']}" if lfs else str(entry["oid"])
+                url = response.links.get("next", {}).get("url")
+                params = None  # the next link carries them
+        except RemoteEntryNotFoundError:
+            return {}  # no submissions/ folder yet: an empty board
+        except Exception as exc:
+            raise self._error(exc, "listing the records of") from None
+        self._blob_ids = versions
+        return dict(sorted(versions.items()))
+
+    def list_paths(self) -> list[str]:
+        return list(self.list_versions())
+
+    def read(self, path: str, revision: str | None = None) -> bytes:
+        """One record's bytes, checked against the blob id of the last listing."""
+        _check_record_path(path)
+        url = hf_hub_url(
+            self.repo_id,
+            path,
+            repo_type="dataset",
+            revision=revision or constants.DEFAULT_REVISION,
+            endpoint=self.endpoint,
+        )
+        try:
+            data = self._get(url).content
+        except Exception as exc:
+            raise self._error(exc, f"downloading {path} from") from None
+        expected = self._blob_ids.get(path)
+        actual = (
+            "sha256:" + hashlib.sha256(data).hexdigest()
+            if expected is not None and expected.startswith("sha256:")
+            else _git_blob_id(data)
+        )
+        if expected is not None and actual != expected:
+            raise LedgerError(
+                f"{path} from {self.repo_id}: the downloaded bytes do not match the listed "
+                f"content id {expected[:12]} (got {actual[:12]}); the transfer was corrupted"
+            )
+        return data
+
+    def write(self, record: Record, message: str) -> str:
+        """Commit the record as a new file; RecordExistsError if it exists. Returns the commit URL.
+
+        The existence check and the commit are tied by ``parent_commit``: if anything lands in
+        between, the Hub refuses the commit (HTTP 412) and the check runs again.
+        """
+        path, data = record.path(), record.to_json()
+        for attempt in range(_COMMIT_ATTEMPTS):
+            head = self.head()
+            try:
+                present = self._api.get_paths_info(
+                    self.repo_id, [path], repo_type="dataset", revision=head
+                )
+            except Exception as exc:
+                raise self._error(exc, "checking for an existing record in") from None
+            if present:
+                raise RecordExistsError(
+                    f"{path} already exists in {self.repo_id}; records are immutable: publish a "
+                    "new record with supersedes=<its id> to correct it"
+                )
+            addition = CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
+            try:
+                info = self._api.create_commit(
+                    self.repo_id,
+                    [addition],
+                    commit_message=message,
+                    commit_description=f"Record {record.id} ({record.source}).",
+                    repo_type="dataset",
+                    parent_commit=head,
+                )
+            except HfHubHTTPError as exc:
+                status = exc.response.status_code if exc.response is not None else 0
+                if status == 412 and attempt + 1 < _COMMIT_ATTEMPTS:
+                    continue  # someone committed in between: check again on the new head
+                if status in (401, 403):
+                    raise LedgerError(
+                        f"the Hub refused the commit to {self.repo_id} (HTTP {status}); log in "
+                        "with a token that can write to it (hf auth login)"
+                    ) from None
+                raise self._error(exc, "committing to") from None
+            except Exception as exc:
+                raise self._error(exc, "committing to") from None
+            if addition._remote_oid is not None:
+                # The preupload found the file: it landed after our check. With other content
+                # the commit is refused (412, parent_commit); with the same content
+                # huggingface_hub skips the commit as a no-op. Either way, nothing of ours.
+                raise RecordExistsError(
+                    f"{path} was created in {self.repo_id} by someone else while publishing"
+                )
+            return str(info.commit_url)
+        raise LedgerError(f"{self.repo_id} kept changing during the commit; try again")
+
+
+def board_store(config: Config) -> RecordStore:
+    """The records folder if set; the demo board in demo mode; else the public records dataset."""
+    if config.records_dir is not None:
+        return LocalStore(config.records_dir)
+    if config.demo:
+        return LocalStore(config.benchmark.demo_board)
+    return HubStore(config.records_repo, endpoint=config.endpoint, token=config.token)
+
+

@@ -1,0 +1,502 @@
+"""A benchmark as data: ``benchmarks/<id>/benchmark.toml``, read once into a frozen model.
+
+The code knows no benchmark. Everything that differs between benchmarks (their groups and
+sizes, labels, links, repositories, prose, file formats, field names, letters) is written in
+the benchmark's folder and reaches the code as a ``Benchmark``; every other module takes the
+model, or one of its ``Track``s, as a parameter.
+
+``parse_benchmark`` is pure (a decoded TOML document in, a model out); ``load_benchmark`` reads
+the folder. A spec error names its TOML path and what was expected::
+
+    tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"
+
+Example::
+
+    bench = load_benchmark("egomemreason")      # an id under benchmarks/, or a folder's path
+    track = bench.tracks[0]
+    track.metric_keys                           # ("overall", "entity", ...), display order
+    track.metric("entity").aggregation          # "micro"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import Counter
+from collections.abc import Mapping
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+)
+
+ROOT = Path(__file__).resolve().parent
+BENCHMARKS_DIR = ROOT / "benchmarks"
+SPEC_FILENAME = "benchmark.toml"
+DEMO_FOLDER = "demo"  # inside a benchmark's folder: its demo key(s), public file(s), board
+DEMO_BOARD = "leaderboard"  # inside the demo folder
+
+#: The board's info columns a view may list after its metrics (the app names them).
+BoardColumn = Literal["rank_range", "source", "team", "size", "date", "ci", "external", "input",
+                      "links", "note"]
+
+Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+Ident = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]*$", max_length=64)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=300)]
+Url = Annotated[str, StringConstraints(pattern=r"^https?://[^\s/]+\S*$", max_length=500)]
+RepoId = Annotated[str, StringConstraints(
+    pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")]
+FileName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")]
+
+
+def _positive_int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"expected a positive integer, got {_quote(value)}")
+    return value
+
+
+Size = Annotated[int, BeforeValidator(_positive_int)]
+
+
+class SpecError(ValueError):
+    """A benchmark folder or its benchmark.toml is unusable; the message names the TOML path."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+# --- the parts of a track ----------------------------------------------------------------------
+
+
+class DataFile(_Model):
+    """A file of a track: its name and how its rows are written."""
+
+    name: FileName
+    #: json: a list of objects or {"samples": [...]}; jsonl: one object a line; csv: a header
+    #: row, with the options cell holding a JSON object.
+    format: Literal["json", "jsonl", "csv"]
+
+
+class Fields(_Model):
+    """What the key's, the public file's and a submission's fields are called."""
+
+    id: Key = "example_id"
+    id_type: Literal["integer", "string"] = "integer"
+    question: Key = "question"
+    options: Key = "options"
+    answer: Key = "correct_answer"
+    prediction: Key = "predicted_answer"
+    #: Names people use instead of ``id`` / ``prediction``; a submission using one is told to
+    #: rename it.
+    id_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+    prediction_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+
+
+class Options(_Model):
+    """The letters a question's options use: always from the first letter, without gaps."""
+
+    letters: Annotated[str, StringConstraints(pattern=r"^[A-Z]{2,26}$")] = "ABCD"
+    min: Size = 2
+    max: Size = 4
+
+
+class Group(_Model):
+    """One value of a grouping field: a metric of its own."""
+
+    value: Text  # as spelled in the data
+    key: Key  # the metric key
+    label: Text  # the board's column label
+    name: Text | None = None  # the long name (score table); default: the value
+    size: Size  # rows in the released benchmark
+
+
+class Grouping(_Model):
+    """Rows grouped by one field of the key; each value of the field is a group."""
+
+    id: Key
+    field: Key
+    title: Text
+    groups: tuple[Group, ...] = Field(min_length=1, strict=False)
+
+
+class Aggregate(_Model):
+    """A metric over several groups: micro = correct over all their rows (weight by size),
+    macro = the mean of the groups' accuracies."""
+
+    key: Key
+    label: Text
+    name: Text | None = None
+    of: tuple[Key, ...] = Field(min_length=1, strict=False)  # group keys, or one grouping id
+    aggregation: Literal["micro", "macro"] = "micro"
+
+
+class Overall(_Model):
+    """The metric over every row (micro by definition)."""
+
+    key: Key = "overall"
+    label: Text = "Overall"
+
+
+class OutOfOption(_Model):
+    """Rows whose answer lies outside their options: accepted only when flagged, they count in
+    the paper scope and can never be answered right; ``answerable`` scores the rest."""
+
+    field: Key  # the flag's column, e.g. label_status
+    value: Text  # its value on such rows, e.g. out_of_option
+    rows: Annotated[int, Field(ge=0)]  # how many the release has
+    answerable: Aggregate = Aggregate(key="overall_answerable", label="Answerable",
+                                      name="Overall without out-of-option rows", of=("all",))
+
+
+class View(_Model):
+    """A column group of the board: the ranking metric, then these metrics and columns."""
+
+    title: Text
+    metrics: tuple[Key, ...] = Field(default=(), strict=False)
+    columns: tuple[BoardColumn, ...] = Field(default=(), strict=False)
+
+
+class Track(_Model):
+    """One scored part of a benchmark, with its files, fields, letters and metric tree."""
+
+    id: Ident
+    title: Text
+    kind: Literal["multiple_choice"]
+    scorer_version: Text  # in every re-scored record's provenance: bump it when scoring changes
+    key: DataFile
+    public: DataFile
+    fields: Fields = Fields()
+    options: Options = Options()
+    overall: Overall = Overall()
+    groupings: tuple[Grouping, ...] = Field(min_length=1, strict=False)
+    aggregates: tuple[Aggregate, ...] = Field(default=(), strict=False)
+    out_of_option: OutOfOption | None = None
+    views: tuple[View, ...] = Field(min_length=1, strict=False)
+    #: Shown under the chart of groups: the metrics a per-group bar chart shows.
+    chart: tuple[Key, ...] = Field(default=(), strict=False)
+
+    # --- derived, computed once ---------------------------------------------------------------
+
+    @cached_property
+    def groups(self) -> tuple[Group, ...]:
+        return tuple(g for grouping in self.groupings for g in grouping.groups)
+
+    @cached_property
+    def summaries(self) -> tuple[Aggregate, ...]:
+        """The answerable overall (if any) and the declared aggregates, in display order."""
+        head = (self.out_of_option.answerable,) if self.out_of_option else ()
+        return (*head, *self.aggregates)
+
+    @cached_property
+    def metric_keys(self) -> tuple[str, ...]:
+        """Every metric key, in display order: overall, summaries, then every group."""
+        return (self.overall.key, *(a.key for a in self.summaries),
+                *(g.key for g in self.groups))
+
+    @property
+    def ranking(self) -> str:
+        """The metric the board ranks by, best first."""
+        return self.overall.key
+
+    @cached_property
+    def total(self) -> int:
+        """Rows in the released benchmark (each grouping covers them all)."""
+        return sum(g.size for g in self.groupings[0].groups)
+
+    def members(self, aggregate: Aggregate) -> tuple[str, ...]:
+        """The group keys an aggregate is over (``of`` may name a grouping)."""
+        by_grouping = {g.id: tuple(x.key for x in g.groups) for g in self.groupings}
+        out: list[str] = []
+        for name in aggregate.of:
+            out.extend(by_grouping.get(name, (name,)))
+        return tuple(out)
+
+    @cached_property
+    def labels(self) -> Mapping[str, str]:
+        """Metric key -> the board's column label."""
+        out = {self.overall.key: self.overall.label}
+        out.update({a.key: a.label for a in self.summaries})
+        out.update({g.key: g.label for g in self.groups})
+        return out
+
+    @cached_property
+    def names(self) -> Mapping[str, str]:
+        """Metric key -> its long name (the score table's)."""
+        out = {self.overall.key: self.overall.label}
+        out.update({a.key: a.name or a.label for a in self.summaries})
+        out.update({g.key: g.name or g.value for g in self.groups})
+        return out
+
+    @cached_property
+    def sizes(self) -> Mapping[str, int]:
+        """Metric key -> rows it counts in the released benchmark."""
+        out = {self.overall.key: self.total}
+        out.update({g.key: g.size for g in self.groups})
+        for a in self.aggregates:
+            out[a.key] = sum(out[k] for k in self.members(a))
+        if self.out_of_option is not None:
+            out[self.out_of_option.answerable.key] = self.total - self.out_of_option.rows
+        return out
+
+
+# --- the benchmark -----------------------------------------------------------------------------
+
+
+class Links(_Model):
+    paper: Url | None = None
+    project: Url | None = None
+    code: Url | None = None
+    data: Url | None = None
+
+
+class Hub(_Model):
+    """Where the benchmark lives on the Hub: the private key repo and the public records."""
+
+    private_repo: RepoId
+    records_repo: RepoId
+
+
+class Paper(_Model):
+    """The paper rows: ``paper_baselines.csv`` beside the spec, one row per method."""
+
+    csv: FileName = "paper_baselines.csv"
+    track: Ident
+    table: Text  # e.g. "Table 1"
+    team: Text
+    date: date
+    url: Url
+    namespace: UUID = Field(strict=False)  # of the rows' uuid5 ids: never change it
+
+
+class Input(_Model):
+    """The board's "what the model saw" field (``uses_frames`` in a record) and its choices."""
+
+    label: Text = "Input"
+    choices: dict[Key | Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+_-]*$")],
+                  Text] = Field(min_length=1)
+
+
+class Benchmark(_Model):
+    """A benchmark folder: identity, links, repos, tracks, and where its prose lives."""
+
+    id: Ident
+    title: Text
+    description: Annotated[str, StringConstraints(min_length=1, max_length=500)]
+    contact_email: Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+    links: Links = Links()
+    hub: Hub
+    input: Input
+    tracks: tuple[Track, ...] = Field(min_length=1, strict=False)
+    paper: Paper | None = None
+    #: Records written before records named their benchmark (schema 1) belong to this track.
+    unnamed_records_track: Ident | None = None
+    folder: Path = Field(exclude=True, strict=False)
+
+    def track(self, track_id: str | None = None) -> Track:
+        """The track of that id (default: the first); SpecError names the known ones."""
+        if track_id is None:
+            return self.tracks[0]
+        for track in self.tracks:
+            if track.id == track_id:
+                return track
+        known = ", ".join(t.id for t in self.tracks)
+        raise SpecError(f"{self.id} has no track {track_id!r}; its tracks are: {known}")
+
+    @property
+    def about_path(self) -> Path:
+        return self.folder / "about.md"
+
+    @property
+    def citation_path(self) -> Path:
+        return self.folder / "citation.bib"
+
+    @property
+    def demo_dir(self) -> Path:
+        return self.folder / DEMO_FOLDER
+
+    def demo_key(self, track: Track) -> Path:
+        return self.demo_dir / track.key.name
+
+    def demo_public(self, track: Track) -> Path:
+        return self.demo_dir / track.public.name
+
+    @property
+    def demo_board(self) -> Path:
+        return self.demo_dir / DEMO_BOARD
+
+
+# --- checks a field cannot make on its own -----------------------------------------------------
+
+
+def _track_problems(track: Track, where: str) -> list[str]:
+    problems = []
+    groupings = Counter(g.id for g in track.groupings)
+    keys = Counter(track.metric_keys)
+    for key, n in keys.items():
+        if n > 1:
+            problems.append(f"{where}: the metric key {key!r} is declared {n} times")
+    for name, n in groupings.items():
+        if n > 1:
+            problems.append(f"{where}.groupings: the grouping id {name!r} is declared {n} times")
+    for i, grouping in enumerate(track.groupings):
+        values = Counter(g.value for g in grouping.groups)
+        for value, n in values.items():
+            if n > 1:
+                problems.append(f"{where}.groupings[{i}].groups: the value {value!r} appears "
+                                f"{n} times")
+        total = sum(g.size for g in grouping.groups)
+        if total != track.total:
+            problems.append(
+                f"{where}.groupings[{i}] ({grouping.id}): its groups have {total} rows in all, "
+                f"but groupings[0] ({track.groupings[0].id}) has {track.total}; every grouping "
+                "covers every row")
+    group_keys = {g.key for g in track.groups}
+    names = group_keys | set(groupings) | {"all"}
+    for i, aggregate in enumerate(track.aggregates):
+        unknown = [k for k in aggregate.of if k not in names]
+        if unknown:
+            problems.append(
+                f"{where}.aggregates[{i}].of: {', '.join(map(repr, unknown))} is neither a group "
+                "key nor a grouping id of this track")
+    if track.out_of_option is not None and track.out_of_option.rows >= track.total:
+        problems.append(f"{where}.out_of_option.rows: expected fewer than the {track.total} "
+                        f"rows of the track, got {track.out_of_option.rows}")
+    known = set(track.metric_keys)
+    for i, view in enumerate(track.views):
+        unknown = [k for k in view.metrics if k not in known]
+        if unknown:
+            problems.append(f"{where}.views[{i}].metrics: unknown metric "
+                            f"{', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+    unknown_chart = [k for k in track.chart if k not in known]
+    if unknown_chart:
+        problems.append(f"{where}.chart: unknown metric {', '.join(map(repr, unknown_chart))}")
+    opts = track.options
+    if opts.min > opts.max or opts.max > len(opts.letters):
+        problems.append(f"{where}.options: expected 1 <= min <= max <= {len(opts.letters)} "
+                        f"(the letters), got min {opts.min}, max {opts.max}")
+    return problems
+
+
+def _benchmark_problems(bench: Benchmark) -> list[str]:
+    problems = []
+    ids = Counter(t.id for t in bench.tracks)
+    for name, n in ids.items():
+        if n > 1:
+            problems.append(f"tracks: the track id {name!r} is declared {n} times")
+    for i, track in enumerate(bench.tracks):
+        problems.extend(_track_problems(track, f"tracks[{i}]"))
+    known = set(ids)
+    if bench.paper is not None and bench.paper.track not in known:
+        problems.append(f"paper.track: expected one of {', '.join(known)}, got "
+                        f"{bench.paper.track!r}")
+    if bench.unnamed_records_track is not None and bench.unnamed_records_track not in known:
+        problems.append(f"unnamed_records_track: expected one of {', '.join(known)}, got "
+                        f"{bench.unnamed_records_track!r}")
+    return problems
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            continue  # pydantic's union / constraint branch names, not TOML keys
+        else:
+            out += f".{part}" if out else part
+    return out or "(top level)"
+
+
+def _describe(err: Any) -> str:
+    kind, found = err["type"], err.get("input")
+    expected = {
+        "int_type": "an integer", "string_type": "a string", "bool_type": "true or false",
+        "greater_than": "a positive integer", "greater_than_equal": "an integer >= 0",
+        "missing": "this field", "extra_forbidden": "no such field",
+        "literal_error": str(err["msg"]).removeprefix("Input should be "),
+    }.get(kind)
+    if kind == "missing":
+        return "missing; expected this field"
+    if kind == "extra_forbidden":
+        return "unknown field; remove it or check its spelling"
+    if kind in ("int_type", "greater_than") and isinstance(found, int) and not isinstance(
+            found, bool):
+        expected = "a positive integer"
+    if expected is None:
+        return str(err["msg"]).removeprefix("Value error, ")
+    shown = found if not isinstance(found, (dict, list)) else type(found).__name__
+    return f"expected {expected}, got {_quote(shown)}"
+
+
+def _quote(value: object) -> str:
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return f'"{text}"'
+    return repr(value)
+
+
+def parse_benchmark(document: Mapping[str, Any], folder: Path) -> Benchmark:
+    """Validate a decoded benchmark.toml; SpecError lists every problem with its TOML path."""
+    try:
+        bench = Benchmark.model_validate({**document, "folder": folder})
+    except ValidationError as exc:
+        errors = exc.errors()
+        # A list whose item failed also reports "too short"; the item's own error says it all.
+        errors = [e for e in errors if e["type"] != "too_short" or not any(
+            o["loc"][:len(e["loc"])] == e["loc"] and o is not e for o in errors)]
+        lines = [f"{_location(e['loc'])}: {_describe(e)}" for e in errors]
+        raise SpecError(_report(folder, lines)) from None
+    problems = _benchmark_problems(bench)
+    if problems:
+        raise SpecError(_report(folder, problems))
+    return bench
+
+
+def _report(folder: Path, problems: list[str]) -> str:
+    where = folder / SPEC_FILENAME
+    if len(problems) == 1:
+        return f"{where}: {problems[0]}"
+    return f"{where} has {len(problems)} problems:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+def benchmark_folder(name: str) -> Path:
+    """An id under benchmarks/, or the path of a benchmark folder."""
+    if re.fullmatch(r"[a-z][a-z0-9_-]*", name) and (BENCHMARKS_DIR / name).is_dir():
+        return BENCHMARKS_DIR / name
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    known = ", ".join(sorted(p.parent.name for p in BENCHMARKS_DIR.glob(f"*/{SPEC_FILENAME}")))
+    raise SpecError(f"no benchmark {name!r}: give an id under benchmarks/ ({known}) or the path "
+                    f"of a folder holding a {SPEC_FILENAME}")
+
+
+def load_benchmark(name: str) -> Benchmark:
+    """Read and validate a benchmark folder's spec (its prose files must exist too)."""
+    folder = benchmark_folder(name).resolve()
+    path = folder / SPEC_FILENAME
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"{folder} holds no {SPEC_FILENAME}; a benchmark folder needs one") \
+            from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path} is not valid TOML: {exc}") from None
+    bench = parse_benchmark(document, folder)
+    missing = [p.name for p in (bench.about_path, bench.citation_path) if not p.is_file()]
+    if missing:
+        raise SpecError(f"{folder} lacks {' and '.join(missing)}: a benchmark folder holds its "
+                        "About text and citation beside benchmark.toml")
+    return bench
