@@ -15,7 +15,7 @@ Example::
     bench = load_benchmark("egomemreason")      # an id under benchmarks/, or a folder's path
     track = bench.tracks[0]
     track.metric_keys                           # ("overall", "entity", ...), display order
-    track.metric("entity").aggregation          # "micro"
+    track.sizes["entity"]                       # 200: the rows the metric counts
 """
 
 from __future__ import annotations
@@ -282,7 +282,8 @@ class Input(_Model):
     """The board's "what the model saw" field (``uses_frames`` in a record) and its choices."""
 
     label: Text = "Input"
-    choices: dict[Key | Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+_-]*$")],
+    choices: dict[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9+_-]*$",
+                                                   max_length=64)],
                   Text] = Field(min_length=1)
 
 
@@ -361,7 +362,7 @@ def _track_problems(track: Track, where: str) -> list[str]:
                 f"but groupings[0] ({track.groupings[0].id}) has {track.total}; every grouping "
                 "covers every row")
     group_keys = {g.key for g in track.groups}
-    names = group_keys | set(groupings) | {"all"}
+    names = group_keys | set(groupings)
     for i, aggregate in enumerate(track.aggregates):
         unknown = [k for k in aggregate.of if k not in names]
         if unknown:
@@ -376,11 +377,15 @@ def _track_problems(track: Track, where: str) -> list[str]:
         unknown = [k for k in view.metrics if k not in known]
         if unknown:
             problems.append(f"{where}.views[{i}].metrics: unknown metric "
-                            f"{', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+                            f"{', '.join(map(repr, unknown))}; known: "
+                            f"{', '.join(track.metric_keys)}")
     unknown_chart = [k for k in track.chart if k not in known]
     if unknown_chart:
         problems.append(f"{where}.chart: unknown metric {', '.join(map(repr, unknown_chart))}")
     opts = track.options
+    if len(set(opts.letters)) != len(opts.letters):
+        problems.append(f"{where}.options.letters: expected distinct letters, got "
+                        f"{opts.letters!r}")
     if opts.min > opts.max or opts.max > len(opts.letters):
         problems.append(f"{where}.options: expected 1 <= min <= max <= {len(opts.letters)} "
                         f"(the letters), got min {opts.min}, max {opts.max}")
@@ -395,7 +400,7 @@ def _benchmark_problems(bench: Benchmark) -> list[str]:
             problems.append(f"tracks: the track id {name!r} is declared {n} times")
     for i, track in enumerate(bench.tracks):
         problems.extend(_track_problems(track, f"tracks[{i}]"))
-    known = set(ids)
+    known = sorted(ids)
     if bench.paper is not None and bench.paper.track not in known:
         problems.append(f"paper.track: expected one of {', '.join(known)}, got "
                         f"{bench.paper.track!r}")
@@ -410,8 +415,12 @@ def _location(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
-            continue  # pydantic's union / constraint branch names, not TOML keys
+        elif part == "[key]":
+            out += " (the key)"
+        elif part in ("constrained-str", "function-before", "function-after"):
+            continue  # pydantic's constraint branch names, not TOML keys
+        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f'."{part}"' if out else f'"{part}"'
         else:
             out += f".{part}" if out else part
     return out or "(top level)"
@@ -424,9 +433,17 @@ def _describe(err: Any) -> str:
         "greater_than": "a positive integer", "greater_than_equal": "an integer >= 0",
         "missing": "this field", "extra_forbidden": "no such field",
         "literal_error": str(err["msg"]).removeprefix("Input should be "),
+        "string_pattern_mismatch": "a string matching "
+        + str(err.get("ctx", {}).get("pattern", "its pattern")),
+        "date_from_datetime_parsing": "a date such as 2026-05-11",
+        "date_type": "a date such as 2026-05-11",
+        "uuid_parsing": "a uuid", "uuid_type": "a uuid",
+        "too_short": "at least one entry",
     }.get(kind)
     if kind == "missing":
         return "missing; expected this field"
+    if kind == "too_short":
+        return "expected at least one entry, got none"
     if kind == "extra_forbidden":
         return "unknown field; remove it or check its spelling"
     if kind in ("int_type", "greater_than") and isinstance(found, int) and not isinstance(
