@@ -7,39 +7,42 @@ import functools
 import json
 import random
 import time
-from pathlib import Path
 
 import evaluator
+import spec
 from bench import hostile
 from bench.report import Row, best_time, ms
 
-ROOT = Path(__file__).resolve().parent.parent
-DEMO_KEY = ROOT / "demo" / "annotations_private.json"
-SAMPLE = ROOT / "demo" / "sample_submission.json"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO_KEY = BENCH.demo_key(TRACK)
+SAMPLE = BENCH.demo_dir / "sample_submission.json"
 SIZES = (1_000, 10_000, 100_000)
 RATIO_GOAL = 10.0
 LINEAR_SLACK = 1.5  # per-question time at 100k within 1.5x of that at 1k counts as linear
 
 
 def synthetic(n: int, seed: int = 7) -> tuple[evaluator.AnswerKey, bytes]:
-    """A valid key of ``n`` questions (all six query types) and a full submission for it."""
+    """A valid key of ``n`` questions (every group of the track) and a full submission for it."""
     rng = random.Random(seed)
-    types = list(evaluator.QUERY_TYPES)
+    grouping = TRACK.groupings[0]
+    types = [g.value for g in grouping.groups]
+    opts = TRACK.options
     questions, answers = [], []
     for i in range(1, n + 1):
-        letters = evaluator.LETTERS[: rng.randint(evaluator.MIN_OPTIONS, evaluator.MAX_OPTIONS)]
+        letters = opts.letters[: rng.randint(opts.min, opts.max)]
         questions.append({
             "example_id": i, "question": f"synthetic question {i}",
             "options": {letter: f"option {letter}" for letter in letters},
-            "query_type": types[i % len(types)], "correct_answer": rng.choice(letters),
+            grouping.field: types[i % len(types)], "correct_answer": rng.choice(letters),
         })
         answers.append({"example_id": i, "predicted_answer": rng.choice([*letters, None])})
-    return evaluator.parse_answer_key(questions), json.dumps(answers, indent=1).encode()
+    return evaluator.parse_answer_key(TRACK, questions), json.dumps(answers, indent=1).encode()
 
 
 def run() -> list[Row]:
     rows: list[Row] = []
-    key = evaluator.load_answer_key(DEMO_KEY.read_bytes())
+    key = evaluator.load_answer_key(TRACK, DEMO_KEY.read_bytes())
     sample = SAMPLE.read_bytes()
     t_score = best_time(lambda: evaluator.score(key, sample))
     t_json = best_time(lambda: json.loads(sample))

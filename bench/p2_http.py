@@ -19,7 +19,7 @@ from bench.procs import ServerProcess, rss_bytes
 from bench.report import Row, ms
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "demo" / "sample_submission.json"
+SAMPLE = ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json"
 P50_GOAL, THROUGHPUT_GOAL = 1.2, 0.8
 ROUNDS = 2  # noop and score alternate, so drift on a shared machine hits both alike
 REQUESTS = {1: 150, 8: 400}  # per event per round

@@ -10,24 +10,26 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-import evaluator
 import ledger
+import spec
 from bench.report import Row, ms
 from tests.hub_server import HubServer
 
 SIZES = (1_000, 10_000)
-REPO = "bench/EgoMemReason-Leaderboard"
+REPO = "bench/Leaderboard"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
 NO_CHANGE_GOAL = 2
 
 
 def record(i: int) -> ledger.Record:
     overall = (i * 37 % 1000) / 10
     return ledger.Record(
-        id=uuid.uuid5(uuid.NAMESPACE_URL, f"bench-record-{i}"),
+        benchmark=BENCH.id, track=TRACK.id, id=uuid.uuid5(uuid.NAMESPACE_URL, f"bench-record-{i}"),
         created_at=datetime(2026, 7, 13, tzinfo=UTC), source="paper",
         team_name=f"Team {i % 97}", method_name=f"Method {i}", model_size="8B",
         uses_external=None, uses_frames=None,
-        metrics=dict.fromkeys(evaluator.METRIC_KEYS, overall),
+        metrics=dict.fromkeys(TRACK.metric_keys, overall),
         counts=None, n_abstained=None, provenance=None,
     )
 
@@ -47,7 +49,8 @@ def run() -> list[Row]:
     for n in SIZES:
         with HubServer() as hub:
             hub.create_repo(REPO, files={r.path(): r.to_json() for r in map(record, range(n))})
-            board = ledger.BoardCache(ledger.HubStore(REPO, endpoint=hub.url), ttl_s=3600)
+            board = ledger.BoardCache(ledger.HubStore(REPO, endpoint=hub.url), BENCH, TRACK,
+                                       ttl_s=3600)
             cold_s, cold_n, shown = _timed_refresh(hub, board)
             same_s, same_n, _ = _timed_refresh(hub, board)
             hub.commit(REPO, {record(n).path(): record(n).to_json()})

@@ -2,7 +2,8 @@
 
 Example::
 
-    with ServerProcess(["-m", "bench.bench_app"], env={"LEADERBOARD_SCORE_LIMIT": "1000000"}) as srv:
+    with ServerProcess(["-m", "bench.bench_app"],
+                       env={"LEADERBOARD_SCORE_LIMIT": "1000000"}) as srv:
         srv.boot_s, rss_bytes(srv.pid)
 """
 

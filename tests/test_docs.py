@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -12,19 +13,22 @@ from pathlib import Path
 import pytest
 
 import evaluator
+import spec
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-ABOUT = (ROOT / "ABOUT.md").read_text(encoding="utf-8")
-KEY = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
-SAMPLE = json.loads((ROOT / "demo" / "sample_submission.json").read_text())
+ABOUT = BENCH.about_path.read_text(encoding="utf-8")
+KEY = evaluator.load_answer_key(TRACK, BENCH.demo_key(TRACK).read_bytes())
+SAMPLE = json.loads((BENCH.demo_dir / "sample_submission.json").read_text())
 
 
 def _blocks(markdown: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", markdown, flags=re.S)
 
 
-@pytest.mark.parametrize("doc", [README, ABOUT], ids=["README", "ABOUT"])
+@pytest.mark.parametrize("doc", [README, ABOUT], ids=["README", "about.md"])
 def test_the_example_submission_validates(doc: str) -> None:
     example = json.loads(_blocks(doc, "json")[0])
     assert example, "the example is empty"
@@ -45,17 +49,18 @@ def test_the_about_conversion_snippet_turns_reference_output_into_a_valid_submis
     (tmp_path / "results.json").write_text(json.dumps(results))
     monkeypatch.chdir(tmp_path)
     snippet = _blocks(ABOUT, "python")[0]
-    exec(compile(snippet, "ABOUT.md", "exec"), {})
+    exec(compile(snippet, "about.md", "exec"), {})
     converted = (tmp_path / "submission.json").read_bytes()
-    expected = evaluator.score(KEY, (ROOT / "demo" / "sample_submission.json").read_bytes())
+    expected = evaluator.score(KEY, (BENCH.demo_dir / "sample_submission.json").read_bytes())
     assert evaluator.score(KEY, converted).metrics == expected.metrics
 
 
 def test_every_variable_the_code_reads_is_in_the_readme() -> None:
-    sources = (ROOT / "ledger.py").read_text() + (ROOT / "app.py").read_text()
-    names = set(re.findall(r"\"((?:EGOMEM|HF|GRADIO)_[A-Z_]+)\"", sources))
+    sources = "".join(p.read_text() for p in [*(ROOT / "ledger").glob("*.py"), ROOT / "app.py"])
+    names = set(re.findall(r"\"((?:LEADERBOARD|HF|GRADIO|SPACE)_[A-Z_]+)\"", sources))
     names -= {"HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "GRADIO_ANALYTICS_ENABLED"}
-    assert {"EGOMEM_ANSWER_KEY", "EGOMEM_SCORE_LIMIT", "HF_TOKEN"} <= names
+    assert {"LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_SCORE_LIMIT",
+            "HF_TOKEN", "SPACE_ID"} <= names
     missing = sorted(n for n in names if f"`{n}`" not in README)
     assert not missing, f"not documented in the README: {missing}"
 
@@ -81,3 +86,40 @@ def test_every_script_help_works_and_shows_an_example(script: str) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Example" in done.stdout
+
+
+def _code_strings(source: str) -> str:
+    """Every string literal of a module but its docstrings (examples there are prose)."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value) for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return "\n".join(node.value for node in ast.walk(tree)
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                     and id(node) not in docstrings)
+
+
+def test_no_benchmark_fact_is_left_in_the_code() -> None:
+    """Every benchmark's facts are in its folder: none of its group values, metric keys,
+    labels, repos, e-mail or file names may appear in the Space's Python."""
+    code = {p: _code_strings(p.read_text(encoding="utf-8")) for p in
+            [ROOT / "app.py", ROOT / "evaluator.py", ROOT / "spec.py", ROOT / "release.py",
+             *(ROOT / "ledger").glob("*.py"), *(ROOT / "scripts").glob("*.py")] if p.exists()}
+    found = []
+    for folder in sorted((ROOT / "benchmarks").glob("*/benchmark.toml")):
+        bench = spec.load_benchmark(str(folder.parent))
+        facts = {bench.title, bench.contact_email, bench.hub.private_repo, bench.hub.records_repo,
+                 *((bench.paper.team, bench.paper.url) if bench.paper else ()),
+                 *bench.input.choices.values()}
+        for track in bench.tracks:
+            facts |= {track.key.name, track.public.name, track.scorer_version}
+            facts |= {g.value for g in track.groups} | {g.key for g in track.groups}
+            facts |= {g.label for g in track.groups} | {a.label for a in track.aggregates}
+            facts |= {a.key for a in track.aggregates} | {g.field for g in track.groupings}
+        for path, text in code.items():
+            found += [f"{path.name}: {fact!r}" for fact in sorted(facts)
+                      if len(fact) > 3 and re.search(rf"\b{re.escape(fact)}\b", text)]
+    assert not found, found

@@ -26,12 +26,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evaluator
+import spec
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "demo"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO = BENCH.demo_dir
 KEY_BYTES = (DEMO / "annotations_private.json").read_bytes()
 SAMPLES: list[dict[str, Any]] = json.loads(KEY_BYTES)["samples"]
-KEY = evaluator.load_answer_key(KEY_BYTES)
+KEY = evaluator.load_answer_key(TRACK, KEY_BYTES)
 SAMPLE_SUBMISSION = (DEMO / "sample_submission.json").read_bytes()
 
 # Typed out from FACTS.md, independently of evaluator.QUERY_TYPES.
@@ -542,7 +545,7 @@ def test_random_key_and_submission_score_the_independent_count(data: st.DataObje
     records = random_key(sizes, options, correct, ids)
     as_object = data.draw(st.booleans())
     key_bytes = dumps({"samples": records, "key_version": "t"} if as_object else records)
-    key = evaluator.load_answer_key(key_bytes)
+    key = evaluator.load_answer_key(TRACK, key_bytes)
     picks = data.draw(st.lists(answer_choices, min_size=total, max_size=total))
     entries = [{"example_id": q["example_id"], "predicted_answer": answer_for(q, c, s)}
                for q, (c, s) in zip(records, picks, strict=True)]
@@ -672,7 +675,7 @@ def test_overall_is_a_micro_average_not_the_mean_of_memory_types() -> None:
 def test_memory_type_is_a_micro_average_of_its_query_types() -> None:
     """Query types of unequal size: entity = 4/5 = 80 %, not the mean of 100 % and 0 %."""
     records = random_key([4, 1, 1, 1, 1, 1], [4], [0], list(range(1, 10)))
-    key = evaluator.load_answer_key(dumps(records))
+    key = evaluator.load_answer_key(TRACK, dumps(records))
     entries = perfect_entries(records)
     entries[4]["predicted_answer"] = "B"  # the one Temporal Counting question, wrong
     result = evaluator.score(key, dumps(entries))
@@ -781,12 +784,12 @@ def test_answer_key_as_bare_list_and_as_samples_object() -> None:
     records = small_key()
     bare = dumps(records)
     wrapped = dumps({"samples": records, "key_version": "v1.1"})
-    a, b = evaluator.load_answer_key(bare), evaluator.load_answer_key(wrapped)
+    a, b = evaluator.load_answer_key(TRACK, bare), evaluator.load_answer_key(TRACK, wrapped)
     assert len(a) == len(b) == 6
     assert a.key_version is None and b.key_version == "v1.1"
     assert a.sha256 == hashlib.sha256(bare).hexdigest()
     assert b.sha256 == hashlib.sha256(wrapped).hexdigest()
-    no_version = evaluator.load_answer_key(dumps({"samples": records}))
+    no_version = evaluator.load_answer_key(TRACK, dumps({"samples": records}))
     assert no_version.key_version is None
     entries = perfect_entries(records)
     assert evaluator.score(b, dumps(entries)).key_version == "v1.1"
@@ -796,7 +799,7 @@ def test_answer_key_as_bare_list_and_as_samples_object() -> None:
 def test_answer_key_option_order_in_the_file_does_not_matter() -> None:
     records = small_key()
     records[0]["options"] = {"C": "c", "A": "a", "D": "d", "B": "b"}
-    key = evaluator.load_answer_key(dumps(records))
+    key = evaluator.load_answer_key(TRACK, dumps(records))
     entries = perfect_entries(records)
     entries[0]["predicted_answer"] = "D"
     assert evaluator.score(key, dumps(entries)).counts["overall"].correct == 5
@@ -806,7 +809,7 @@ def test_answer_key_with_ten_options_accepts_j() -> None:
     records = small_key()
     records[2]["options"] = {ABCDEFGHIJK[i]: str(i) for i in range(10)}
     records[2]["correct_answer"] = "J"
-    key = evaluator.load_answer_key(dumps(records))
+    key = evaluator.load_answer_key(TRACK, dumps(records))
     assert evaluator.score(key, dumps(perfect_entries(records))).metrics["overall"] == 100
 
 
@@ -875,14 +878,14 @@ BAD_KEYS = [
 @pytest.mark.parametrize(("build", "words"), BAD_KEYS)
 def test_bad_answer_key_message(build: Callable[[], bytes], words: list[str]) -> None:
     with pytest.raises(evaluator.AnswerKeyError) as info:
-        evaluator.load_answer_key(build())
+        evaluator.load_answer_key(TRACK, build())
     for word in words:
         assert word in str(info.value), f"{word!r} not in {str(info.value)!r}"
 
 
 def test_small_key_is_valid() -> None:
     """The base of the bad-key table loads, so each edit is what breaks it."""
-    assert len(evaluator.load_answer_key(dumps(small_key()))) == 6
+    assert len(evaluator.load_answer_key(TRACK, dumps(small_key()))) == 6
 
 
 # --- determinism and provenance -----------------------------------------------------------------
@@ -890,7 +893,7 @@ def test_small_key_is_valid() -> None:
 
 def test_same_bytes_give_the_same_result() -> None:
     a = evaluator.score(KEY, SAMPLE_SUBMISSION)
-    b = evaluator.score(evaluator.load_answer_key(KEY_BYTES), bytes(SAMPLE_SUBMISSION))
+    b = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), bytes(SAMPLE_SUBMISSION))
     assert a.model_dump() == b.model_dump()
     assert a.model_dump_json() == b.model_dump_json()
 
@@ -899,15 +902,16 @@ def test_result_carries_hashes_and_scorer_version() -> None:
     result = evaluator.score(KEY, SAMPLE_SUBMISSION)
     assert result.submission_sha256 == hashlib.sha256(SAMPLE_SUBMISSION).hexdigest()
     assert result.answer_key_sha256 == hashlib.sha256(KEY_BYTES).hexdigest()
-    assert result.scorer_version == evaluator.SCORER_VERSION
+    assert result.scorer_version == "egomemreason-scorer 1.0"  # published in every record
     assert isinstance(result.scorer_version, str) and result.scorer_version
     assert result.key_version == "demo-1"
 
 
 def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
     code = (
-        "import evaluator, pathlib; d = pathlib.Path('demo'); "
-        "k = evaluator.load_answer_key((d / 'annotations_private.json').read_bytes()); "
+        "import evaluator, spec; b = spec.load_benchmark('egomemreason'); d = b.demo_dir; "
+        "k = evaluator.load_answer_key(b.track(), (d / 'annotations_private.json')"
+        ".read_bytes()); "
         "print(evaluator.score(k, (d / 'sample_submission.json').read_bytes())"
         ".model_dump_json())"
     )
@@ -973,7 +977,7 @@ def test_demo_public_file_is_the_key_without_answers() -> None:
 
 
 def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "scripts/make_demo_data.py", "--out-dir", str(tmp_path)],
+    subprocess.run([sys.executable, str(DEMO / "make_demo_data.py"), "--out-dir", str(tmp_path)],
                    cwd=ROOT, check=True, capture_output=True, timeout=120)
     for name in ("annotations_private.json", "annotations_public.jsonl",
                  "sample_submission.json"):
@@ -981,8 +985,22 @@ def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
 
 
 def test_a_list_far_longer_than_the_key_is_refused_before_its_entries_are_read() -> None:
-    key = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
+    key = evaluator.load_answer_key(TRACK, (DEMO / "annotations_private.json").read_bytes())
     too_long = [0] * (evaluator.MAX_ENTRIES_PER_QUESTION * len(key) + 1)
     with pytest.raises(evaluator.SubmissionError, match=r"the list has 2001 entries; expected "
                        r"one entry for each of the 500 questions$"):
         evaluator.score(key, json.dumps(too_long).encode())
+
+
+# --- the key against its spec ---------------------------------------------------------------------
+
+
+def test_the_demo_key_has_the_sizes_its_spec_declares() -> None:
+    assert evaluator.size_problems(KEY) == []
+
+
+def test_a_key_with_a_group_of_the_wrong_size_is_named_by_size_problems() -> None:
+    records = [q for q in SAMPLES if q["example_id"] != 500]  # an Activity Pattern question
+    problems = evaluator.size_problems(evaluator.load_answer_key(TRACK, dumps(records)))
+    assert problems == ["1 of the 6 query_type groups differ from the spec: Activity Pattern "
+                        "has 49 (expected 50)"]

@@ -15,17 +15,20 @@ from typing import Any, TypeVar
 
 import httpx
 
-import ledger
+import spec
 from bench.gradio_http import GradioHTTP, PageEvent
 from bench.p3_board import record
 from tests.app_server import AppServer
 from tests.hub_server import READ_TOKEN, HubServer
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY_BYTES = (ROOT / "demo" / "annotations_private.json").read_bytes()
-SAMPLE = (ROOT / "demo" / "sample_submission.json").read_bytes()
-BOARD = ledger.DEFAULT_LEADERBOARD_REPO
-PRIVATE = ledger.DEFAULT_PRIVATE_REPO
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO = BENCH.demo_dir
+KEY_BYTES = (DEMO / "annotations_private.json").read_bytes()
+SAMPLE = (DEMO / "sample_submission.json").read_bytes()
+BOARD = BENCH.hub.records_repo
+PRIVATE = BENCH.hub.private_repo
 WAIT_S = 30.0
 T = TypeVar("T")
 
@@ -57,8 +60,8 @@ def status(http: GradioHTTP, event: PageEvent) -> str:
 
 def board_env(hub: HubServer, **extra: str) -> dict[str, str]:
     """A local key (so not demo mode) and the board from the loopback Hub, TTL 1 s."""
-    return {"EGOMEM_ANSWER_KEY": str(ROOT / "demo" / "annotations_private.json"),
-            "HF_ENDPOINT": hub.url, "EGOMEM_CACHE_TTL_S": "1", **extra}
+    return {"LEADERBOARD_ANSWER_KEY": str(DEMO / "annotations_private.json"),
+            "HF_ENDPOINT": hub.url, "LEADERBOARD_CACHE_TTL_S": "1", **extra}
 
 
 def age_s(line: str) -> int:
@@ -72,7 +75,7 @@ def test_hub_down_at_boot_then_back_the_board_catches_up_and_score_says_why() ->
     hub.create_repo(PRIVATE, private=True, files={"annotations_private.json": KEY_BYTES})
     hub.create_repo(BOARD, files={record(i).path(): record(i).to_json() for i in range(3)})
     hub.stop()  # the port is kept: start() brings the same Hub back there
-    env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": hub.url, "EGOMEM_CACHE_TTL_S": "1"}
+    env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": hub.url, "LEADERBOARD_CACHE_TTL_S": "1"}
     try:
         with AppServer(env=env) as app, GradioHTTP(app.url) as http:
             config = httpx.get(app.url + "/config", timeout=10).json()

@@ -22,13 +22,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evaluator
+import spec
 from bench import hostile
 from bench.gradio_http import GradioHTTP, file_data
 from tests.app_server import AppServer
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
-SAMPLE = (ROOT / "demo" / "sample_submission.json").read_bytes()
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO = BENCH.demo_dir
+KEY = evaluator.load_answer_key(TRACK, (DEMO / "annotations_private.json").read_bytes())
+SAMPLE = (DEMO / "sample_submission.json").read_bytes()
 SAMPLE_RESULT = evaluator.score(KEY, SAMPLE)
 MESSAGE_LIMIT = 2000  # characters: an error is read in a pop-up, whatever was uploaded
 VALID_HOSTILE = {"long-key-names"}  # an unknown 5 MB key on an entry is ignored, as documented
@@ -146,7 +150,7 @@ def test_layered_hostile_shapes_give_a_result_or_the_domain_error(
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
-    with AppServer(env={"EGOMEM_SCORE_LIMIT": str(SCORE_LIMIT)}) as running:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": str(SCORE_LIMIT)}) as running:
         yield running
 
 
@@ -193,7 +197,9 @@ def test_server_stays_up_through_hostile_files_and_payloads(server: AppServer) -
     # Gradio prints a traceback for each malformed payload it refuses in preprocessing; none
     # may come from the app's own code (the evaluator's errors are all turned into gr.Error).
     log = server.log()
-    for ours in ("app.py", "evaluator.py", "ledger.py"):
+    ours_files = ["app.py", "evaluator.py", "spec.py", *(f"ledger/{p.name}"
+                                                          for p in (ROOT / "ledger").glob("*.py"))]
+    for ours in ours_files:
         assert f'{ROOT / ours}", line' not in log, log[-3000:]
     assert "Exception in ASGI application" not in log
     assert server.proc is not None and server.proc.poll() is None

@@ -21,13 +21,17 @@ from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
 import evaluator
 import ledger
+import spec
 from tests.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer, git_blob_id
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_KEY_BYTES = (ROOT / "demo" / "annotations_private.json").read_bytes()
-SAMPLE = (ROOT / "demo" / "sample_submission.json").read_bytes()
-PRIVATE = ledger.DEFAULT_PRIVATE_REPO
-BOARD = ledger.DEFAULT_LEADERBOARD_REPO
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+KEY_NAME = TRACK.key.name
+DEMO_KEY_BYTES = BENCH.demo_key(TRACK).read_bytes()
+SAMPLE = (BENCH.demo_dir / "sample_submission.json").read_bytes()
+PRIVATE = BENCH.hub.private_repo
+BOARD = BENCH.hub.records_repo
 SECRET = "hf_SuperSecretToken_do_not_leak_42"
 
 
@@ -43,6 +47,8 @@ class Clock:
 
 def paper(overall: float = 50.0, **fields: Any) -> ledger.Record:
     values: dict[str, Any] = {
+        "benchmark": BENCH.id,
+        "track": TRACK.id,
         "id": uuid4(),
         "created_at": datetime(2026, 7, 13, tzinfo=UTC),
         "source": "paper",
@@ -51,7 +57,7 @@ def paper(overall: float = 50.0, **fields: Any) -> ledger.Record:
         "model_size": "8B",
         "uses_external": None,
         "uses_frames": None,
-        "metrics": dict.fromkeys(evaluator.METRIC_KEYS, overall),
+        "metrics": dict.fromkeys(TRACK.metric_keys, overall),
         "counts": None,
         "n_abstained": None,
         "provenance": None,
@@ -61,13 +67,13 @@ def paper(overall: float = 50.0, **fields: Any) -> ledger.Record:
 
 
 def rescored(**fields: Any) -> ledger.Record:
-    key = evaluator.load_answer_key(DEMO_KEY_BYTES)
+    key = evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)
     base: dict[str, Any] = {
         "team_name": "Lab", "method_name": "MemAgent", "model_size": "7B",
         "uses_external": False, "uses_frames": "frames-only",
     }
     base.update(fields)
-    return ledger.rescored_record(evaluator.score(key, SAMPLE), **base)
+    return ledger.rescored_record(evaluator.score(key, SAMPLE), BENCH, TRACK, **base)
 
 
 def files_of(*records: ledger.Record) -> dict[str, bytes]:
@@ -94,7 +100,7 @@ def free_port() -> int:
 @pytest.fixture
 def board(hub: HubServer) -> HubServer:
     """The loopback Hub with the private key repo and an empty public leaderboard repo."""
-    hub.create_repo(PRIVATE, private=True, files={ledger.KEY_FILENAME: DEMO_KEY_BYTES})
+    hub.create_repo(PRIVATE, private=True, files={KEY_NAME: DEMO_KEY_BYTES})
     hub.create_repo(BOARD)
     return hub
 
@@ -106,8 +112,8 @@ def test_defaults_in_an_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     config = ledger.load_config({})
     assert config == ledger.Config(
-        answer_key_path=None, private_repo=PRIVATE, token=None, leaderboard_dir=None,
-        leaderboard_repo=BOARD, cache_ttl_s=60.0, endpoint=None,
+        benchmark=BENCH, answer_key_path=None, private_repo=PRIVATE, token=None,
+        records_dir=None, records_repo=BOARD, cache_ttl_s=60.0, endpoint=None,
     )
     assert config.demo
 
@@ -116,7 +122,7 @@ def test_environment_is_read_when_no_mapping_is_given(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("EGOMEM_CACHE_TTL_S", "2.5")
+    monkeypatch.setenv("LEADERBOARD_CACHE_TTL_S", "2.5")
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9/")
     monkeypatch.setenv("HF_TOKEN", " " + SECRET + " ")
     config = ledger.load_config()
@@ -130,25 +136,25 @@ def test_a_key_in_the_working_folder_is_used(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "annotations_private.json").write_bytes(DEMO_KEY_BYTES)
-    config = ledger.load_config({"EGOMEM_ANSWER_KEY": ""})  # empty means unset
-    assert config.answer_key_path == tmp_path / "annotations_private.json"
+    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": ""})  # empty means unset
+    assert config.answer_key_path == tmp_path  # the folder that holds the key file
     assert not config.demo
-    status = ledger.load_key(config)
+    status = ledger.load_key(config, TRACK)
     assert status.key is not None and status.origin.startswith("local file") and not status.demo
 
 
 @pytest.mark.parametrize(
     ("name", "value", "expected"),
     [
-        ("EGOMEM_ANSWER_KEY", "{tmp}/missing.json", "found nothing there"),
-        ("EGOMEM_ANSWER_KEY", "{tmp}", "found a directory there"),
-        ("EGOMEM_LEADERBOARD_DIR", "{tmp}/nope", "must be an existing directory"),
-        ("EGOMEM_CACHE_TTL_S", "soon", "must be a number >= 0; found 'soon'"),
-        ("EGOMEM_CACHE_TTL_S", "-1", "found '-1'"),
-        ("EGOMEM_CACHE_TTL_S", "nan", "found 'nan'"),
-        ("EGOMEM_CACHE_TTL_S", "inf", "found 'inf'"),
-        ("EGOMEM_PRIVATE_REPO", "no-namespace", "namespace/name"),
-        ("EGOMEM_LEADERBOARD_REPO", "a/b/c", "namespace/name"),
+        ("LEADERBOARD_ANSWER_KEY", "{tmp}/missing.json", "found nothing there"),
+        ("LEADERBOARD_ANSWER_KEY", "{tmp}", "is a folder without the key file of egomemreason"),
+        ("LEADERBOARD_RECORDS_DIR", "{tmp}/nope", "must be an existing directory"),
+        ("LEADERBOARD_CACHE_TTL_S", "soon", "must be a number >= 0; found 'soon'"),
+        ("LEADERBOARD_CACHE_TTL_S", "-1", "found '-1'"),
+        ("LEADERBOARD_CACHE_TTL_S", "nan", "found 'nan'"),
+        ("LEADERBOARD_CACHE_TTL_S", "inf", "found 'inf'"),
+        ("LEADERBOARD_PRIVATE_REPO", "no-namespace", "namespace/name"),
+        ("LEADERBOARD_RECORDS_REPO", "a/b/c", "namespace/name"),
         ("HF_ENDPOINT", "huggingface.co", "must be an http(s) URL"),
     ],
 )
@@ -171,9 +177,9 @@ def test_a_bad_local_key_fails_at_boot_naming_the_variable(
 ) -> None:
     path = tmp_path / "key.json"
     path.write_bytes(content)
-    config = ledger.load_config({"EGOMEM_ANSWER_KEY": str(path)})
-    with pytest.raises(ledger.ConfigError, match=r"^EGOMEM_ANSWER_KEY") as caught:
-        ledger.load_key(config)
+    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(path)})
+    with pytest.raises(ledger.ConfigError, match=r"^LEADERBOARD_ANSWER_KEY") as caught:
+        ledger.load_key(config, TRACK)
     assert expected in str(caught.value)
 
 
@@ -186,9 +192,9 @@ def test_the_token_is_not_in_the_config_repr() -> None:
 
 
 def test_key_is_downloaded_with_a_read_token(board: HubServer) -> None:
-    status = ledger.load_key(hub_config(board))
+    status = ledger.load_key(hub_config(board), TRACK)
     assert status.key is not None and status.error is None and not status.demo
-    assert status.key.sha256 == evaluator.load_answer_key(DEMO_KEY_BYTES).sha256
+    assert status.key.sha256 == evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES).sha256
     assert status.origin == f"{PRIVATE} on the Hub"
     assert {r.path for r in board.requests} == {
         f"/datasets/{PRIVATE}/resolve/main/annotations_private.json"
@@ -199,7 +205,7 @@ def test_key_is_downloaded_with_a_read_token(board: HubServer) -> None:
 
 def test_the_private_repo_refuses_anonymous_clients(board: HubServer, tmp_path: Path) -> None:
     with pytest.raises(RepositoryNotFoundError):
-        hf_hub_download(PRIVATE, ledger.KEY_FILENAME, repo_type="dataset", endpoint=board.url,
+        hf_hub_download(PRIVATE, KEY_NAME, repo_type="dataset", endpoint=board.url,
                         token=False, cache_dir=tmp_path)
     assert [r.status for r in board.requests] == [401]
 
@@ -216,20 +222,20 @@ def test_a_refused_token_disables_score_with_a_clear_reason(
     board: HubServer, token: str, expected: str
 ) -> None:
     board.add_token("hf_other_users_token_123", user="other", repos=[BOARD])
-    status = ledger.load_key(hub_config(board, token=token))
+    status = ledger.load_key(hub_config(board, token=token), TRACK)
     assert status.key is None and not status.demo
     assert status.error is not None and expected in status.error
     assert PRIVATE in status.error and token not in status.error and token not in repr(status)
 
 
 def test_a_missing_or_invalid_key_on_the_hub_is_reported(board: HubServer) -> None:
-    board.commit(PRIVATE, deletes=[ledger.KEY_FILENAME])
-    status = ledger.load_key(hub_config(board))
+    board.commit(PRIVATE, deletes=[KEY_NAME])
+    status = ledger.load_key(hub_config(board), TRACK)
     assert status.key is None and status.error is not None
     assert "the repository has no annotations_private.json" in status.error
 
-    board.commit(PRIVATE, {ledger.KEY_FILENAME: b'{"samples": []}'})
-    status = ledger.load_key(hub_config(board))
+    board.commit(PRIVATE, {KEY_NAME: b'{"samples": []}'})
+    status = ledger.load_key(hub_config(board), TRACK)
     assert status.key is None and status.error is not None
     assert "is not a valid answer key" in status.error
 
@@ -237,7 +243,7 @@ def test_a_missing_or_invalid_key_on_the_hub_is_reported(board: HubServer) -> No
 def test_an_unreachable_hub_at_boot_returns_quickly(tmp_path: Path) -> None:
     config = ledger.load_config({"HF_TOKEN": SECRET, "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"})
     started = time.monotonic()
-    status = ledger.load_key(config, timeout_s=5)
+    status = ledger.load_key(config, TRACK, timeout_s=5)
     elapsed = time.monotonic() - started
     assert elapsed < 5  # refused at once; huggingface_hub's own back-off would take ~20 s
     assert status.key is None and status.error is not None
@@ -247,7 +253,7 @@ def test_an_unreachable_hub_at_boot_returns_quickly(tmp_path: Path) -> None:
 def test_a_key_that_failed_at_boot_is_retried_once_per_interval(board: HubServer) -> None:
     now = [0.0]
     board.stop()
-    keys = ledger.KeyLoader(hub_config(board), retry_s=60, timeout_s=5, clock=lambda: now[0])
+    keys = ledger.KeyLoader(hub_config(board), TRACK, retry_s=60, timeout_s=5, clock=lambda: now[0])
     assert keys().key is None
     board.start()
     board.reset_requests()
@@ -266,7 +272,7 @@ def test_a_key_that_failed_at_boot_is_retried_once_per_interval(board: HubServer
 def test_a_stalled_hub_at_boot_is_bounded(board: HubServer, stalled: str) -> None:
     fault = board.inject("/resolve/", method=stalled, delay_s=60)
     started = time.monotonic()
-    status = ledger.load_key(hub_config(board), timeout_s=0.5)
+    status = ledger.load_key(hub_config(board), TRACK, timeout_s=0.5)
     elapsed = time.monotonic() - started
     fault.release()  # let the abandoned download finish now rather than by its own timeouts
     assert elapsed < 5, elapsed  # 10x the bound; unbounded it would wait ~60 s
@@ -279,17 +285,17 @@ def test_a_stalled_hub_at_boot_is_bounded(board: HubServer, stalled: str) -> Non
 def test_demo_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     config = ledger.load_config({})
-    status = ledger.load_key(config)
+    status = ledger.load_key(config, TRACK)
     assert status.demo and status.origin == "synthetic demo key" and status.error is None
     assert status.key is not None and len(status.key) == 500
     store = ledger.board_store(config)
-    assert isinstance(store, ledger.LocalStore) and store.root == ledger.DEMO_BOARD_DIR
-    snap = ledger.BoardCache(store).snapshot()
+    assert isinstance(store, ledger.LocalStore) and store.root == BENCH.demo_board
+    snap = ledger.BoardCache(store, BENCH, TRACK).snapshot()
     assert not snap.stale and snap.error is None  # a missing demo board is an empty board
 
 
 def test_a_missing_board_folder_is_an_empty_board(tmp_path: Path) -> None:
-    snap = ledger.BoardCache(ledger.LocalStore(tmp_path / "absent")).snapshot()
+    snap = ledger.BoardCache(ledger.LocalStore(tmp_path / "absent"), BENCH, TRACK).snapshot()
     assert snap.records == () and not snap.stale and snap.last_success is not None
 
 
@@ -302,8 +308,9 @@ def test_a_record_round_trips_through_its_canonical_bytes() -> None:
     assert data.endswith(b"}\n") and ledger.Record.from_json(data) == record
     payload = json.loads(data)
     assert payload["created_at"] == "2026-07-13T10:00:00Z"
-    assert list(payload) == sorted(payload) and payload["schema_version"] == 1
-    assert payload["provenance"]["scorer_version"] == evaluator.SCORER_VERSION
+    assert list(payload) == sorted(payload) and payload["schema_version"] == 2
+    assert (payload["benchmark"], payload["track"]) == ("egomemreason", "memory")
+    assert payload["provenance"]["scorer_version"] == TRACK.scorer_version
     assert record.path() == f"submissions/{record.id}.json"
     assert ledger.Record.from_json(paper().to_json()).counts is None
 
@@ -315,11 +322,16 @@ def test_a_record_round_trips_through_its_canonical_bytes() -> None:
         ({"project_url": "javascript:alert(1)"}, "project_url: must be an http(s) URL"),
         ({"uses_frames": "vibes"}, "uses_frames: must be one of frames-only"),
         ({"uses_external": "no"}, "uses_external: Input should be a valid boolean"),
-        ({"metrics": {"overall": 50.0}}, "metrics: must have exactly the keys"),
-        ({"metrics": dict.fromkeys(evaluator.METRIC_KEYS, 101.0)}, "between 0 and 100"),
+        ({"metrics": {"overall": 50.0, "colour": 1.0}}, "metrics: must have keys among overall"),
+        ({"metrics": {"entity": 50.0}}, "metrics: must have keys among overall, entity"),
+        ({"metrics": dict.fromkeys(TRACK.metric_keys, 101.0)}, "between 0 and 100"),
         ({"team_name": "  "}, "team_name: must not be blank"),
-        ({"schema_version": 2}, "unsupported schema_version 2"),
-        ({"counts": {}}, "counts: must have exactly the keys"),
+        ({"schema_version": 3}, "unsupported schema_version 3"),
+        ({"schema_version": 1}, "a schema 1 record names no benchmark or track"),
+        ({"benchmark": None}, "a schema 2 record names its benchmark and track"),
+        ({"track": "decision"}, "it belongs to egomemreason/decision, not egomemreason/memory"),
+        ({"benchmark": "egoargus"}, "it belongs to egoargus/memory"),
+        ({"counts": {}}, "a paper record carries no counts"),
         ({"provenance": None, "source": "rescored"}, "a rescored record needs counts, n_abstained"),
         ({"supersedes": "SELF"}, "cannot supersede itself"),
         ({"colour": "red"}, "colour: Extra inputs are not permitted"),
@@ -333,7 +345,7 @@ def test_invalid_records_are_refused_with_the_field_named(
     if payload.get("supersedes") == "SELF":
         payload["supersedes"] = payload["id"]
     with pytest.raises(ledger.RecordError) as caught:
-        ledger.Record.from_json(json.dumps(payload).encode())
+        ledger.parse_record(json.dumps(payload).encode(), BENCH, TRACK)
     assert expected in str(caught.value)
 
 
@@ -341,7 +353,7 @@ def test_rescored_metrics_must_match_their_counts() -> None:
     payload = json.loads(rescored().to_json())
     payload["metrics"]["overall"] += 1
     with pytest.raises(ledger.RecordError, match="metrics do not match counts for overall"):
-        ledger.Record.from_json(json.dumps(payload).encode())
+        ledger.parse_record(json.dumps(payload).encode(), BENCH, TRACK)
 
 
 # --- the board from the Hub -------------------------------------------------------------------
@@ -351,7 +363,7 @@ def test_a_thousand_records_then_incremental_refreshes(board: HubServer) -> None
     board.page_size = 300  # exercises cursor paging: 4 pages for 1,000 records
     records = [paper(overall=(i * 7919) % 1000 / 10) for i in range(1000)]
     board.commit(BOARD, files_of(*records))
-    cache = ledger.BoardCache(store_of(board), clock=Clock())
+    cache = ledger.BoardCache(store_of(board), BENCH, TRACK, clock=Clock())
 
     snap = cache.snapshot()
     assert len(snap.records) == 1000 and snap.skipped == () and not snap.stale
@@ -363,7 +375,8 @@ def test_a_thousand_records_then_incremental_refreshes(board: HubServer) -> None
 
     board.reset_requests()
     cache.refresh()  # nothing changed
-    assert [(r.method, r.path) for r in board.requests] == [("GET", f"/api/datasets/{BOARD}")]
+    assert [(r.method, r.path) for r in board.requests] == [
+        ("GET", f"/api/datasets/{BOARD}/revision/main")]
 
     newcomer = paper(overall=100.0, method_name="Newcomer")
     board.commit(BOARD, files_of(newcomer))
@@ -379,7 +392,7 @@ def test_a_new_record_appears_after_the_ttl_and_not_before(board: HubServer) -> 
     clock = Clock()
     first = paper(overall=10)
     board.commit(BOARD, files_of(first))
-    cache = ledger.BoardCache(store_of(board), ttl_s=60, clock=clock)
+    cache = ledger.BoardCache(store_of(board), BENCH, TRACK, ttl_s=60, clock=clock)
     assert cache.snapshot().records == (first,)
 
     second = paper(overall=20)
@@ -399,7 +412,7 @@ def test_the_hub_going_away_serves_stale_data_and_logs_once(
     clock = Clock()
     first = paper(overall=10)
     board.commit(BOARD, files_of(first))
-    cache = ledger.BoardCache(store_of(board, timeout_s=2), ttl_s=60, clock=clock)
+    cache = ledger.BoardCache(store_of(board, timeout_s=2), BENCH, TRACK, ttl_s=60, clock=clock)
     loaded_at = clock.now
     assert cache.snapshot().records == (first,)
 
@@ -427,7 +440,7 @@ def test_the_hub_going_away_serves_stale_data_and_logs_once(
 
 def test_a_stalled_hub_does_not_hold_the_board_for_long(board: HubServer) -> None:
     board.commit(BOARD, files_of(paper()))
-    cache = ledger.BoardCache(store_of(board, timeout_s=0.3), clock=Clock())
+    cache = ledger.BoardCache(store_of(board, timeout_s=0.3), BENCH, TRACK, clock=Clock())
     assert len(cache.snapshot().records) == 1
     fault = board.inject(f"/api/datasets/{BOARD}", delay_s=60)
     started = time.monotonic()
@@ -454,7 +467,7 @@ def test_malformed_records_are_skipped_and_named_once(
         "submissions/README.md": b"not a record",
     })
     caplog.set_level(logging.WARNING, logger="ledger")
-    cache = ledger.BoardCache(store_of(board), clock=Clock())
+    cache = ledger.BoardCache(store_of(board), BENCH, TRACK, clock=Clock())
     snap = cache.snapshot()
     assert snap.records == (good,) and not snap.stale
     assert sorted(snap.skipped) == sorted([bad_json, bad_schema, wrong_name])
@@ -478,7 +491,7 @@ def test_errors_and_garbage_for_one_record_skip_it_until_it_heals(
     board.inject(b.path(), status=503)
     board.inject(c.path(), body=b'{"garbage": true}')
     caplog.set_level(logging.WARNING, logger="ledger")
-    cache = ledger.BoardCache(store_of(board), clock=Clock())
+    cache = ledger.BoardCache(store_of(board), BENCH, TRACK, clock=Clock())
     snap = cache.snapshot()
     assert snap.records == (a,) and sorted(snap.skipped) == sorted([b.path(), c.path()])
     assert not snap.stale  # the Hub answered: only those records are missing
@@ -500,15 +513,15 @@ def test_superseded_records_are_hidden(board: HubServer) -> None:
     correction = paper(overall=45, supersedes=original.id)
     orphan = paper(overall=30, supersedes=uuid4())  # supersedes nothing on the board: shown
     board.commit(BOARD, files_of(original, correction, orphan))
-    snap = ledger.BoardCache(store_of(board)).snapshot()
+    snap = ledger.BoardCache(store_of(board), BENCH, TRACK).snapshot()
     assert snap.records == (correction, orphan)
 
 
 def test_concurrent_callers_share_one_refresh(board: HubServer) -> None:
     board.commit(BOARD, files_of(paper()))
     clock = Clock()
-    cache = ledger.BoardCache(store_of(board), clock=clock)
-    stall = board.inject(f"/api/datasets/{BOARD}$", delay_s=0.3)
+    cache = ledger.BoardCache(store_of(board), BENCH, TRACK, clock=clock)
+    stall = board.inject(f"/api/datasets/{BOARD}/revision/main$", delay_s=0.3)
     results: list[ledger.BoardSnapshot] = []
 
     def call() -> None:
@@ -540,7 +553,7 @@ def test_concurrent_callers_share_one_refresh(board: HubServer) -> None:
 def test_a_hub_commit_names_method_and_team_and_never_overwrites(board: HubServer) -> None:
     record = rescored(method_name="MemAgent-7B", team_name="UNC")
     store = store_of(board, token=WRITE_TOKEN)
-    url = store.write(record)
+    url = store.write(record, ledger.commit_message(record, TRACK))
     assert url == f"{board.url}/datasets/{BOARD}/commit/{board.head(BOARD)}"
     assert board.files(BOARD)[record.path()] == record.to_json()
     message = board.commit_messages(BOARD)[-1]
@@ -575,17 +588,17 @@ def test_a_concurrent_commit_cannot_slip_in(board: HubServer) -> None:
 def test_a_read_token_cannot_publish(board: HubServer) -> None:
     board.add_token(SECRET, user="space")
     with pytest.raises(ledger.LedgerError, match="HTTP 403") as caught:
-        store_of(board, token=SECRET).write(paper())
+        store_of(board, token=SECRET).write(paper(), "Add a paper row")
     assert SECRET not in str(caught.value)
     assert board.files(BOARD).keys() == {".gitattributes"}
 
 
 def test_local_folder_mode(tmp_path: Path) -> None:
-    config = ledger.load_config({"EGOMEM_LEADERBOARD_DIR": str(tmp_path), "HF_TOKEN": SECRET})
+    config = ledger.load_config({"LEADERBOARD_RECORDS_DIR": str(tmp_path), "HF_TOKEN": SECRET})
     store = ledger.board_store(config)
     assert isinstance(store, ledger.LocalStore) and store.root == tmp_path
     clock = Clock()
-    cache = ledger.BoardCache(store, ttl_s=60, clock=clock)
+    cache = ledger.BoardCache(store, BENCH, TRACK, ttl_s=60, clock=clock)
     assert cache.snapshot().records == ()
 
     first = rescored()
@@ -636,17 +649,17 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
     board.add_token(SECRET, user="space", repos=[BOARD])
     config = hub_config(board, token=SECRET)
     texts = [repr(config), str(config)]
-    texts += [repr(ledger.load_key(config)), str(ledger.load_key(config).error)]
+    texts += [repr(ledger.load_key(config, TRACK)), str(ledger.load_key(config, TRACK).error)]
     store = ledger.board_store(config)
     board.commit(BOARD, {f"submissions/{uuid4()}.json": b"{}"})
-    cache = ledger.BoardCache(store, clock=Clock())
+    cache = ledger.BoardCache(store, BENCH, TRACK, clock=Clock())
     texts += [repr(store), repr(cache.snapshot())]
     for attempt in (lambda: store.write(paper(), "m"), lambda: store.read("submissions/x.json")):
         with pytest.raises(ledger.LedgerError) as caught:
             attempt()
         texts.append(str(caught.value))
     board.stop()
-    texts += [repr(cache.refresh()), str(ledger.load_key(config, timeout_s=1).error)]
+    texts += [repr(cache.refresh()), str(ledger.load_key(config, TRACK, timeout_s=1).error)]
     texts += [r.getMessage() for r in caplog.records]
     assert len(texts) > 10 and not [t for t in texts if SECRET in t]
 
@@ -656,9 +669,14 @@ def test_importing_ledger_does_no_io() -> None:
     code = """
 import sys
 import ast, pathlib
-for node in ast.parse(pathlib.Path("ledger.py").read_text()).body:
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        exec(compile(ast.Module([node], []), "ledger-imports", "exec"))
+ours = ("ledger",)  # spec and evaluator are loaded first, as any other import
+for path in pathlib.Path("ledger").glob("*.py"):
+    for node in ast.parse(path.read_text()).body:
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
+            a.name for a in getattr(node, "names", [])]
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not any(
+                n.split(".")[0] in ours for n in names):
+            exec(compile(ast.Module([node], []), "ledger-imports", "exec"))
 seen = []
 sys.addaudithook(lambda event, args: seen.append((event, str(args[0])))
                  if event in ("open", "socket.connect", "os.scandir") else None)
@@ -709,3 +727,90 @@ def test_the_loopback_hub_serves_ranges(board: HubServer) -> None:
         missing = client.get(url.replace("f.bin", "nope"))
         assert missing.status_code == 404 and missing.headers["X-Error-Code"] == "EntryNotFound"
 
+
+
+# --- one benchmark among several --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(ledger.config.RENAMED.items()))
+def test_an_old_variable_stops_the_boot_naming_its_new_name(old: str, new: str) -> None:
+    with pytest.raises(ledger.ConfigError) as caught:
+        ledger.load_config({old: "1"})
+    assert f"{old} is now {new}" in str(caught.value)
+
+
+def test_the_benchmark_is_chosen_by_id_or_folder_and_its_repos_are_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argus = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"})
+    assert argus.benchmark.id == "egoargus"
+    assert (argus.private_repo, argus.records_repo) == (
+        argus.benchmark.hub.private_repo, argus.benchmark.hub.records_repo)
+    by_path = ledger.load_config({"LEADERBOARD_BENCHMARK": str(ROOT / "benchmarks" / "egoargus")})
+    assert by_path.benchmark == argus.benchmark
+    with pytest.raises(ledger.ConfigError, match=r"^LEADERBOARD_BENCHMARK: no benchmark 'nope'"):
+        ledger.load_config({"LEADERBOARD_BENCHMARK": "nope"})
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "benchmark.toml").write_text('id = "Bad Id"\n')
+    with pytest.raises(ledger.ConfigError, match=r"(?s)^LEADERBOARD_BENCHMARK: .*- id: expected"):
+        ledger.load_config({"LEADERBOARD_BENCHMARK": str(broken)})
+
+
+def test_records_of_another_benchmark_or_track_are_skipped_with_a_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ours, theirs = paper(50.0), paper(60.0, benchmark="egoargus", track="understanding")
+    other_track = paper(70.0, track="decision")
+    store = ledger.LocalStore(tmp_path)
+    for record in (ours, theirs, other_track):
+        store.write(record)
+    with caplog.at_level(logging.WARNING):
+        snap = ledger.BoardCache(store, BENCH, TRACK, clock=Clock()).snapshot()
+    assert [r.id for r in snap.records] == [ours.id]
+    assert set(snap.skipped) == {theirs.path(), other_track.path()}
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "it belongs to egoargus/understanding, not egomemreason/memory" in logged
+    assert "it belongs to egomemreason/decision" in logged
+
+
+def test_schema_1_records_belong_to_the_track_the_spec_names_for_them(tmp_path: Path) -> None:
+    payload = json.loads(paper(42.0).to_json())
+    payload.update(schema_version=1)
+    del payload["benchmark"], payload["track"]
+    (tmp_path / "submissions").mkdir()
+    (tmp_path / "submissions" / f"{payload['id']}.json").write_text(json.dumps(payload))
+    store = ledger.LocalStore(tmp_path)
+    assert [r.metrics["overall"] for r in
+            ledger.BoardCache(store, BENCH, TRACK).snapshot().records] == [42.0]
+    argus = spec.load_benchmark("egoargus")
+    assert argus.unnamed_records_track is None
+    snap = ledger.BoardCache(store, argus, argus.track()).snapshot()
+    assert snap.records == () and len(snap.skipped) == 1
+
+
+def test_a_key_that_disagrees_with_its_spec_disables_score_with_the_reason(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    samples = json.loads(DEMO_KEY_BYTES)["samples"][:-1]  # one Activity Pattern question short
+    path = tmp_path / KEY_NAME
+    path.write_text(json.dumps(samples))
+    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(path)})
+    with caplog.at_level(logging.ERROR):
+        status = ledger.load_key(config, TRACK)
+    assert status.key is None and status.error is not None
+    assert "disagrees with" in status.error and "benchmark.toml" in status.error
+    assert "Activity Pattern has 49 (expected 50)" in status.error
+    assert "Score is disabled" in status.error and "validate_benchmark.py" in status.error
+    assert any("Activity Pattern has 49" in r.getMessage() for r in caplog.records)
+
+
+def test_the_egoargus_demo_key_loads_in_demo_mode(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"})
+    track = config.benchmark.track()
+    status = ledger.load_key(config, track)
+    assert status.demo and status.key is not None and len(status.key) == 6978
+    assert ledger.board_store(config).root == config.benchmark.demo_board  # type: ignore[attr-defined]

@@ -14,13 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import evaluator
+import spec
 from bench.load import run_load
 from bench.procs import rss_bytes
 from tests.app_server import AppServer
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = evaluator.load_answer_key((ROOT / "demo" / "annotations_private.json").read_bytes())
-SAMPLE = json.loads((ROOT / "demo" / "sample_submission.json").read_bytes())
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO = BENCH.demo_dir
+KEY = evaluator.load_answer_key(TRACK, (DEMO / "annotations_private.json").read_bytes())
+SAMPLE = json.loads((DEMO / "sample_submission.json").read_bytes())
 CLIENTS, WARM_UP, REQUESTS = 8, 64, 500
 TIME_LIMIT_S = 120.0
 RSS_GROWTH_LIMIT = 20 * 2**20
@@ -58,7 +62,7 @@ def test_variants_score_differently() -> None:
 
 
 def test_500_scores_from_8_clients_without_errors_or_memory_growth() -> None:
-    with AppServer(env={"EGOMEM_SCORE_LIMIT": "100000"}) as server:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "100000"}) as server:
         assert server.proc is not None
         warm = run_load(server.url, "score", PAYLOADS, clients=CLIENTS, requests=WARM_UP,
                         time_limit_s=TIME_LIMIT_S, check=right_numbers, via="session")
