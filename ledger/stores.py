@@ -272,9 +272,15 @@ class HubStore:
         return response
 
     def head(self) -> str:
-        """The repo's current commit: one request."""
+        """The current commit of main: one request.
+
+        It names the revision (``/api/datasets/<repo>/revision/main``): the Hub answers both
+        forms, but Hub-compatible mirrors such as olah serving local git repos answer only this
+        one (the bare form gets 401 "Repository not found" there).
+        """
         try:
-            info = self._api.dataset_info(self.repo_id, expand=["sha"], timeout=self.timeout_s)
+            info = self._api.dataset_info(self.repo_id, revision=constants.DEFAULT_REVISION,
+                                          expand=["sha"], timeout=self.timeout_s)
         except Exception as exc:
             raise self._error(exc, "reading the head commit of") from None
         if not info.sha:
