@@ -18,7 +18,16 @@ $(VENV)/.dev-deps: requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $@ $(VENV)/.run-deps
 
-## run: start the Space on the demo data at http://127.0.0.1:7860
+# olah (a Hub mirror, tests/test_olah.py) in its own venv: its pins fight gradio's.
+OLAH_VENV := .venv-olah
+OLAH_VERSION := 0.5.4
+
+$(OLAH_VENV)/.olah-$(OLAH_VERSION):
+	$(PYTHON) -m venv $(OLAH_VENV)
+	$(OLAH_VENV)/bin/pip install -q --disable-pip-version-check olah==$(OLAH_VERSION)
+	touch $@
+
+## run: start the Space (LEADERBOARD_BENCHMARK, default egomemreason) at http://127.0.0.1:7860
 run: $(VENV)/.run-deps
 	$(BIN)/python app.py
 
@@ -35,12 +44,12 @@ lint: $(VENV)/.dev-deps
 	$(BIN)/mypy
 
 ## test: lint, type-check and run the whole suite
-test: $(VENV)/.dev-deps chromium lint
+test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium lint
 	$(BIN)/python -m pytest
 
-## demo-data: regenerate the synthetic demo key, public file and sample submission
+## demo-data: regenerate every benchmark's synthetic demo key, public file and sample submission
 demo-data: $(VENV)/.run-deps
-	$(BIN)/python scripts/make_demo_data.py
+	for script in benchmarks/*/demo/make_demo_data.py; do $(BIN)/python $$script || exit 1; done
 
 ## bench: rerun the benchmarks (P1-P4, large load) and rewrite BENCHMARKS.md (~8 min)
 bench: $(VENV)/.dev-deps
