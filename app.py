@@ -1,8 +1,16 @@
-"""The EgoMemReason leaderboard Space: About, Leaderboard and Score.
+"""A benchmark's leaderboard Space: Leaderboard, Score and About.
 
-``build_demo`` assembles the page from what ``ledger`` loaded; nothing here touches the network
-or reads data at import. ``python app.py`` (or ``make run``) serves it on
-http://127.0.0.1:7860, or where ``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` say.
+The benchmark comes from its spec (``benchmarks/<id>/benchmark.toml``, chosen by
+``LEADERBOARD_BENCHMARK``): this module knows none. ``build_demo`` assembles the page from the
+spec and what ``ledger`` loaded; nothing here touches the network or reads data at import.
+``python app.py`` (or ``make run``) serves it on http://127.0.0.1:7860, or where
+``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` say.
+
+Example::
+
+    config = ledger.load_config()
+    demo = build_from_config(config)  # the benchmark's first track
+    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
 """
 
 from __future__ import annotations
@@ -16,10 +24,11 @@ import logging
 import os
 import re
 import shutil
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,61 +42,43 @@ from gradio.components.plot import PlotData
 
 import evaluator
 import ledger
-from evaluator import METRIC_KEYS, QUERY_TYPE_KEYS, Count
+from evaluator import Count
+from spec import Benchmark, Track
 
-log = logging.getLogger("egomemreason.app")
-
-ROOT = Path(__file__).resolve().parent
-ABOUT_PATH = ROOT / "ABOUT.md"
-CITATION_PATH = ROOT / "CITATION.bib"
 MAX_FILE_SIZE = "5mb"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_CACHE = (60, 120)  # delete uploads older than 120 s, checking every 60 s
 
-METRIC_LABELS: dict[str, str] = {
-    "overall": "Overall",
-    "entity": "Entity",
-    "event": "Event",
-    "behavior": "Behavior",
-    "cumulative_state_tracking": "Tracking",
-    "temporal_counting": "Counting",
-    "event_ordering": "Ordering",
-    "event_linking": "Linking",
-    "spatial_preference": "Spatial",
-    "activity_pattern": "Activity",
-}
-QUERY_TYPE_NAMES = {key: name for name, (key, _) in evaluator.QUERY_TYPES.items()}
 SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
 #: How the Source column shows them: re-scored rows stand out from paper-reported ones.
 SOURCE_BADGES = {"rescored": "**✓ Re-scored**", "paper": "*Paper-reported*"}
 NOT_REPORTED = "Not reported"
 SIZE_BUCKETS = ("< 10B", "10B – 40B", "≥ 40B", "API / not stated")
 EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
+#: The header's links, in this order, for those a spec gives.
+LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}
 
-INFO_COLUMNS = ["Rank", "Method", "Overall", "Rank range", "Team", "Size", "External data",
-                "Video input", "Source"]
-METRIC_COLUMNS = [METRIC_LABELS[k] for k in METRIC_KEYS]
-TAIL_COLUMNS = ["Overall 95% CI", "Date", "Links", "Note"]
-# Rank, Method and Overall lead every group, so a phone shows the score without scrolling.
-COLUMN_GROUPS: dict[str, list[str]] = {
-    "Memory types": ["Rank", "Method", "Overall", "Entity", "Event", "Behavior", "Rank range",
-                     "Source", "Team", "Size", "Date"],
-    "Query types": ["Rank", "Method", "Overall", *[METRIC_LABELS[k] for k in QUERY_TYPE_KEYS],
-                    "Source"],
-    "Details": ["Rank", "Method", "Overall", "Overall 95% CI", "Rank range", "Team", "Size",
-                "External data", "Video input", "Source", "Date", "Links", "Note"],
-    "All": [*INFO_COLUMNS, *[c for c in METRIC_COLUMNS if c != "Overall"], *TAIL_COLUMNS],
-}
-COLUMN_WIDTHS = {"Rank": "62px", "Rank range": "86px", "Method": "200px", "Team": "200px",
-                 "Size": "80px", "Source": "136px", "Date": "108px", "Links": "140px",
-                 "Note": "260px", "Overall 95% CI": "120px", "External data": "96px",
-                 "Video input": "150px"}
-DATATYPES: dict[str, Literal["str", "number", "markdown"]] = {
-    "Rank": "number", "Method": "markdown", "Source": "markdown", "Links": "markdown",
-    **{c: "number" for c in METRIC_COLUMNS},
-}
+#: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
+#: "input" are named by the track's ranking metric and the benchmark's input label.
+INFO_LABELS = {"rank_range": "Rank range", "source": "Source", "team": "Team", "size": "Size",
+               "date": "Date", "external": "External data", "links": "Links", "note": "Note"}
+#: The generic groups after the spec's views, as info columns in order.
+DETAILS = ("ci", "rank_range", "team", "size", "external", "input", "source", "date", "links",
+           "note")
+ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then the metrics
+ALL_TAIL = ("ci", "date", "links", "note")
+WIDTHS = {"rank_range": "86px", "team": "200px", "size": "80px", "source": "136px",
+          "date": "108px", "links": "140px", "note": "260px", "ci": "120px",
+          "external": "96px", "input": "150px"}
+DEFAULT_WIDTH_PX = 84
+DEFAULT_WIDTH = f"{DEFAULT_WIDTH_PX}px"
+#: A metric column is as wide as its header's longest word needs, at least the default width
+#: (which holds 8 characters).
+HEADER_CHAR_PX, HEADER_PAD_PX = 9, 12
+#: Columns of the board frame that are never shown: ids and what filters and search read.
+HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_text"]
 
 CSS = """
 .gradio-container {max-width: 1280px !important; margin: auto; overflow-x: hidden;}
@@ -100,6 +91,7 @@ CSS = """
 .gradio-container, .gradio-container main, .gradio-container .column {min-width: 0 !important;}
 #about-text pre {white-space: pre-wrap; overflow-wrap: anywhere;}
 #about-text table {display: block; overflow-x: auto;}
+#about-text th, #about-text td {overflow-wrap: normal; word-break: normal;}
 #board-table, #score-table, #board-chart, #score-chart, #citation, #about-text {
   max-width: calc(100vw - 72px); overflow-x: auto;}
 #board-table, #score-table {--font-mono: var(--font);}
@@ -110,12 +102,18 @@ CSS = """
 """
 
 
+def app_logger(bench: Benchmark) -> logging.Logger:
+    """The app's log, named by the benchmark ("egomemreason.app")."""
+    return logging.getLogger(f"{bench.id}.app")
+
+
 # --- configuration of the app itself ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class ScoreLimits:
-    """How many scored submissions one client may make per window (EGOMEM_SCORE_*, SPACE_ID)."""
+    """How many scored submissions one client may make per window (LEADERBOARD_SCORE_*,
+    SPACE_ID)."""
 
     limit: int = ledger.SCORE_LIMIT
     window_s: float = ledger.SCORE_WINDOW_S
@@ -200,22 +198,88 @@ def client_address(request: gr.Request | None, on_space: bool) -> str:
 # --- the board as a table (pure) ----------------------------------------------------------------
 
 
-def _split_totals() -> dict[str, int]:
-    per_type = {k: Count(correct=0, total=n) for k, n in evaluator.SPLIT_SIZES.items()}
-    return {k: c.total for k, c in evaluator.aggregate(per_type).items()}
+class LayoutError(ValueError):
+    """A spec's board would show two columns, or two column groups, under one header."""
 
 
-SPLIT_TOTALS = _split_totals()
+@dataclass(frozen=True)
+class BoardLayout:
+    """How a track's board is shown: its column groups, headers, cell types and widths."""
+
+    groups: Mapping[str, tuple[str, ...]]  # title -> headers; the spec's views, Details, All
+    metrics: Mapping[str, str]  # metric key -> header, in display order
+    info: Mapping[str, str]  # info column of the spec's vocabulary -> header
+    datatypes: Mapping[str, Literal["str", "number", "markdown"]]
+    widths: Mapping[str, str]
+
+    @property
+    def ranking(self) -> str:
+        """The ranking metric's header (it leads every group after Rank and Method)."""
+        return next(iter(self.metrics.values()))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every shown column, in the order of the "All" group."""
+        return self.groups["All"]
 
 
-def record_counts(record: ledger.Record) -> dict[str, Count]:
-    """A record's counts; for paper rows, its percentages over the benchmark's split sizes."""
+def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
+    """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
+    metric, then the view's metrics and columns), then Details and All; LayoutError if two
+    columns or groups would share a header."""
+    metrics = {track.ranking: track.labels[track.ranking]}
+    metrics.update({k: track.labels[k] for k in track.metric_keys if k != track.ranking})
+    info = {**INFO_LABELS, "ci": f"{metrics[track.ranking]} 95% CI", "input": bench.input.label}
+    lead = ("Rank", "Method", metrics[track.ranking])
+    groups: dict[str, tuple[str, ...]] = {}
+    problems: list[str] = []
+    for view in track.views:
+        if view.title in groups or view.title in ("Details", "All"):
+            problems.append(f"the column group {view.title!r} is declared twice (Details and "
+                            "All are the app's)")
+        groups[view.title] = (*lead, *(metrics[k] for k in view.metrics if k != track.ranking),
+                              *(info[c] for c in view.columns))
+    groups["Details"] = (*lead, *(info[c] for c in DETAILS))
+    groups["All"] = (*lead, *(info[c] for c in ALL_HEAD),
+                     *(label for k, label in metrics.items() if k != track.ranking),
+                     *(info[c] for c in ALL_TAIL))
+    for title, headers in groups.items():
+        twice = sorted({h for h in headers if headers.count(h) > 1})
+        if twice:
+            problems.append(f"the column group {title!r} has the header(s) "
+                            f"{', '.join(map(repr, twice))} more than once")
+    if problems:
+        raise LayoutError(f"{bench.id}/{track.id}: the board cannot be laid out: "
+                          f"{'; '.join(problems)}. Rename the labels or view titles in "
+                          f"{bench.folder / 'benchmark.toml'}")
+    datatypes: dict[str, Literal["str", "number", "markdown"]] = {
+        "Rank": "number", "Method": "markdown", info["source"]: "markdown",
+        info["links"]: "markdown", **{label: "number" for label in metrics.values()}}
+    widths = {"Rank": "62px", "Method": "200px", **{info[c]: w for c, w in WIDTHS.items()},
+              **{label: _metric_width(label) for label in metrics.values()}}
+    return BoardLayout(groups, metrics, info, datatypes, widths)
+
+
+def _metric_width(label: str) -> str:
+    """Wide enough that a header breaks between words, not inside one ("Contradi-ctory")."""
+    longest = max((len(word) for word in label.split()), default=0)
+    return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
+
+
+def _macro_keys(track: Track) -> set[str]:
+    return {a.key for a in track.summaries if a.aggregation == "macro"}
+
+
+def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
+    """A record's counts; for paper rows, its percentages over the track's sizes (a macro mean
+    has no count of its own to recover, so it gets none)."""
     if record.counts is not None:
         return dict(record.counts)
+    macro = _macro_keys(track)
     return {
         key: Count(correct=round(record.metrics[key] * total / 100), total=total)
-        for key, total in SPLIT_TOTALS.items()
-        if key in record.metrics
+        for key, total in track.sizes.items()
+        if key in record.metrics and key not in macro
     }
 
 
@@ -255,8 +319,9 @@ def _yes_no(value: bool | None) -> str:
     return NOT_REPORTED if value is None else "Yes" if value else "No"
 
 
-def _video_input(value: str | None) -> str:
-    return NOT_REPORTED if value is None else ledger.VIDEO_INPUTS.get(value, value)
+def input_label(value: str | None, bench: Benchmark) -> str:
+    """How the board shows a record's ``uses_frames``: its label among the spec's choices."""
+    return NOT_REPORTED if value is None else bench.input.choices.get(value, value)
 
 
 def _md_escape(text: str) -> str:
@@ -272,10 +337,18 @@ def _links(record: ledger.Record) -> str:
     return " · ".join(parts)
 
 
-def board_frame(records: Sequence[ledger.Record]) -> pd.DataFrame:
-    """The whole board, best Overall first, with unrounded metrics and the rank columns."""
-    rows = sorted(records, key=lambda r: (-r.metrics.get("overall", 0.0), r.method_name))
-    counts = [record_counts(r)["overall"] for r in rows]
+def _ranking_count(record: ledger.Record, track: Track) -> Count:
+    return record_counts(record, track)[track.ranking]
+
+
+def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
+                track: Track) -> pd.DataFrame:
+    """The whole board, best ranking metric first, with unrounded metrics and the rank columns
+    (the "All" group's columns, then the hidden ones)."""
+    layout = board_layout(bench, track)
+    info, ranking = layout.info, track.ranking
+    rows = sorted(records, key=lambda r: (-r.metrics.get(ranking, 0.0), r.method_name))
+    counts = [_ranking_count(r, track) for r in rows]
     intervals = [evaluator.wilson_interval(c.correct, c.total) for c in counts]
     ranks = rank_ranges(intervals)
     table = []
@@ -283,32 +356,35 @@ def board_frame(records: Sequence[ledger.Record]) -> pd.DataFrame:
         method = _md_escape(record.method_name) + (" †" if record.note else "")
         if record.project_url:
             method = f"[{method}]({record.project_url})"
+        shown_input = input_label(record.uses_frames, bench)
+        external = _yes_no(record.uses_external)
         row: dict[str, Any] = {
             "Rank": best,
-            "Rank range": f"{best}" if best == worst else f"{best}–{worst}",
+            info["rank_range"]: f"{best}" if best == worst else f"{best}–{worst}",
             "Method": method,
-            "Team": record.team_name,
-            "Size": record.model_size or "—",
-            "External data": _yes_no(record.uses_external),
-            "Video input": _video_input(record.uses_frames),
-            "Source": SOURCE_BADGES[record.source],
+            info["team"]: record.team_name,
+            info["size"]: record.model_size or "—",
+            info["external"]: external,
+            info["input"]: shown_input,
+            info["source"]: SOURCE_BADGES[record.source],
         }
-        row.update({METRIC_LABELS[k]: record.metrics.get(k) for k in METRIC_KEYS})
+        row.update({label: record.metrics.get(k) for k, label in layout.metrics.items()})
         row.update({
-            "Overall 95% CI": f"{low:.1f}–{high:.1f}",
-            "Date": record.created_at.date().isoformat(),
-            "Links": _links(record),
-            "Note": record.note or "",
+            info["ci"]: f"{low:.1f}–{high:.1f}",
+            info["date"]: record.created_at.date().isoformat(),
+            info["links"]: _links(record),
+            info["note"]: record.note or "",
             "_id": str(record.id),
             "_name": record.method_name,
             "_source": record.source,
             "_size": size_bucket(record.model_size),
+            "_external": external,
+            "_input": shown_input,
             "_text": " ".join([record.method_name, record.team_name, record.model_size,
                                record.method_description]).lower(),
         })
         table.append(row)
-    columns = [*COLUMN_GROUPS["All"], "_id", "_name", "_source", "_size", "_text"]
-    return pd.DataFrame(table, columns=columns)
+    return pd.DataFrame(table, columns=[*layout.columns, *HIDDEN_COLUMNS])
 
 
 @dataclass(frozen=True)
@@ -318,24 +394,26 @@ class BoardFilter:
     search: str = ""
     sources: tuple[str, ...] = tuple(SOURCE_LABELS.values())
     external: tuple[str, ...] = EXTERNAL_CHOICES
-    video_inputs: tuple[str, ...] = ()  # empty: any
+    inputs: tuple[str, ...] = ()  # labels of the spec's input choices; empty: any
     sizes: tuple[str, ...] = SIZE_BUCKETS
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         sources = {key for key, label in SOURCE_LABELS.items() if label in self.sources}
-        keep = frame["_source"].isin(sources) & frame["External data"].isin(self.external)
+        keep = frame["_source"].isin(sources) & frame["_external"].isin(self.external)
         keep &= frame["_size"].isin(self.sizes)
-        if self.video_inputs:
-            keep &= frame["Video input"].isin(self.video_inputs)
+        if self.inputs:
+            keep &= frame["_input"].isin(self.inputs)
         for word in self.search.lower().split():
             keep &= frame["_text"].str.contains(word, regex=False)
         return frame[keep]
 
 
-def visible_columns(frame: pd.DataFrame, group: str) -> pd.DataFrame:
-    """The columns of one column group (metrics unrounded: ``one_decimal`` formats them)."""
-    columns = COLUMN_GROUPS.get(group, COLUMN_GROUPS["Memory types"])
-    return frame[columns]
+def visible_columns(frame: pd.DataFrame, group: str, bench: Benchmark,
+                    track: Track) -> pd.DataFrame:
+    """The columns of one column group, the first if unknown (metrics unrounded:
+    ``one_decimal`` formats them)."""
+    groups = board_layout(bench, track).groups
+    return frame[list(groups.get(group, next(iter(groups.values()))))]
 
 
 def one_decimal(frame: pd.DataFrame, columns: Sequence[str]) -> Any:
@@ -344,17 +422,19 @@ def one_decimal(frame: pd.DataFrame, columns: Sequence[str]) -> Any:
     return frame.style.format("{:.1f}", subset=present, na_rep="—")
 
 
-def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[dict[str, Any]]:
+def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
+                track: Track) -> list[dict[str, Any]]:
     """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included."""
     by_id = {str(r.id): r for r in records}
+    ranking = track.ranking
     rows = []
     for _, row in frame.iterrows():
         record = by_id[row["_id"]]
-        overall = record_counts(record)["overall"]
-        low, high = evaluator.wilson_interval(overall.correct, overall.total)
+        count = _ranking_count(record, track)
+        low, high = evaluator.wilson_interval(count.correct, count.total)
         out: dict[str, Any] = {
             "rank": int(row["Rank"]),
-            "rank_range": row["Rank range"],
+            "rank_range": row[INFO_LABELS["rank_range"]],
             "id": row["_id"],
             "method_name": record.method_name,
             "team_name": record.team_name,
@@ -363,12 +443,14 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
             "uses_frames": record.uses_frames,
             "source": record.source,
         }
-        out.update({k: record.metrics.get(k) for k in METRIC_KEYS})
+        out.update({k: record.metrics.get(k) for k in track.metric_keys})
         out.update({
-            "overall_ci_low": low,
-            "overall_ci_high": high,
+            f"{ranking}_ci_low": low,
+            f"{ranking}_ci_high": high,
+            # In the track's display order, whatever order the record file has.
             "counts": None if record.counts is None
-            else {k: c.model_dump() for k, c in record.counts.items()},
+            else {k: record.counts[k].model_dump() for k in track.metric_keys
+                  if k in record.counts},
             "n_abstained": record.n_abstained,
             "created_at": record.created_at.isoformat(),
             "project_url": record.project_url,
@@ -380,18 +462,20 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record]) -> list[d
     return rows
 
 
-CHART_KEYS = ("overall", *QUERY_TYPE_KEYS)
+def chart_keys(track: Track) -> tuple[str, ...]:
+    """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
+    groups of the first grouping."""
+    return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
 
 
 @functools.lru_cache(maxsize=128)
-def _chart_spec(entries: tuple[str, ...], title: str) -> str:
+def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str) -> str:
     """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
-    order = [METRIC_LABELS[k] for k in CHART_KEYS]
     chart = (
         alt.Chart(title=title)
         .mark_bar(cornerRadiusEnd=2)
         .encode(
-            y=alt.Y("Split:N", sort=order, title=None),
+            y=alt.Y("Split:N", sort=list(order), title=None),
             yOffset=alt.YOffset("Entry:N", sort=list(entries)),
             x=alt.X("Accuracy (%):Q", scale=alt.Scale(domain=[0, 100])),
             color=alt.Color("Entry:N", sort=list(entries),
@@ -408,16 +492,18 @@ def _chart_spec(entries: tuple[str, ...], title: str) -> str:
     return str(chart.to_json())
 
 
-def split_chart(series: dict[str, dict[str, float]], title: str) -> PlotData:
-    """Grouped horizontal bars: a group per split (Overall, six query types), a bar per series.
+def split_chart(series: dict[str, dict[str, float]], title: str, track: Track) -> PlotData:
+    """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series.
 
     Horizontal, so the chart fits the width of any screen and only grows in height.
     """
-    spec = json.loads(_chart_spec(tuple(series), title))
+    keys = chart_keys(track)
+    labels = track.labels
+    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title))
     spec.pop("datasets", None)
     spec["data"] = {"values": [
-        {"Split": METRIC_LABELS[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
-        for name, metrics in series.items() for k in CHART_KEYS if k in metrics
+        {"Split": labels[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
+        for name, metrics in series.items() for k in keys if k in metrics
     ]}
     return PlotData(type="altair", plot=json.dumps(spec))
 
@@ -425,26 +511,33 @@ def split_chart(series: dict[str, dict[str, float]], title: str) -> PlotData:
 # --- score presentation (pure) ------------------------------------------------------------------
 
 
-def score_table(result: evaluator.ScoreResult) -> pd.DataFrame:
+def score_table(result: evaluator.ScoreResult, track: Track) -> pd.DataFrame:
+    """A row per metric of the track, by its long name, shown to one decimal.
+
+    A macro mean is not correct / questions, so its row shows no "Correct" count.
+    """
+    macro = _macro_keys(track)
     rows = []
-    for key in METRIC_KEYS:
+    for key in track.metric_keys:
+        if key not in result.counts:
+            continue
         count, (low, high) = result.counts[key], result.intervals[key]
-        name = QUERY_TYPE_NAMES.get(key, METRIC_LABELS[key])
         # Text, shown to one decimal: the /score JSON carries the numbers at full precision.
-        rows.append({"Split": name, "Accuracy (%)": f"{result.metrics[key]:.1f}",
-                     "Correct": count.correct, "Questions": count.total,
-                     "95% CI": f"{low:.1f}–{high:.1f}"})
+        rows.append({"Split": track.names[key], "Accuracy (%)": f"{result.metrics[key]:.1f}",
+                     "Correct": "—" if key in macro else count.correct,
+                     "Questions": count.total, "95% CI": f"{low:.1f}–{high:.1f}"})
     return pd.DataFrame(rows)
 
 
-def score_summary(result: evaluator.ScoreResult) -> str:
-    overall, (low, high) = result.counts["overall"], result.intervals["overall"]
+def score_summary(result: evaluator.ScoreResult, track: Track) -> str:
+    ranking = track.ranking
+    count, (low, high) = result.counts[ranking], result.intervals[ranking]
     abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
                  "without an answer (scored as wrong)")
     version = f" · answer key {result.key_version}" if result.key_version else ""
     return (
-        f"### Overall: {result.metrics['overall']:.1f} %\n"
-        f"{overall.correct} of {overall.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
+        f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
+        f"{count.correct} of {count.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
         f"{abstained}{version}\n\n"
         f"File sha256 `{result.submission_sha256[:16]}…` (quote it when you e-mail the file "
         "to get listed). Nothing about this file was stored."
@@ -456,10 +549,35 @@ def score_json(result: evaluator.ScoreResult) -> dict[str, Any]:
     return result.model_dump(mode="json", exclude={"answer_key_sha256"})
 
 
+# --- the page's texts (pure) --------------------------------------------------------------------
+
+
+def header_markdown(bench: Benchmark) -> str:
+    """The title, the spec's description and the links it gives."""
+    given = bench.links.model_dump()
+    links = " · ".join(f"[{label}]({given[name]})" for name, label in LINK_LABELS.items()
+                       if given.get(name))
+    return f"# {bench.title} Leaderboard\n{bench.description}" + (f" {links}" if links else "")
+
+
+def demo_banner(bench: Benchmark) -> str:
+    return ("**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
+            f"here are not {bench.title} results. Configure the real key and board as the "
+            "README says.")
+
+
+def score_help(track: Track) -> str:
+    fields = track.fields
+    return (f'Upload a submission (a JSON list of `{{"{fields.id}", "{fields.prediction}"}}`, '
+            "5 MB at most) to score it privately against the held-out answer key. Nothing is "
+            "stored, and you never see which questions were right. See **About** for the "
+            "format and how to get listed.")
+
+
 # --- the page -----------------------------------------------------------------------------------
 
 
-def _read_upload(path: str | None, upload_dir: str) -> bytes:
+def _read_upload(path: str | None, upload_dir: str, track: Track) -> bytes:
     """The bytes of a file the visitor uploaded; any other path on the server is refused."""
     if not path:
         raise gr.Error("Choose a submission .json file to score.", print_exception=False)
@@ -469,8 +587,8 @@ def _read_upload(path: str | None, upload_dir: str) -> bytes:
         raise gr.Error("Upload the file through /gradio_api/upload first, then pass the path "
                        "it returns.", print_exception=False)
     if file.suffix.lower() != ".json":
-        raise gr.Error("Upload a .json file (a JSON list of example_id/predicted_answer "
-                       "objects).", print_exception=False)
+        raise gr.Error(f"Upload a .json file (a JSON list of {track.fields.id}/"
+                       f"{track.fields.prediction} objects).", print_exception=False)
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
@@ -485,8 +603,9 @@ def _read_upload(path: str | None, upload_dir: str) -> bytes:
 class _Exports:
     """CSV/JSON files of a board view, named by content so identical views share one file."""
 
-    def __init__(self) -> None:
-        self._dir = Path(tempfile.mkdtemp(prefix="egomem-exports-"))
+    def __init__(self, stem: str) -> None:
+        self._stem = stem  # "<benchmark>-leaderboard"
+        self._dir = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-"))
 
     def write(self, rows: list[dict[str, Any]]) -> tuple[str, str]:
         frame = pd.DataFrame(rows).drop(columns=["counts"], errors="ignore")
@@ -498,13 +617,12 @@ class _Exports:
             self._prune()
             tmp = Path(tempfile.mkdtemp(dir=self._dir))
             for ext, payload in payloads.items():
-                (tmp / f"egomemreason-leaderboard.{ext}").write_bytes(payload)
+                (tmp / f"{self._stem}.{ext}").write_bytes(payload)
             try:
                 tmp.rename(folder)
             except OSError:  # another request wrote the same view first
                 shutil.rmtree(tmp, ignore_errors=True)
-        return (str(folder / "egomemreason-leaderboard.csv"),
-                str(folder / "egomemreason-leaderboard.json"))
+        return str(folder / f"{self._stem}.csv"), str(folder / f"{self._stem}.json")
 
     def _prune(self, keep: int = 64) -> None:
         folders = sorted(self._dir.iterdir(), key=lambda p: p.stat().st_mtime)
@@ -534,24 +652,27 @@ def _ago(seconds: float) -> str:
 
 
 def build_demo(
+    bench: Benchmark,
+    track: Track,
     keys: Callable[[], ledger.KeyStatus],
     board: ledger.BoardCache,
     limiter: ScoreLimiter,
     clock: Callable[[], float] = time.time,
 ) -> gr.Blocks:
-    """The whole page; every handler is safe for anyone to call (hiding is not access control).
+    """The whole page of one track of ``bench``; every handler is safe for anyone to call
+    (hiding is not access control). LayoutError if the spec's board cannot be laid out.
 
-    ``keys`` gives the current answer key (ledger.KeyLoader retries one that failed at boot).
+    ``keys`` gives the current answer key of ``track`` (ledger.KeyLoader retries one that
+    failed at boot); ``board`` is the track's board.
     """
+    layout = board_layout(bench, track)  # fails here, at boot, on a clashing spec
+    log = app_logger(bench)
     boot_status = keys()
-    about = ABOUT_PATH.read_text(encoding="utf-8")
-    citation = CITATION_PATH.read_text(encoding="utf-8")
-    exports = _Exports()
-    banner = (
-        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
-        "here are not EgoMemReason results. Configure the real key and board as the README says."
-        if boot_status.demo else ""
-    )
+    about = bench.about_path.read_text(encoding="utf-8")
+    citation = bench.citation_path.read_text(encoding="utf-8")
+    exports = _Exports(f"{bench.id}-leaderboard")
+    ranking = track.ranking
+    metric_labels = list(layout.metrics.values())
 
     def unavailable(status: ledger.KeyStatus) -> str:
         return f"### Scoring is unavailable\n{status.error}" if status.key is None else ""
@@ -562,21 +683,24 @@ def build_demo(
 
     def current() -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
         snapshot = board.snapshot()
-        return snapshot, board_frame(snapshot.records)
+        return snapshot, board_frame(snapshot.records, bench, track)
 
     def view(search: str, sources: list[str], external: list[str], inputs: list[str],
              sizes: list[str], group: str) -> tuple[Any, ...]:
         snapshot, frame = current()
         chosen = BoardFilter(search or "", tuple(sources or ()), tuple(external or ()),
                              tuple(inputs or ()), tuple(sizes or ())).apply(frame)
-        csv_path, json_path = exports.write(export_rows(chosen, snapshot.records))
+        csv_path, json_path = exports.write(export_rows(chosen, snapshot.records, track))
         notes = "  \n".join(f"† **{_md_escape(str(n))}**: {_md_escape(str(t))}"
-                            for n, t in zip(frame["_name"], frame["Note"], strict=True) if t)
-        shown = visible_columns(chosen, group)
+                            for n, t in zip(frame["_name"], frame[layout.info["note"]],
+                                            strict=True) if t)
+        if frame.empty:
+            notes = "No entries yet. See **About** for how to get listed."
+        shown = visible_columns(chosen, group, bench, track)
         table_update = gr.Dataframe(
-            value=one_decimal(shown, METRIC_COLUMNS),
-            datatype=[DATATYPES.get(c, "str") for c in shown.columns],
-            column_widths=[COLUMN_WIDTHS.get(c, "84px") for c in shown.columns])
+            value=one_decimal(shown, metric_labels),
+            datatype=[layout.datatypes.get(c, "str") for c in shown.columns],
+            column_widths=[layout.widths.get(c, DEFAULT_WIDTH) for c in shown.columns])
         return (table_update, _status_line(snapshot, clock()), notes,
                 csv_path, json_path)
 
@@ -585,29 +709,36 @@ def build_demo(
         by_name = {r.method_name: r for r in snapshot.records}
         picked = [m for m in (methods or []) if m in by_name][:12]
         return split_chart({m: dict(by_name[m].metrics) for m in picked},
-                           "Accuracy per split")
+                           "Accuracy per split", track)
 
     def on_load() -> tuple[Any, ...]:
         _, frame = current()
         names = list(frame["_name"])
         top = names[:5]
-        return (gr.update(choices=names, value=top), chart(top))
+        if not names:  # an empty board has nothing to compare: no empty chart under it
+            hidden = gr.update(visible=False)
+            return hidden, hidden, hidden
+        return (gr.update(visible=True), gr.update(choices=names, value=top),
+                chart(top))
 
     def leaderboard() -> list[dict[str, Any]]:
-        """The whole board, best Overall first: metrics unrounded, ranks, counts, links."""
         snapshot, frame = current()
-        return export_rows(frame, snapshot.records)
+        return export_rows(frame, snapshot.records, track)
+
+    # The API page shows this as the endpoint's description.
+    leaderboard.__doc__ = (f"The whole board, best {layout.ranking} first: metrics unrounded, "
+                           "ranks, counts, links.")
 
     def best_paper() -> ledger.Record | None:
         papers = [r for r in board.snapshot().records if r.source == "paper"]
-        return max(papers, key=lambda r: r.metrics.get("overall", 0.0), default=None)
+        return max(papers, key=lambda r: r.metrics.get(ranking, 0.0), default=None)
 
     async def score(path: str | None, request: gr.Request) -> tuple[Any, ...]:
         """Score a submission file; returns summary, table, chart and the numbers as JSON."""
         key_status = keys()
         if key_status.key is None:
             raise gr.Error(f"Scoring is unavailable: {key_status.error}", print_exception=False)
-        data = _read_upload(path, demo.GRADIO_CACHE)
+        data = _read_upload(path, demo.GRADIO_CACHE, track)
         client = client_address(request, limiter.limits.on_space)
         try:
             stamp = limiter.acquire(client)
@@ -627,8 +758,8 @@ def build_demo(
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
         # Plain values, not component updates: Gradio post-processes them faster.
-        return (score_summary(result), score_table(result),
-                split_chart(series, "Your splits beside the best paper baseline"),
+        return (score_summary(result, track), score_table(result, track),
+                split_chart(series, "Your splits beside the best paper baseline", track),
                 score_json(result))
 
     def reset_score() -> tuple[Any, ...]:
@@ -639,17 +770,10 @@ def build_demo(
         return gr.Dataframe(visible=True), gr.Plot(visible=True)
 
     demo: gr.Blocks
-    with gr.Blocks(title="EgoMemReason Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
-        gr.Markdown(
-            "# EgoMemReason Leaderboard\n"
-            "Memory reasoning over week-long egocentric video: 500 questions on entity, event "
-            "and behavior memory. [Paper](https://arxiv.org/abs/2605.09874) · "
-            "[Project page](https://egomemreason.github.io) · "
-            "[Code](https://github.com/Ziyang412/EgoMemReason) · "
-            "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)",
-            elem_id="title",
-        )
-        gr.Markdown(banner, elem_id="demo-banner", visible=boot_status.demo)
+    with gr.Blocks(title=f"{bench.title} Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
+        gr.Markdown(header_markdown(bench), elem_id="title")
+        gr.Markdown(demo_banner(bench) if boot_status.demo else "", elem_id="demo-banner",
+                    visible=boot_status.demo)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
                 status = gr.Markdown(elem_id="board-status")
@@ -657,7 +781,7 @@ def build_demo(
                     search = gr.Textbox(placeholder="Search method, team, size…",
                                         show_label=False, scale=2, min_width=260,
                                         elem_id="board-search")
-                    group = gr.Radio(list(COLUMN_GROUPS), value="Memory types",
+                    group = gr.Radio(list(layout.groups), value=next(iter(layout.groups)),
                                      show_label=False, scale=3, min_width=300,
                                      elem_id="column-group")
                 with gr.Accordion("Filters", open=False):
@@ -670,8 +794,8 @@ def build_demo(
                                                     label="Uses external data")
                         sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS),
                                                  label="Model size")
-                    inputs = gr.CheckboxGroup([*ledger.VIDEO_INPUTS.values(), NOT_REPORTED],
-                                              label="Video input (none ticked: any)")
+                    inputs = gr.CheckboxGroup([*bench.input.choices.values(), NOT_REPORTED],
+                                              label=f"{bench.input.label} (none ticked: any)")
                 table = gr.Dataframe(interactive=False, wrap=True, pinned_columns=2,
                                      max_height=900, elem_id="board-table",
                                      buttons=["fullscreen"])
@@ -683,19 +807,14 @@ def build_demo(
                                                     min_width=150, elem_id="download-json")
                     refresh = gr.Button("Refresh", size="sm", scale=0, min_width=110,
                                         elem_id="board-refresh")
-                gr.Markdown("### Compare entries per split")
+                compare = gr.Markdown("### Compare entries per split", elem_id="board-compare")
                 picks = gr.Dropdown(multiselect=True, label="Entries (up to 12)",
                                     elem_id="chart-picks", max_choices=12)
                 board_plot = gr.Plot(show_label=False, elem_id="board-chart")
             with gr.Tab("Score", id="score"):
                 disabled = gr.Markdown(unavailable(boot_status), elem_id="score-disabled",
                                        visible=boot_status.key is None)
-                gr.Markdown(
-                    "Upload a submission (a JSON list of `{\"example_id\", "
-                    "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
-                    "held-out answer key. Nothing is stored, and you never see which "
-                    "questions were right. See **About** for the format and how to get listed."
-                )
+                gr.Markdown(score_help(track))
                 upload = gr.File(label="Submission (.json)", file_types=[".json"],
                                  type="filepath", elem_id="score-upload")
                 summary = gr.Markdown(elem_id="score-summary")
@@ -714,7 +833,7 @@ def build_demo(
         board_outputs = [table, status, notes, csv_button, json_button]
         private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
         demo.load(view, filters, board_outputs, **private)
-        demo.load(on_load, None, [picks, board_plot], **private)
+        demo.load(on_load, None, [compare, picks, board_plot], **private)
         demo.load(score_state, None, disabled, **private)
         for control in (sources, external, inputs, sizes, group):
             control.change(view, filters, board_outputs, **private)
@@ -737,24 +856,39 @@ def launch_kwargs() -> dict[str, Any]:
             "footer_links": ["api"]}
 
 
-def main() -> None:
+def build_from_config(config: ledger.Config) -> gr.Blocks:
+    """The page of the configured benchmark's first track, its key and board loaded as
+    ``config`` says (a multi-track board is not built yet)."""
+    bench = config.benchmark
+    track = bench.track()
+    log = app_logger(bench)
+    keys = ledger.KeyLoader(config, track)
+    key_status = keys()
+    if key_status.key is None:
+        log.warning("Score is disabled until the key loads: %s", key_status.error)
+    else:
+        log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
+    board = ledger.BoardCache(ledger.board_store(config), bench, track,
+                              ttl_s=config.cache_ttl_s)
+    return build_demo(bench, track, keys, board, ScoreLimiter(score_limits(config)))
+
+
+def main() -> int:
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no request lines in the log
     # uvicorn trusts X-Forwarded-For from loopback by default, which would let a local client
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
-    config = ledger.load_config()
-    keys = ledger.KeyLoader(config)
-    key_status = keys()
-    if key_status.key is None:
-        log.warning("Score is disabled until the key loads: %s", key_status.error)
-    else:
-        log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
-    board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
-    demo = build_demo(keys, board, ScoreLimiter(score_limits(config)))
+    try:
+        demo = build_from_config(ledger.load_config())
+    except (ledger.ConfigError, ledger.LedgerError) as exc:
+        # A configuration mistake is one line that names the variable, not a traceback.
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -26,10 +26,7 @@ NOOP_CONCURRENCY = 4  # as Score's concurrency_limit in app.build_demo
 def build() -> gr.Blocks:
     """app.main's demo with the extra ``/noop`` event."""
     os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
-    config = ledger.load_config()
-    keys = ledger.KeyLoader(config)
-    board = ledger.BoardCache(ledger.board_store(config), ttl_s=config.cache_ttl_s)
-    demo = app.build_demo(keys, board, app.ScoreLimiter(app.score_limits(config)))
+    demo = app.build_from_config(ledger.load_config())
 
     async def noop(path: str | None) -> None:
         """Accept the upload and return nothing."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import threading
+import tomllib
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,20 +21,33 @@ from fastapi.testclient import TestClient
 import app
 import evaluator
 import ledger
+import spec
+from spec import Benchmark, Track
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_KEY_BYTES = (ROOT / "demo" / "annotations_private.json").read_bytes()
-SAMPLE = (ROOT / "demo" / "sample_submission.json").read_bytes()
-KEY = evaluator.load_answer_key(DEMO_KEY_BYTES)
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track("memory")
+KEY_PATH = BENCH.demo_key(TRACK)
+DEMO_KEY_BYTES = KEY_PATH.read_bytes()
+SAMPLE = (BENCH.demo_dir / "sample_submission.json").read_bytes()
+KEY = evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)
 TOKEN = "hf_secretTokenThatMustNeverLeak0123456789"
 
 
-def _record(method: str, overall: float, source: str = "rescored", **extra: Any) -> ledger.Record:
-    per = {k: evaluator.Count(correct=round(overall * n / 100), total=n)
-           for k, n in evaluator.SPLIT_SIZES.items()}
-    counts = evaluator.aggregate(per)
-    metrics = evaluator.metrics_from_counts(counts)
+def _record(method: str, overall: float, source: str = "rescored", bench: Benchmark = BENCH,
+            track: Track | None = None, **extra: Any) -> ledger.Record:
+    """A schema-2 record of ``track`` scoring about ``overall`` % on every group."""
+    track = track or bench.track()
+    per = {g.key: evaluator.Count(correct=round(overall * g.size / 100), total=g.size)
+           for g in track.groups}
+    answerable = None
+    if track.out_of_option is not None:
+        n = track.total - track.out_of_option.rows
+        answerable = evaluator.Count(correct=round(overall * n / 100), total=n)
+    counts = evaluator.aggregate(track, per, answerable)
+    metrics = evaluator.metrics_from_counts(track, counts)
     fields: dict[str, Any] = {
+        "benchmark": bench.id, "track": track.id,
         "id": uuid.uuid5(uuid.NAMESPACE_URL, method),
         "created_at": datetime(2026, 9, 1, tzinfo=UTC),
         "source": source, "team_name": extra.pop("team_name", "Team " + method),
@@ -44,7 +59,7 @@ def _record(method: str, overall: float, source: str = "rescored", **extra: Any)
     if source == "rescored":
         fields.update(counts=counts, n_abstained=0, provenance=ledger.Provenance(
             submission_sha256="a" * 64, answer_key_sha256="b" * 64, key_version="demo-1",
-            scorer_version=evaluator.SCORER_VERSION))
+            scorer_version=track.scorer_version))
     else:
         fields.update(counts=None, n_abstained=None, provenance=None, uses_external=None,
                       uses_frames=None)
@@ -62,7 +77,7 @@ def test_rank_is_one_plus_rows_entirely_above() -> None:
 
 def test_paper_rows_counts_follow_from_percentages_over_split_sizes() -> None:
     paper = _record("P", 36.8, source="paper")
-    counts = app.record_counts(paper)
+    counts = app.record_counts(paper, TRACK)
     assert counts["overall"] == evaluator.Count(correct=184, total=500)
     assert counts["behavior"].total == 100 and counts["spatial_preference"].total == 50
 
@@ -78,12 +93,12 @@ def test_model_size_parsing_and_buckets() -> None:
 def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric() -> None:
     records = [_record("Alpha", 44.6, note="a note"), _record("Beta", 30.0, model_size="API"),
                _record("Gamma", 25.2, source="paper", model_size="")]
-    frame = app.board_frame(records)
+    frame = app.board_frame(records, BENCH, TRACK)
     assert list(frame["_name"]) == ["Alpha", "Beta", "Gamma"]
     assert str(frame.loc[0, "Method"]).endswith("†")
-    shown = app.visible_columns(frame, "Memory types")
+    shown = app.visible_columns(frame, "Memory types", BENCH, TRACK)
     assert shown["Overall"].dtype.kind == "f"
-    assert list(shown.columns) == app.COLUMN_GROUPS["Memory types"]
+    assert list(shown.columns) == list(app.board_layout(BENCH, TRACK).groups["Memory types"])
     only_paper = app.BoardFilter(sources=("Paper",)).apply(frame)
     assert list(only_paper["_name"]) == ["Gamma"]
     big = app.BoardFilter(sizes=("< 10B",)).apply(frame)
@@ -95,13 +110,13 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
 
 def test_score_limits_come_from_the_config_and_bad_values_name_the_variable() -> None:
     assert app.score_limits(ledger.load_config({})) == app.ScoreLimits(20, 86400.0, False)
-    limits = app.score_limits(ledger.load_config({"EGOMEM_SCORE_LIMIT": "3",
-                                                  "EGOMEM_SCORE_WINDOW_S": "60",
+    limits = app.score_limits(ledger.load_config({"LEADERBOARD_SCORE_LIMIT": "3",
+                                                  "LEADERBOARD_SCORE_WINDOW_S": "60",
                                                   "SPACE_ID": "x/y"}))
     assert limits == app.ScoreLimits(3, 60.0, True)
-    for env in ({"EGOMEM_SCORE_LIMIT": "many"}, {"EGOMEM_SCORE_LIMIT": "0"},
-                {"EGOMEM_SCORE_WINDOW_S": "-5"}, {"EGOMEM_SCORE_LIMIT": "2.5"},
-                {"EGOMEM_SCORE_WINDOW_S": "nan"}):
+    for env in ({"LEADERBOARD_SCORE_LIMIT": "many"}, {"LEADERBOARD_SCORE_LIMIT": "0"},
+                {"LEADERBOARD_SCORE_WINDOW_S": "-5"}, {"LEADERBOARD_SCORE_LIMIT": "2.5"},
+                {"LEADERBOARD_SCORE_WINDOW_S": "nan"}):
         with pytest.raises(ledger.ConfigError, match=next(iter(env))):
             ledger.load_config(env)
 
@@ -163,10 +178,11 @@ class Client:
 
 
 def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
-            limits: app.ScoreLimits) -> Iterator[Client]:
-    board = ledger.BoardCache(ledger.LocalStore(board_dir))
+            limits: app.ScoreLimits, bench: Benchmark = BENCH) -> Iterator[Client]:
+    track = bench.track()
+    board = ledger.BoardCache(ledger.LocalStore(board_dir), bench, track)
     keys = key_status if callable(key_status) else lambda: key_status
-    demo = app.build_demo(keys, board, app.ScoreLimiter(limits))
+    demo = app.build_demo(bench, track, keys, board, app.ScoreLimiter(limits))
     fastapi_app = gr.mount_gradio_app(FastAPI(), demo, path="/",
                                       max_file_size=app.MAX_FILE_SIZE)
     with TestClient(fastapi_app) as http:
@@ -196,7 +212,7 @@ def test_score_returns_the_evaluators_numbers(client: Client) -> None:
     assert numbers["metrics"] == expected.metrics
     assert numbers["counts"] == {k: c.model_dump() for k, c in expected.counts.items()}
     assert numbers["n_abstained"] == expected.n_abstained
-    assert set(numbers["metrics"]) == set(evaluator.METRIC_KEYS)
+    assert set(numbers["metrics"]) == set(TRACK.metric_keys)
     assert f"Overall: {expected.metrics['overall']:.1f} %" in summary
     assert [row[0] for row in table["data"]][:2] == ["Overall", "Entity"]
     # Per-question correctness is never part of the answer.
@@ -300,17 +316,16 @@ def test_upload_over_5_mb_is_refused_by_the_server(client: Client) -> None:
 
 @pytest.mark.parametrize("route", [
     "/gradio_api/file={key}",
-    "/gradio_api/file=demo/annotations_private.json",
-    "/gradio_api/file=./demo/annotations_private.json",
+    "/gradio_api/file=benchmarks/egomemreason/demo/annotations_private.json",
+    "/gradio_api/file=./benchmarks/egomemreason/demo/annotations_private.json",
     "/gradio_api/file=%2F{key_rel}",
     "/gradio_api/file=..%2F..%2F{key_rel}",
     "/gradio_api/file=/tmp/../{key_rel}",
     "/file={key}",
-    "/gradio_api/file=ledger.py",
+    "/gradio_api/file=ledger/keys.py",
 ])
 def test_file_routes_never_serve_the_key(client: Client, route: str) -> None:
-    key_path = ROOT / "demo" / "annotations_private.json"
-    url = route.format(key=key_path, key_rel=str(key_path).lstrip("/"))
+    url = route.format(key=KEY_PATH, key_rel=str(KEY_PATH).lstrip("/"))
     response = client.http.get(url)
     assert response.status_code in (403, 404, 405), (url, response.status_code)
     assert b"correct_answer" not in response.content
@@ -326,7 +341,7 @@ def test_page_config_and_errors_leak_neither_key_nor_token(board_dir: Path) -> N
             assert "correct_answer" not in text
             assert TOKEN not in text
             # a run of 40 answers in key order, as it would appear if the key were dumped
-            letters = "".join(q.correct_answer for q in KEY.questions[:40])
+            letters = "".join(q.answer for q in KEY.questions[:40])
             assert letters not in text
 
 
@@ -338,3 +353,177 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
             banner = next(comp for comp in config["components"]
                           if comp.get("props", {}).get("elem_id") == "demo-banner")
             assert banner["props"]["visible"] is demo_mode
+
+
+# --- the page comes from the spec ---------------------------------------------------------------
+
+
+def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
+    layout = app.board_layout(BENCH, TRACK)
+    assert {title: list(cols) for title, cols in layout.groups.items()} == {
+        "Memory types": ["Rank", "Method", "Overall", "Entity", "Event", "Behavior",
+                         "Rank range", "Source", "Team", "Size", "Date"],
+        "Query types": ["Rank", "Method", "Overall", "Tracking", "Counting", "Ordering",
+                        "Linking", "Spatial", "Activity", "Source"],
+        "Details": ["Rank", "Method", "Overall", "Overall 95% CI", "Rank range", "Team", "Size",
+                    "External data", "Video input", "Source", "Date", "Links", "Note"],
+        "All": ["Rank", "Method", "Overall", "Rank range", "Team", "Size", "External data",
+                "Video input", "Source", "Entity", "Event", "Behavior", "Tracking", "Counting",
+                "Ordering", "Linking", "Spatial", "Activity", "Overall 95% CI", "Date",
+                "Links", "Note"],
+    }
+    assert layout.widths["Video input"] == "150px" and layout.datatypes["Linking"] == "number"
+
+
+def test_egomemreason_texts_are_unchanged() -> None:
+    assert app.header_markdown(BENCH) == (
+        "# EgoMemReason Leaderboard\n"
+        "Memory reasoning over week-long egocentric video: 500 questions on entity, event "
+        "and behavior memory. [Paper](https://arxiv.org/abs/2605.09874) · "
+        "[Project page](https://egomemreason.github.io) · "
+        "[Code](https://github.com/Ziyang412/EgoMemReason) · "
+        "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)")
+    assert app.demo_banner(BENCH) == (
+        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
+        "here are not EgoMemReason results. Configure the real key and board as the README says.")
+    assert app.score_help(TRACK) == (
+        "Upload a submission (a JSON list of `{\"example_id\", "
+        "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
+        "held-out answer key. Nothing is stored, and you never see which "
+        "questions were right. See **About** for the format and how to get listed.")
+    assert [row for row in app.score_table(evaluator.score(KEY, SAMPLE), TRACK)["Split"]] == [
+        "Overall", "Entity", "Event", "Behavior", "Cumulative State Tracking",
+        "Temporal Counting", "Event Ordering", "Event Linking", "Spatial Preference",
+        "Activity Pattern"]
+
+
+def test_a_header_shows_only_the_links_a_spec_gives() -> None:
+    bench = BENCH.model_copy(update={"links": spec.Links(code="https://example.org/code")})
+    assert app.header_markdown(bench).endswith(
+        "behavior memory. [Code](https://example.org/code)")
+    bare = BENCH.model_copy(update={"links": spec.Links()})
+    assert app.header_markdown(bare).endswith("behavior memory.")
+
+
+def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:
+    document = tomllib.loads((BENCH.folder / "benchmark.toml").read_text(encoding="utf-8"))
+    change(document)
+    return spec.parse_benchmark(document, BENCH.folder)
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d["tracks"][0]["groupings"][0]["groups"][0].update(label="Source"),
+     ["'Source' more than once", "benchmark.toml"]),
+    (lambda d: d["tracks"][0]["views"][1].update(title="All"), ["'All' is declared twice"]),
+    (lambda d: d["tracks"][0]["aggregates"][0].update(label="Event"), ["'Event' more than once"]),
+])
+def test_a_spec_whose_columns_clash_is_refused_at_build(
+        change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path) -> None:
+    bench = _spec_with(change)
+    with pytest.raises(app.LayoutError) as refused:
+        app.build_demo(bench, bench.track(), lambda: ledger.KeyStatus(KEY, "x", True, None),
+                       ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
+                       app.ScoreLimiter(app.ScoreLimits()))
+    assert all(word in str(refused.value) for word in words), refused.value
+
+
+# --- a second benchmark: EgoArgus ---------------------------------------------------------------
+
+ARGUS_METRICS = ["overall", "overall_answerable", "scenario_mean", "multimodal_grounded",
+                 "contradictory", "video_grounded_offtopic", "video_grounded_ontopic",
+                 "text_grounded", "egoplan", "qaego4d", "mintrec"]
+
+
+@dataclass(frozen=True)
+class Argus:
+    bench: Benchmark
+    track: Track
+    key: evaluator.AnswerKey
+    sample: bytes
+
+
+@pytest.fixture(scope="module")
+def argus() -> Argus:
+    bench = spec.load_benchmark("egoargus")
+    track = bench.track()
+    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    return Argus(bench, track, key, (bench.demo_dir / "sample_submission.json").read_bytes())
+
+
+@pytest.fixture
+def argus_client(argus: Argus, tmp_path: Path) -> Iterator[Client]:
+    status = ledger.KeyStatus(argus.key, "synthetic demo key", demo=True, error=None)
+    # A folder that does not exist: the empty board a new benchmark starts with.
+    yield from _client(status, tmp_path / "no-board", app.ScoreLimits(limit=5), argus.bench)
+
+
+def test_egoargus_scores_through_http_with_its_metric_keys(argus: Argus,
+                                                         argus_client: Client) -> None:
+    status, body = argus_client.score(argus.sample)
+    assert status == 200, body
+    summary, table, _chart, numbers = body["data"]
+    expected = evaluator.score(argus.key, argus.sample)
+    assert list(numbers["metrics"]) == ARGUS_METRICS
+    assert list(numbers["counts"]) == ARGUS_METRICS
+    assert numbers["metrics"] == expected.metrics
+    assert numbers["counts"] == {k: c.model_dump() for k, c in expected.counts.items()}
+    assert numbers["scorer_version"] == "egoargus-scorer 1.0"
+    assert f"Overall: {expected.metrics['overall']:.1f} %" in summary
+    overall = expected.counts["overall"]
+    assert f"{overall.correct} of {overall.total} correct" in summary
+    rows = {row[0]: row for row in table["data"]}
+    assert list(rows) == [argus.track.names[k] for k in ARGUS_METRICS]
+    mean = rows["Mean over the five scenarios"]
+    # A macro mean: its accuracy is the scenarios' mean, not correct / questions.
+    assert mean[1] == f"{expected.metrics['scenario_mean']:.1f}" and mean[2] == "—"
+    assert rows["Dialogue intent (MIntRec)"][3] == 978
+
+
+def test_egoargus_refuses_integer_ids_with_its_own_field_names(argus_client: Client) -> None:
+    status, body = argus_client.score(b'[{"example_id": 1, "predicted_answer": "A"}]')
+    assert status != 200
+    assert "not a non-empty string" in body["error"]
+    assert "6978 questions have no answer" in body["error"]
+
+
+def test_egoargus_page_and_empty_board(argus_client: Client) -> None:
+    config = argus_client.http.get("/config").json()
+    assert config["title"] == "EgoArgus Leaderboard"
+    props = {c["props"].get("elem_id"): c["props"] for c in config["components"]
+             if c.get("props", {}).get("elem_id")}
+    assert props["title"]["value"].startswith("# EgoArgus Leaderboard\nSituational assistance")
+    assert "[Data](https://huggingface.co/datasets/tommytyc/EgoArgus)" in props["title"]["value"]
+    assert "Paper" not in props["title"]["value"]
+    assert "not EgoArgus results" in props["demo-banner"]["value"]
+    assert [c[0] for c in props["column-group"]["choices"]] == ["Scenarios", "Tasks", "Details",
+                                                                 "All"]
+    # Nothing of the other benchmark leaks into this one's page.
+    assert "egomemreason" not in argus_client.http.get("/config").text.lower()
+    status, body = argus_client.call("leaderboard", [])
+    assert status == 200 and body["data"] == [[]]
+
+
+def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> None:
+    bench, track = argus.bench, argus.track
+    result = evaluator.score(argus.key, argus.sample)
+    rescored = ledger.rescored_record(
+        result, bench, track, team_name="T", method_name="Sample", model_size="7B",
+        uses_external=False, uses_frames="sampled-frames")
+    paper = _record("Paper row", 50.0, source="paper", bench=bench)
+    assert "scenario_mean" not in app.record_counts(paper, track)  # a mean has no count
+    frame = app.board_frame([rescored, paper], bench, track)
+    assert list(frame["_name"]) == ["Paper row", "Sample"]
+    scenarios = app.visible_columns(frame, "Scenarios", bench, track)
+    assert list(scenarios.columns)[:4] == ["Rank", "Method", "Overall", "Mean"]
+    assert scenarios.loc[1, "Mean"] == result.metrics["scenario_mean"]
+    assert frame.loc[1, "Input"] == "Sampled frames"
+    widths = app.board_layout(bench, track).widths  # headers break between words only
+    assert widths["Contradictory"] == "129px" and widths["Mean"] == app.DEFAULT_WIDTH
+    only = app.BoardFilter(inputs=("Sampled frames",)).apply(frame)
+    assert list(only["_name"]) == ["Sample"]
+    rows = app.export_rows(frame, [rescored, paper], track)
+    assert all(set(ARGUS_METRICS) <= set(row) for row in rows)
+    assert rows[1]["counts"]["scenario_mean"] == result.counts["scenario_mean"].model_dump()
+    spec_json = json.loads(app.split_chart({"Sample": dict(result.metrics)}, "t", track).plot)
+    assert [v["Split"] for v in spec_json["data"]["values"]] == [
+        track.labels[k] for k in track.chart]

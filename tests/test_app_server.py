@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,18 +18,22 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 import evaluator
+import spec
 from tests.app_server import AppServer, free_port
 from tests.hub_server import READ_TOKEN, HubServer
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY_PATH = ROOT / "demo" / "annotations_private.json"
-KEY = evaluator.load_answer_key(KEY_PATH.read_bytes())
-SAMPLE = ROOT / "demo" / "sample_submission.json"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+KEY_PATH = BENCH.demo_key(TRACK)
+KEY_REL = KEY_PATH.relative_to(ROOT).as_posix()  # benchmarks/egomemreason/demo/...
+KEY = evaluator.load_answer_key(TRACK, KEY_PATH.read_bytes())
+SAMPLE = BENCH.demo_dir / "sample_submission.json"
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
-    with AppServer(env={"EGOMEM_SCORE_LIMIT": "1000"}) as running:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "1000"}) as running:
         yield running
 
 
@@ -70,13 +77,13 @@ def test_leaderboard_endpoint_returns_the_demo_board(client: Client) -> None:
     assert {"Gemini-3-Flash", "AVP", "Random"} <= names
     overall = [row["overall"] for row in rows]
     assert overall == sorted(overall, reverse=True)
-    assert all(set(evaluator.METRIC_KEYS) <= set(row) for row in rows)
+    assert all(set(TRACK.metric_keys) <= set(row) for row in rows)
 
 
 @pytest.mark.parametrize("path", [
     str(KEY_PATH),
-    "demo/annotations_private.json",
-    "../main/demo/annotations_private.json",
+    KEY_REL,
+    f"../main/{KEY_REL}",
     "/tmp/../" + str(KEY_PATH).lstrip("/"),
 ])
 def test_score_cannot_be_pointed_at_a_server_file(server: AppServer, path: str) -> None:
@@ -87,7 +94,7 @@ def test_score_cannot_be_pointed_at_a_server_file(server: AppServer, path: str) 
 
 
 @pytest.mark.parametrize("route", [
-    "/gradio_api/file={key}", "/gradio_api/file=demo/annotations_private.json",
+    "/gradio_api/file={key}", f"/gradio_api/file={KEY_REL}",
     "/gradio_api/file=..%2F..%2F{rel}", "/gradio_api/file=%2F{rel}", "/file={key}",
 ])
 def test_real_server_file_routes_refuse_the_key(server: AppServer, route: str) -> None:
@@ -106,7 +113,7 @@ def test_nothing_about_a_submission_reaches_the_log(server: AppServer, client: C
 
 
 def test_forged_forwarded_for_does_not_escape_the_limit_on_a_real_server(tmp_path: Path) -> None:
-    with AppServer(env={"EGOMEM_SCORE_LIMIT": "2"}) as limited:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "2"}) as limited:
         with httpx.Client(base_url=limited.url, timeout=30) as http:
             uploaded = http.post("/gradio_api/upload",
                                  files={"files": ("s.json", SAMPLE.read_bytes())}).json()[0]
@@ -120,8 +127,8 @@ def test_forged_forwarded_for_does_not_escape_the_limit_on_a_real_server(tmp_pat
 
 def test_unreachable_hub_at_boot_starts_with_score_disabled_and_no_token_shown() -> None:
     closed = f"http://127.0.0.1:{free_port()}"
-    env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": closed, "EGOMEM_LEADERBOARD_DIR":
-           str(ROOT / "demo" / "leaderboard")}
+    env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": closed, "LEADERBOARD_RECORDS_DIR":
+           str(BENCH.demo_board)}
     with AppServer(env=env) as offline:
         page = httpx.get(offline.url + "/config", timeout=10).text
         assert "Scoring is unavailable" in page
@@ -132,11 +139,11 @@ def test_unreachable_hub_at_boot_starts_with_score_disabled_and_no_token_shown()
 
 def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
     with HubServer() as hub:
-        hub.create_repo("Ted412/EgoMemReason-Private", repo_type="dataset", private=True)
-        hub.commit("Ted412/EgoMemReason-Private",
-                   {"annotations_private.json": KEY_PATH.read_bytes()}, repo_type="dataset")
+        hub.create_repo(BENCH.hub.private_repo, repo_type="dataset", private=True)
+        hub.commit(BENCH.hub.private_repo, {TRACK.key.name: KEY_PATH.read_bytes()},
+                   repo_type="dataset")
         env = {"HF_TOKEN": READ_TOKEN, "HF_ENDPOINT": hub.url,
-               "EGOMEM_LEADERBOARD_DIR": str(ROOT / "demo" / "leaderboard")}
+               "LEADERBOARD_RECORDS_DIR": str(BENCH.demo_board)}
         with AppServer(env=env) as real:
             config = httpx.get(real.url + "/config", timeout=10).json()
             banner = next(c for c in config["components"]
@@ -146,3 +153,26 @@ def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
                 handle_file(str(SAMPLE)), api_name="/score")[3]
             assert numbers["counts"]["overall"]["correct"] == 223
             assert READ_TOKEN not in real.log()
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"EGOMEM_ANSWER_KEY": "annotations_private.json"},
+         "EGOMEM_ANSWER_KEY is now LEADERBOARD_ANSWER_KEY"),
+        ({"LEADERBOARD_ANSWER_KEY": "/nonexistent/annotations_private.json"},
+         "LEADERBOARD_ANSWER_KEY='/nonexistent/annotations_private.json' must be the path"),
+        ({"LEADERBOARD_BENCHMARK": "nosuchbench"}, "LEADERBOARD_BENCHMARK: no benchmark"),
+    ],
+    ids=["old-variable", "wrong-key-path", "unknown-benchmark"],
+)
+def test_a_bad_configuration_stops_the_boot_with_one_line(
+        env: dict[str, str], expected: str) -> None:
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_TOKEN", "SPACE_"))}
+    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, env={**clean, **env},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines
+    assert "Traceback" not in done.stderr

@@ -1,11 +1,12 @@
 """The Space in a real browser: Debian Chromium driven by Playwright against ``python app.py``.
 
-One demo-mode server and one Chromium serve the whole module. Tests that change what the page
-shows open their own page (a fresh context); read-only checks share one desktop page and one
-phone page. Expected values come from the demo files and the evaluator, never from the app.
-Screenshots land in test-output/screenshots/ for a human to look at. Chromium is required:
-without /usr/bin/chromium these tests fail (``make test``, run as root, installs it); they
-never skip, so CI always runs them.
+Two demo-mode servers (EgoMemReason, the default, and EgoArgus via ``LEADERBOARD_BENCHMARK``)
+and one Chromium serve the whole module. Tests that change what the page shows open their own
+page (a fresh context); read-only checks share one desktop page and one phone page. Expected
+values come from the spec, the demo files and the evaluator, never from the app. Screenshots
+land in test-output/screenshots/ (named ``<benchmark>-<tab>[-phone].png``) for a human to look
+at. Chromium is required: without /usr/bin/chromium these tests fail (``make test``, run as
+root, installs it); they never skip, so CI always runs them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from playwright.sync_api import (
 )
 
 import evaluator
-import ledger
+import spec
 from tests.app_server import ROOT, AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,27 +45,61 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 TIMEOUT_MS = 30_000
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
-SUBMISSIONS = ROOT / "demo" / "leaderboard" / "submissions"
-SAMPLE = ROOT / "demo" / "sample_submission.json"
 PAPER_ROW = "Gemini-3-Flash"
 
 
-# --- what the page should show, from the demo files --------------------------------------------
+# --- what the page should show, from the spec and the demo files -------------------------------
 
 
-def _demo_records() -> list[dict[str, object]]:
-    records = [json.loads(p.read_text(encoding="utf-8")) for p in SUBMISSIONS.glob("*.json")]
+@dataclass(frozen=True)
+class Demo:
+    """A benchmark's demo: its spec, and the records its demo board shows (superseded hidden)."""
+
+    bench: spec.Benchmark
+    records: tuple[dict[str, object], ...]
+
+    @property
+    def track(self) -> spec.Track:
+        return self.bench.track()
+
+    @property
+    def sample(self) -> Path:
+        return self.bench.demo_dir / "sample_submission.json"
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(str(r["method_name"]) for r in self.records)
+
+    def key(self) -> evaluator.AnswerKey:
+        return evaluator.load_answer_key(self.track, self.bench.demo_key(self.track).read_bytes())
+
+
+def _demo(bench_id: str) -> Demo:
+    bench = spec.load_benchmark(bench_id)
+    folder = bench.demo_board / "submissions"  # may not exist yet: an empty board
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    # The board shows its track's records: those naming it (schema 2), and those naming no
+    # benchmark (schema 1) if the spec gives them this track.
+    def track_of(record: dict[str, object]) -> object:
+        if record.get("benchmark") is None:
+            return bench.unnamed_records_track
+        return record.get("track") if record["benchmark"] == bench.id else None
+
+    records = [r for r in records if track_of(r) == bench.track().id]
     hidden = {r["supersedes"] for r in records if r.get("supersedes")}
-    return [r for r in records if r["id"] not in hidden]
+    return Demo(bench, tuple(r for r in records if r["id"] not in hidden))
 
 
-RECORDS = _demo_records()
-ALL_NAMES = sorted(str(r["method_name"]) for r in RECORDS)
+EGOMEM = _demo("egomemreason")
+ARGUS = _demo("egoargus")
+SAMPLE = EGOMEM.sample
+RECORDS = EGOMEM.records
+ALL_NAMES = EGOMEM.names
 RESCORED_NAMES = sorted(str(r["method_name"]) for r in RECORDS if r["source"] == "rescored")
 
 
 def _demo_key() -> evaluator.AnswerKey:
-    return evaluator.load_answer_key(ledger.DEMO_KEY.read_bytes())
+    return EGOMEM.key()
 
 
 def test_demo_board_has_what_these_tests_look_for() -> None:
@@ -79,7 +114,13 @@ def test_demo_board_has_what_these_tests_look_for() -> None:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
-    with AppServer() as app:  # no EGOMEM_* or HF_TOKEN: demo key and demo board
+    with AppServer() as app:  # no LEADERBOARD_* or HF_TOKEN: EgoMemReason's demo key and board
+        yield app
+
+
+@pytest.fixture(scope="module")
+def argus_server() -> Iterator[AppServer]:
+    with AppServer(env={"LEADERBOARD_BENCHMARK": "egoargus"}) as app:
         yield app
 
 
@@ -119,6 +160,8 @@ class Visit:
 
     def shot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        # A tab just shown may still be laying out: a full-page shot taken then is cut short.
+        self.page.evaluate(SETTLED_JS)
         self.page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
 
     def overflow(self) -> tuple[int, int]:
@@ -126,6 +169,19 @@ class Visit:
         widths = self.page.evaluate("[document.documentElement.scrollWidth, "
                                     "document.documentElement.clientWidth]")
         return int(widths[0]), int(widths[1])
+
+
+# Resolves once the page's height has not changed for three checks 100 ms apart.
+SETTLED_JS = """() => new Promise(resolve => {
+    let last = -1, same = 0;
+    const tick = () => {
+        const height = document.documentElement.scrollHeight;
+        same = height === last ? same + 1 : 0;
+        last = height;
+        if (same >= 3) resolve(height); else setTimeout(tick, 100);
+    };
+    tick();
+})"""
 
 
 # Gradio's Dataframe is a grid of divs, not <tr>: headers carry their name in title.
@@ -146,8 +202,10 @@ def _is_external_load_failure(message: ConsoleMessage) -> bool:
     return "Failed to load resource" in message.text and host not in (None, "127.0.0.1")
 
 
-def _open(browser: Browser, url: str, viewport: dict[str, int], chart: bool) -> Visit:
-    """Open the app in a fresh context; wait for the board (and, if asked, its chart)."""
+def _open(browser: Browser, url: str, viewport: dict[str, int], chart: bool,
+          row: str | None = PAPER_ROW) -> Visit:
+    """Open the app in a fresh context; wait for the board (its ``row``, if any, and if asked
+    its chart)."""
     context = browser.new_context(viewport=viewport, accept_downloads=True)  # type: ignore[arg-type]
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -163,7 +221,10 @@ def _open(browser: Browser, url: str, viewport: dict[str, int], chart: bool) -> 
     page.on("pageerror", lambda exc: visit.errors.append(f"uncaught: {exc}"))
     page.goto(url)
     expect(page.locator("#board-status")).to_contain_text("entries", timeout=TIMEOUT_MS)
-    expect(page.locator("#board-table")).to_contain_text(PAPER_ROW, timeout=TIMEOUT_MS)
+    if row is not None:
+        expect(page.locator("#board-table")).to_contain_text(row, timeout=TIMEOUT_MS)
+    else:
+        page.wait_for_selector("#board-table [role=columnheader]", timeout=TIMEOUT_MS)
     if chart:
         page.wait_for_selector("#board-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
     return visit
@@ -227,7 +288,7 @@ def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
     assert PAPER_ROW in board.board_text()
     box = page.locator("#board-chart [data-testid=altair] canvas").first.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
-    board.shot("leaderboard.png")
+    board.shot("egomemreason-leaderboard.png")
     assert not board.errors, f"JS errors on load: {board.errors}"
     if board.external:
         print("failed loads of external resources (ignored):", *board.external, sep="\n  ")
@@ -285,7 +346,7 @@ def test_download_csv_is_the_current_view(open_page: Callable[..., Visit]) -> No
         with page.expect_download(timeout=TIMEOUT_MS) as info:
             page.locator("#download-csv").click()
         download = info.value
-        assert download.suggested_filename.endswith(".csv")
+        assert download.suggested_filename == "egomemreason-leaderboard.csv"
         return list(csv.DictReader(io.StringIO(Path(download.path()).read_text("utf-8"))))
 
     rows = download()
@@ -310,7 +371,7 @@ def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 1, box
     scroll, client = phone.overflow()
     assert scroll <= client + 1, f"the page scrolls sideways: scrollWidth {scroll} > {client}"
-    phone.shot("leaderboard-phone.png")
+    phone.shot("egomemreason-leaderboard-phone.png")
     assert not phone.errors, f"JS errors on load: {phone.errors}"
 
 
@@ -353,14 +414,15 @@ def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit])
     overall = result.counts["overall"]
     expect(summary).to_contain_text(f"{overall.correct} of {overall.total} correct")
     table = page.locator("#score-table")
-    for name in evaluator.QUERY_TYPES:
-        expect(table).to_contain_text(name)
-    for key in evaluator.QUERY_TYPE_KEYS:
+    query_types = [g.key for g in EGOMEM.track.groupings[0].groups]
+    for key in query_types:
+        expect(table).to_contain_text(EGOMEM.track.names[key])  # "Cumulative State Tracking"
+    for key in query_types:
         count = result.counts[key]
         expect(table).to_contain_text(f"{result.metrics[key]:.1f}".removesuffix(".0"))
         expect(table).to_contain_text(str(count.total))
     page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
-    visit.shot("score.png")
+    visit.shot("egomemreason-score.png")
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
@@ -383,7 +445,7 @@ def test_score_tab_shows_the_evaluators_error(open_page: Callable[..., Visit],
     for trace in ("Traceback", 'File "', "SubmissionError", "evaluator.py"):
         assert trace not in body, f"{trace!r} shown to the visitor"
     expect(page.locator("#score-summary")).not_to_contain_text("Overall")
-    visit.shot("score-error.png")
+    visit.shot("egomemreason-score-error.png")
 
 
 # --- About --------------------------------------------------------------------------------------
@@ -392,7 +454,7 @@ def test_score_tab_shows_the_evaluators_error(open_page: Callable[..., Visit],
 def test_about_tab_shows_how_to_get_listed_and_the_citation(
     open_page: Callable[..., Visit],
 ) -> None:
-    citation = (ROOT / "CITATION.bib").read_text(encoding="utf-8").strip()
+    citation = EGOMEM.bench.citation_path.read_text(encoding="utf-8").strip()
     visit = open_page()
     about = visit.page.locator("#about-text")
     expect(about).to_be_hidden()
@@ -404,4 +466,141 @@ def test_about_tab_shows_how_to_get_listed_and_the_citation(
     expect(cite).to_contain_text(citation.splitlines()[0])  # "@misc{<key>,"
     expect(cite).to_contain_text("EgoMemReason")
     expect(visit.page.locator("#board-table")).to_be_hidden()
-    visit.shot("about.png")
+    visit.shot("egomemreason-about.png")
+
+
+# --- a second benchmark: EgoArgus ---------------------------------------------------------------
+
+
+def _top_row(demo: Demo) -> str | None:
+    """A row the board must show once loaded, if the demo board has any."""
+    return demo.names[0] if demo.names else None
+
+
+@pytest.fixture(scope="module")
+def argus_board(argus_server: AppServer, browser: Browser) -> Iterator[Visit]:
+    """EgoArgus's board as first shown on a desktop, shared by tests that only read it."""
+    visit = _open(browser, argus_server.url, DESKTOP, chart=bool(ARGUS.records),
+                  row=_top_row(ARGUS))
+    yield visit
+    visit.context.close()
+
+
+@pytest.fixture
+def open_argus(argus_server: AppServer, browser: Browser) -> Iterator[Callable[..., Visit]]:
+    """A fresh EgoArgus page per call."""
+    visits: list[Visit] = []
+
+    def open_(viewport: dict[str, int] = DESKTOP) -> Visit:
+        visits.append(_open(browser, argus_server.url, viewport, chart=False,
+                            row=_top_row(ARGUS)))
+        return visits[-1]
+
+    yield open_
+    for visit in visits:
+        visit.context.close()
+
+
+def _view_headers(demo: Demo, title: str) -> list[str]:
+    """Rank, Method, the ranking metric, then the view's metrics, by the spec's labels."""
+    track = demo.track
+    view = next(v for v in track.views if v.title == title)
+    return ["Rank", "Method", track.labels[track.ranking], *(track.labels[k] for k in view.metrics)]
+
+
+def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Visit) -> None:
+    page = argus_board.page
+    assert page.title() == "EgoArgus Leaderboard"
+    expect(page.locator("#title h1")).to_have_text("EgoArgus Leaderboard")
+    expect(page.locator("#title")).to_contain_text(ARGUS.bench.description)
+    expect(page.locator("#title")).not_to_contain_text("EgoMemReason")
+    expect(page.locator("#demo-banner")).to_contain_text("Demo mode")
+    expect(page.locator("#demo-banner")).to_contain_text("not EgoArgus results")
+    groups = [t.strip() for t in page.locator("#column-group label").all_inner_texts()]
+    assert groups == ["Scenarios", "Tasks", "Details", "All"]
+    status = page.locator("#board-status").inner_text().strip()
+    match = re.fullmatch(r"(\d+) entries · updated \d+ (s|min|h) ago", status)
+    assert match and int(match.group(1)) == len(ARGUS.records), status
+    headers, rows = argus_board.grid("board-table")
+    expected = _view_headers(ARGUS, "Scenarios")
+    assert headers[:len(expected)] == expected, headers
+    assert len(rows) == len(ARGUS.records)
+    text = argus_board.board_text()
+    missing = [name for name in ARGUS.names if name not in text]
+    assert not missing, f"demo records not shown by name: {missing}"
+    papers = [str(r["method_name"]) for r in ARGUS.records if r["source"] == "paper"]
+    assert all(name in text for name in papers)
+    if not ARGUS.records:  # an empty board says so, and shows no empty chart
+        expect(page.locator("#board-notes")).to_contain_text("No entries yet")
+        expect(page.locator("#board-compare")).to_be_hidden()
+    overall = [float(row[headers.index("Overall")]) for row in rows]
+    assert overall == sorted(overall, reverse=True)
+    assert not argus_board.errors, f"JS errors on load: {argus_board.errors}"
+
+
+def test_egoargus_tasks_group_shows_the_task_columns(open_argus: Callable[..., Visit]) -> None:
+    visit = open_argus()
+    visit.page.locator("#column-group label", has_text="Tasks").click()
+    expected = _view_headers(ARGUS, "Tasks")
+    visit.page.wait_for_function(
+        """(want) => {
+            const heads = [...document.querySelectorAll('#board-table [role=columnheader]')]
+                .map(h => h.getAttribute('title') ?? h.innerText.trim());
+            return want.every(w => heads.includes(w));
+        }""", arg=expected, timeout=TIMEOUT_MS)
+    headers, _ = visit.grid("board-table")
+    assert headers[:len(expected)] == expected, headers
+    assert "Multimodal" not in headers  # a scenario column: not in this group
+
+
+def test_egoargus_score_tab_scores_its_sample(open_argus: Callable[..., Visit]) -> None:
+    result = evaluator.score(ARGUS.key(), ARGUS.sample.read_bytes())
+    visit = open_argus()
+    _upload(visit, ARGUS.sample)
+    summary = visit.page.locator("#score-summary")
+    expect(summary).to_contain_text("Overall:", timeout=TIMEOUT_MS)
+    shown = re.search(r"Overall: (\d+\.\d) %", summary.inner_text())
+    assert shown and shown.group(1) == f"{result.metrics['overall']:.1f}", summary.inner_text()
+    overall = result.counts["overall"]
+    expect(summary).to_contain_text(f"{overall.correct} of {overall.total} correct")
+    table = visit.page.locator("#score-table")
+    for key in ("scenario_mean", "contradictory", "mintrec"):
+        expect(table).to_contain_text(ARGUS.track.names[key])
+    assert not visit.errors, f"JS errors: {visit.errors}"
+
+
+# --- every tab of both benchmarks, on a desktop and a phone -------------------------------------
+
+SITES = {"egomemreason": ("server", EGOMEM), "egoargus": ("argus_server", ARGUS)}
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+@pytest.mark.parametrize("bench_id", list(SITES))
+def test_every_tab_fits_the_screen_and_is_photographed(
+        request: pytest.FixtureRequest, browser: Browser, bench_id: str, device: str) -> None:
+    fixture, demo = SITES[bench_id]
+    url = request.getfixturevalue(fixture).url
+    viewport = DESKTOP if device == "desktop" else PHONE
+    suffix = "" if device == "desktop" else "-phone"
+    visit = _open(browser, url, viewport, chart=bool(demo.records), row=_top_row(demo))
+    try:
+        page = visit.page
+
+        def fits(tab: str) -> None:
+            scroll, client = visit.overflow()
+            assert scroll <= client + 1, f"{tab} scrolls sideways: {scroll} > {client}"
+
+        fits("Leaderboard")
+        visit.shot(f"{bench_id}-leaderboard{suffix}.png")
+        _upload(visit, demo.sample)
+        expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        fits("Score")
+        visit.shot(f"{bench_id}-score{suffix}.png")
+        visit.tab("About")
+        expect(page.locator("#citation")).to_be_visible()
+        fits("About")
+        visit.shot(f"{bench_id}-about{suffix}.png")
+        assert not visit.errors, f"JS errors: {visit.errors}"
+    finally:
+        visit.context.close()
