@@ -3,24 +3,31 @@
 Runs on the maintainer's machine with the maintainer's own Hugging Face login (HF_TOKEN or
 `hf auth login`); the Space never writes. The submission is validated and scored by the same
 evaluator as the Score tab, then written once as `submissions/<uuid>.json` with
-`source: "rescored"` and its provenance (sha256 of the submission and of the answer key, key
-version, scorer version). A submission already on the board is refused unless `--supersedes`
-names the row it corrects. Any problem: a message on stderr, exit status 1, nothing written.
+`source: "rescored"`, the benchmark and track it was scored on, and its provenance (sha256 of
+the submission and of the answer key, key version, scorer version). A submission already on
+the board (among that benchmark's and track's rows) is refused unless `--supersedes` names the
+row it corrects. Any problem: a message on stderr, exit status 1, nothing written.
+
+`--benchmark` and `--track` choose what is scored (default: $LEADERBOARD_BENCHMARK, else the
+Space's default, and its first track). `--leaderboard` defaults to the benchmark's records
+repo; `--uses-frames` takes one of the benchmark's input choices. `--help` names them, and the
+key's file name, for the benchmark chosen.
 
 Example:
 
-    python scripts/publish_submission.py \\
-        --submission path/to/user_submission.json \\
-        --private /path/to/annotations_private.json \\
+    python scripts/publish_submission.py --benchmark egomemreason \\
+        --submission path/to/user_submission.json --private /path/to/<key file> \\
         --team-name "Demo Lab" --method-name "DemoVLM-7B" \\
-        --model-size 7B --uses-external no --uses-frames frames-only \\
+        --model-size 7B --uses-external no --uses-frames <choice> \\
         --method-description "Uniformly sampled frames, one pass per question." \\
         --project-url https://example.org/demovlm --publication-url https://arxiv.org/abs/0000.00000
 
     # check everything and print the record, writing nothing:
     python scripts/publish_submission.py --dry-run ...
     # publish into a local folder laid out like the leaderboard dataset:
-    python scripts/publish_submission.py --leaderboard-dir demo/leaderboard ...
+    python scripts/publish_submission.py --leaderboard-dir /tmp/board ...
+    # what the chosen benchmark's key file and input choices are:
+    python scripts/publish_submission.py --benchmark egoargus --help
 """
 
 from __future__ import annotations
@@ -28,15 +35,19 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from _cli import (
+    Chosen,
     Parser,
     UsageError,
+    add_benchmark_arguments,
     add_target_arguments,
+    describe,
     load_key,
     open_store,
+    owner,
     run,
     score_submission,
 )
@@ -53,13 +64,19 @@ def _yes_no(value: str) -> bool:
     return answers[value.strip().lower()]
 
 
-def _video_input(value: str) -> str:
-    if value not in ledger.VIDEO_INPUTS:
-        allowed = "; ".join(f"{k} ({v})" for k, v in ledger.VIDEO_INPUTS.items())
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a known video input; allowed: {allowed}"
-        )
-    return value
+def _input_choice(chosen: Chosen) -> Callable[[str], str]:
+    choices = chosen.bench.input.choices
+    what = chosen.bench.input.label.lower()
+
+    def check(value: str) -> str:
+        if value not in choices:
+            allowed = "; ".join(f"{k} ({v})" for k, v in choices.items())
+            raise argparse.ArgumentTypeError(
+                f"{value!r} is not a known {what} of {chosen.bench.id}; allowed: {allowed}"
+            )
+        return value
+
+    return check
 
 
 def _uuid(value: str) -> uuid.UUID:
@@ -71,13 +88,16 @@ def _uuid(value: str) -> uuid.UUID:
         ) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
+    bench, track = chosen.bench, chosen.track
+    parser = Parser(description=__doc__, epilog=describe(chosen),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_benchmark_arguments(parser)
     inputs = parser.add_argument_group("inputs")
     inputs.add_argument("--submission", type=Path, required=True,
                         help="the submission JSON file, as e-mailed by the team")
     inputs.add_argument("--private", type=Path, required=True,
-                        help="the answer key, annotations_private.json")
+                        help=f"the answer key, {track.key.name}")
     inputs.add_argument("--key-version", default=None,
                         help="answer key version the row is scored against (default: the key "
                              "file's key_version, else unset); must agree with the key file")
@@ -89,21 +109,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help='parameter count such as "7B" or "30B-A3B", or the API tier; "" if '
                           "not stated")
     row.add_argument("--uses-external", type=_yes_no, required=True, metavar="{yes,no}",
-                     help="whether the method uses data beyond the benchmark's videos")
-    row.add_argument("--uses-frames", type=_video_input, required=True,
-                     metavar="{" + ",".join(ledger.VIDEO_INPUTS) + "}",
-                     help="what the method reads from the video: "
-                          + "; ".join(f"{k} = {v}" for k, v in ledger.VIDEO_INPUTS.items()))
+                     help="whether the method uses data beyond the benchmark's own inputs")
+    choices = bench.input.choices
+    row.add_argument("--uses-frames", type=_input_choice(chosen), required=True,
+                     metavar="{" + ",".join(choices) + "}",
+                     help=f"what the method reads ({bench.input.label}): "
+                          + "; ".join(f"{k} = {v}" for k, v in choices.items()))
     row.add_argument("--method-description", default="",
                      help="one sentence on the method (default: empty)")
     row.add_argument("--project-url", default=None, help="project or code page, http(s)")
     row.add_argument("--publication-url", default=None, help="paper, http(s)")
     row.add_argument("--note", default=None, help="a note shown with the row (optional)")
     row.add_argument("--supersedes", type=_uuid, default=None, metavar="UUID",
-                     help="id of the row on the board that this row corrects; the old row is "
-                          "then hidden. Required to publish a submission already on the board")
+                     help="id of the row on the board that this row corrects (of the same "
+                          "benchmark and track); the old row is then hidden. Required to "
+                          "publish a submission already on the board")
 
-    add_target_arguments(parser, title="where to publish (one of)")
+    add_target_arguments(parser, chosen, title="where to publish (one of)")
     parser.add_argument("--dry-run", action="store_true",
                         help="validate, score and print the record as JSON on stdout; write "
                              "nothing")
@@ -111,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
-    """Every record on the board, superseded ones included; unreadable ones are named."""
+    """Every record on the board, of every benchmark, superseded ones included; unreadable
+    ones are named."""
     records = []
     for path, record in ledger.records_of(store):
         if isinstance(record, ledger.RecordError):
@@ -123,23 +146,34 @@ def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
 
 
 def check_board(
-    board: Sequence[ledger.Record], sha256: str, supersedes: uuid.UUID | None
+    everything: Sequence[ledger.Record], chosen: Chosen, sha256: str,
+    supersedes: uuid.UUID | None,
 ) -> None:
-    """Refuse a duplicate submission, or a --supersedes that names no current row."""
+    """Refuse a duplicate submission, or a --supersedes that names no current row of the same
+    benchmark and track; rows of other benchmarks and tracks do not count."""
+    here = f"{chosen.bench.id}/{chosen.track.id}"
+    board = [r for r in everything
+             if ledger.record_track(r, chosen.bench) == chosen.track.id]
     by_id = {r.id: r for r in board}
     same = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
     if supersedes is None:
         if same:
             rows = ", ".join(f"{r.id} ({r.method_name} by {r.team_name})" for r in same)
             raise UsageError(
-                f"this submission (sha256 {sha256[:12]}...) is already on the board as {rows}; "
-                "to correct that row, publish again with --supersedes <its uuid>"
+                f"this submission (sha256 {sha256[:12]}...) is already on the board of {here} "
+                f"as {rows}; to correct that row, publish again with --supersedes <its uuid>"
             )
         return
     if supersedes not in by_id:
+        elsewhere = [r for r in everything if r.id == supersedes]
+        if elsewhere:
+            raise UsageError(
+                f"--supersedes {supersedes}: that row belongs to {owner(elsewhere[0])}, not "
+                f"{here}; a row can only supersede a row of the same benchmark and track"
+            )
         raise UsageError(
-            f"--supersedes {supersedes}: no such row on the board; give the uuid of an "
-            "existing row (the name of its submissions/<uuid>.json)"
+            f"--supersedes {supersedes}: no such row on the board of {here}; give the uuid of "
+            "an existing row (the name of its submissions/<uuid>.json)"
         )
     if same and supersedes not in {r.id for r in same}:
         rows = ", ".join(str(r.id) for r in same)
@@ -155,10 +189,13 @@ def check_board(
         )
 
 
-def build_record(args: argparse.Namespace, result: evaluator.ScoreResult) -> ledger.Record:
+def build_record(args: argparse.Namespace, chosen: Chosen,
+                 result: evaluator.ScoreResult) -> ledger.Record:
     try:
         return ledger.rescored_record(
             result,
+            chosen.bench,
+            chosen.track,
             team_name=args.team_name,
             method_name=args.method_name,
             model_size=args.model_size,
@@ -177,10 +214,13 @@ def build_record(args: argparse.Namespace, result: evaluator.ScoreResult) -> led
             for e in exc.errors()
         )
         raise UsageError(f"the row does not validate: {problems}") from None
+    except ledger.RecordError as exc:
+        raise UsageError(f"the row does not validate: {exc}") from None
 
 
-def publish(args: argparse.Namespace) -> int:
-    key = load_key(args.private)
+def publish(args: argparse.Namespace, chosen: Chosen) -> int:
+    track = chosen.track
+    key = load_key(track, args.private)
     if args.key_version and key.key_version and args.key_version != key.key_version:
         raise UsageError(
             f"--key-version {args.key_version} contradicts the key file, which says "
@@ -190,19 +230,20 @@ def publish(args: argparse.Namespace) -> int:
     if args.key_version and not key.key_version:
         # The key file does not say its version; the maintainer does, for the provenance.
         result = result.model_copy(update={"key_version": args.key_version})
-    record = build_record(args, result)
+    record = build_record(args, chosen, result)
     store, where = open_store(args, missing_dir="refuse")
-    check_board(read_board(store), result.submission_sha256, args.supersedes)
+    check_board(read_board(store), chosen, result.submission_sha256, args.supersedes)
 
-    overall = result.counts["overall"]
-    summary = (f"{args.method_name} by {args.team_name}: Overall {result.metrics['overall']:.1f} % "
-               f"({overall.correct}/{overall.total}), {result.n_abstained} abstentions")
+    ranking = result.counts[track.ranking]
+    summary = (f"{args.method_name} by {args.team_name}: {track.labels[track.ranking]} "
+               f"{result.metrics[track.ranking]:.1f} % ({ranking.correct}/{ranking.total}), "
+               f"{result.n_abstained} abstentions")
     if args.dry_run:
         print(record.to_json().decode(), end="")
         print(f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
               file=sys.stderr)
         return 0
-    written = store.write(record, ledger.commit_message(record))
+    written = store.write(record, ledger.commit_message(record, track))
     print(f"published {record.path()} to {where} ({written})")
     print(summary)
     if record.supersedes:
@@ -210,13 +251,14 @@ def publish(args: argparse.Namespace) -> int:
     if args.leaderboard_dir is None:
         print(f"The Space shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
     else:
-        print(f"An app reading this folder (EGOMEM_LEADERBOARD_DIR={args.leaderboard_dir}) "
-              f"shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
+        print(f"An app reading this folder (LEADERBOARD_BENCHMARK={chosen.name} "
+              f"LEADERBOARD_RECORDS_DIR={args.leaderboard_dir}) shows it within "
+              f"{ledger.CACHE_TTL_S} s (its board cache time-to-live).")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(build_parser(), publish, argv, after_error="nothing was written")
+    return run(build_parser, publish, argv, after_error="nothing was written")
 
 
 if __name__ == "__main__":

@@ -6,18 +6,21 @@ with the evaluator, and compares every metric, every count and the abstention co
 record. Exit status 0 and "reproduced" when all match; 1, with each differing field, otherwise.
 
 RECORD is a record file (submissions/<uuid>.json) or the uuid of a row, looked up on the
-leaderboard dataset (`--leaderboard`, default the public one; HF_ENDPOINT and HF_TOKEN are
-honoured) or in a local folder (`--leaderboard-dir`).
+leaderboard dataset (`--leaderboard`, default the benchmark's public records repo;
+HF_ENDPOINT and HF_TOKEN are honoured) or in a local folder (`--leaderboard-dir`). The record
+must belong to the benchmark and track given (`--benchmark`, `--track`; default
+$LEADERBOARD_BENCHMARK, else the Space's default, and its first track).
 
 Example:
 
     # a row of the public leaderboard, by uuid, with the files the team sent:
-    python scripts/reproduce_row.py --record <uuid> \\
-        --submission user_submission.json --private annotations_private.json
-    # a row of the demo board, which runs anywhere:
-    python scripts/reproduce_row.py --leaderboard-dir demo/leaderboard \\
-        --record 5694e658-3eb0-487c-b1e2-cba563c80b88 \\
-        --submission demo/sample_submission.json --private demo/annotations_private.json
+    python scripts/reproduce_row.py --benchmark egomemreason --record <uuid> \\
+        --submission user_submission.json --private /path/to/<key file>
+    # a row of a benchmark's demo board, which runs anywhere:
+    python scripts/reproduce_row.py --benchmark egomemreason \\
+        --leaderboard-dir benchmarks/egomemreason/demo/leaderboard --record <uuid> \\
+        --submission benchmarks/egomemreason/demo/sample_submission.json \\
+        --private benchmarks/egomemreason/demo/<key file>
 """
 
 from __future__ import annotations
@@ -29,11 +32,15 @@ from collections.abc import Set
 from pathlib import Path
 
 from _cli import (
+    Chosen,
     Parser,
     UsageError,
+    add_benchmark_arguments,
     add_target_arguments,
+    describe,
     load_key,
     open_store,
+    owner,
     read_input,
     run,
     score_submission,
@@ -41,18 +48,20 @@ from _cli import (
 
 import evaluator
 import ledger
+import spec
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
+    parser = Parser(description=__doc__, epilog=describe(chosen),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_benchmark_arguments(parser)
     parser.add_argument("--record", required=True,
                         help="a record file's path, or the uuid of a row on the leaderboard")
     parser.add_argument("--submission", type=Path, required=True,
                         help="the submission JSON file the row was scored from")
     parser.add_argument("--private", type=Path, required=True,
-                        help="the answer key, annotations_private.json")
-    add_target_arguments(parser, hub_help="leaderboard dataset to look a uuid up in (default "
-                                          f"{ledger.DEFAULT_LEADERBOARD_REPO})")
+                        help=f"the answer key, {chosen.track.key.name}")
+    add_target_arguments(parser, chosen, hub_help="leaderboard dataset to look a uuid up in")
     return parser
 
 
@@ -85,9 +94,9 @@ def _same(a: float, b: float) -> bool:
     return a.hex() == b.hex()
 
 
-def _in_order(names: Set[str]) -> list[str]:
-    """Metric names in display order (overall first), unknown ones last."""
-    known = [k for k in evaluator.METRIC_KEYS if k in names]
+def _in_order(track: spec.Track, names: Set[str]) -> list[str]:
+    """Metric names in the track's display order, unknown ones last."""
+    known = [k for k in track.metric_keys if k in names]
     return known + sorted(names - set(known))
 
 
@@ -110,11 +119,12 @@ def compare(
                      f"{result.answer_key_sha256}; the record was scored against key version "
                      f"{prov.key_version or '(unrecorded)'}, this key is version "
                      f"{key.key_version or '(unrecorded)'}")
-    for name in _in_order(record.metrics.keys() | result.metrics.keys()):
+    track = key.track
+    for name in _in_order(track, record.metrics.keys() | result.metrics.keys()):
         old, new = record.metrics.get(name), result.metrics.get(name)
         if old is None or new is None or not _same(old, new):
             diffs.append(f"metrics.{name}: record {old!r}, re-scored {new!r}")
-    for name in _in_order(record.counts.keys() | result.counts.keys()):
+    for name in _in_order(track, record.counts.keys() | result.counts.keys()):
         old_c, new_c = record.counts.get(name), result.counts.get(name)
         if old_c != new_c:
             diffs.append(f"counts.{name}: record {_count(old_c)}, re-scored {_count(new_c)}")
@@ -123,14 +133,20 @@ def compare(
     return diffs
 
 
-def reproduce(args: argparse.Namespace) -> int:
+def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
+    track = chosen.track
     record, where = load_record(args)
+    if ledger.record_track(record, chosen.bench) != track.id:
+        raise UsageError(
+            f"{where} belongs to {owner(record)}, not {chosen.bench.id}/{track.id}; pass the "
+            "--benchmark and --track it was scored on"
+        )
     if record.source != "rescored" or record.provenance is None or record.counts is None:
         raise UsageError(
             f"{where} is a {record.source} row ({record.method_name}): its numbers are "
             "reported by a paper, not scored from a submission, so there is nothing to re-score"
         )
-    key = load_key(args.private)
+    key = load_key(track, args.private)
     result = score_submission(key, args.submission)
 
     label = f"{record.method_name} by {record.team_name} ({where})"
@@ -145,12 +161,12 @@ def reproduce(args: argparse.Namespace) -> int:
         return 1
     print(f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
           f"{len(result.counts)} counts and the abstention count match bit for bit "
-          f"(Overall {result.metrics['overall']:.1f} %)")
+          f"({track.labels[track.ranking]} {result.metrics[track.ranking]:.1f} %)")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(build_parser(), reproduce, argv)
+    return run(build_parser, reproduce, argv)
 
 
 if __name__ == "__main__":

@@ -1,36 +1,44 @@
 """Rotate the answer key's option letters without changing any answer; remap old submissions.
 
-Rotation reads the private key and the public questions released with it, checks that they
-describe the same questions, and writes into --out-dir:
+Rotation reads a track's private key and the public file released with it, checks that they
+describe the same questions (release.check_agreement), and writes into --out-dir, each in the
+format the benchmark's spec declares for it (json, jsonl or csv; a CSV keeps its columns and
+row order):
 
-- annotations_private.json: the new key, ``{"key_version": ..., "samples": [...]}``;
-- annotations_public.jsonl: the new public file (only the letters of ``options`` change);
+- the new key, under the key's file name (a JSON key as ``{"key_version": ..., "samples":
+  [...]}``; a JSONL or CSV key has no place for its version: give it to publish_submission.py);
+- the new public file, under its file name (only the letters of the options change);
 - letter_map.json: private, per question old letter -> new letter, with both key versions
   and the sha256 of all four files; it never contains the salt.
 
-Each question's permutation comes from sha256 of (salt, new key version, example_id), so the
-same inputs give byte-identical files on any machine and another salt another rotation. An
-answer's text never changes; its letter always moves. Within each group of questions of the
-same query type and option count, correct letters are spread as evenly as the old letters
-allow, so answering one letter everywhere scores chance in every column.
+Each question's permutation comes from sha256 of (salt, new key version, id), so the same
+inputs give byte-identical files on any machine and another salt another rotation. An
+answer's text never changes; its letter always moves. Within each group of questions with the
+same value of the track's first grouping and the same option count, correct letters are
+spread as evenly as the old letters allow, so answering one letter everywhere scores chance
+in every column. A row flagged out of option keeps its answer as it is (it is not among the
+options); its options are permuted too, and it takes no part in the spread.
 
 Keep the salt with the key (a password manager), never in git. Surrounding whitespace of the
-salt is ignored.
+salt is ignored. `--benchmark` and `--track` choose the spec (default: $LEADERBOARD_BENCHMARK,
+else the Space's default, and its first track); `--help` names the track's file names.
 
 Example:
 
-    python scripts/reshuffle_options.py \\
-        --private annotations_private.json --public annotations_public.jsonl \\
+    python scripts/reshuffle_options.py --benchmark egomemreason \\
+        --private /path/to/<key file> --public /path/to/<public file> \\
         --salt "<secret>" --key-version v1.2 --out-dir rotated/
 
-    python scripts/reshuffle_options.py --remap-submission old.json \\
-        --letter-map rotated/letter_map.json --out new.json
+    python scripts/reshuffle_options.py --benchmark egomemreason \\
+        --remap-submission old.json --letter-map rotated/letter_map.json --out new.json
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
+import io
 import json
 import os
 import re
@@ -42,27 +50,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-import _cli  # noqa: F401  (puts the repository root on sys.path, for evaluator)
+import _cli
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import release
 from evaluator import (
-    LETTERS,
     MAX_EXAMPLES,
-    QUERY_TYPES,
     AnswerKey,
     AnswerKeyError,
+    DataFileError,
     load_answer_key,
     parse_answer_key,
+    read_rows,
     score,
 )
+from ledger.config import DEFAULT_BENCHMARK
+from spec import Track
 
 #: Bumping this changes every rotation: the permutation is part of the key's provenance.
 DERIVATION = "egomemreason-reshuffle/1"
 LETTER_MAP_FORMAT = "egomemreason-letter-map/1"
 MIN_SALT_LENGTH = 16
 KEY_VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-PRIVATE_NAME = "annotations_private.json"
-PUBLIC_NAME = "annotations_public.jsonl"
 LETTER_MAP_NAME = "letter_map.json"
 SALT_HINT = (
     "make one with: python -c \"import secrets; print(secrets.token_urlsafe(24))\" "
@@ -74,18 +83,7 @@ class ReshuffleError(ValueError):
     """An input the rotation or the remapping refuses; the message says how to fix it."""
 
 
-# --- reading and checking the inputs ---------------------------------------------------------
-
-
-class PublicQuestion(BaseModel):
-    """The fields of a public record that must agree with the private key."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
-
-    example_id: int
-    question: str
-    options: dict[str, str]
-    query_type: str
+# --- reading and writing the data files -------------------------------------------------------
 
 
 class LetterMapEntry(BaseModel):
@@ -93,7 +91,7 @@ class LetterMapEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    example_id: int
+    example_id: int | str  # the row's id (the map's own field name, whatever the track's)
     old_to_new: dict[str, str]
 
 
@@ -112,6 +110,21 @@ class LetterMap(BaseModel):
     old_public_sha256: str
     new_public_sha256: str
     questions: tuple[LetterMapEntry, ...] = Field(strict=False)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A key or public file as read: its rows, and what writing it back in its format needs."""
+
+    format: str  # json, jsonl or csv
+    records: tuple[dict[str, Any], ...]  # the rows as the evaluator reads them
+    #: json: the object's fields besides "samples" (None: the file is a bare list).
+    top: Mapping[str, Any] | None = None
+    #: csv: the header and every row's cells as written, and the line ending.
+    header: tuple[str, ...] = ()
+    cells: tuple[tuple[str, ...], ...] = ()
+    newline: str = "\n"
+    changed: tuple[str, ...] = ()  # csv: the columns writing replaces
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -151,123 +164,113 @@ def _decode_json(data: bytes, flag: str, path: Path, what: str) -> Any:
         ) from None
 
 
-def read_private(data: bytes, path: Path) -> tuple[dict[str, Any], AnswerKey]:
-    """The decoded key file (as an object, its question records under "samples"), and the key."""
-    decoded = _decode_json(
-        data, "--private", path, "the answer key, one JSON document (not the .jsonl file)")
+def _csv_cells(data: bytes) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], str]:
+    text = data.decode("utf-8-sig")
+    rows = [tuple(r) for r in csv.reader(io.StringIO(text, newline="")) if r]
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return (rows[0] if rows else ()), tuple(rows[1:]), newline
+
+
+def read_table(track: Track, data: bytes, fmt: str, flag: str, path: Path,
+               what: str) -> Table:
+    """The rows of a data file in ``fmt``; ReshuffleError, naming the flag, if unreadable."""
+    if fmt == "json":
+        decoded = _decode_json(data, flag, path, what)
+        if isinstance(decoded, list):
+            return Table(fmt, tuple(decoded))
+        if isinstance(decoded, dict) and isinstance(decoded.get("samples"), list):
+            top = {k: v for k, v in decoded.items() if k != "samples"}
+            return Table(fmt, tuple(decoded["samples"]), top=top)
+        raise ReshuffleError(
+            f'{flag} {path}: expected a JSON list of rows or an object {{"samples": [...]}}; '
+            f"{flag} takes {what}")
     try:
-        key = parse_answer_key(decoded, hashlib.sha256(data).hexdigest())
+        records = read_rows(track, data, fmt).records
+    except DataFileError as exc:
+        raise ReshuffleError(f"{flag} {path} is not a {fmt} file of rows: {exc}; {flag} takes "
+                             f"{what}") from None
+    if fmt == "jsonl":
+        return Table(fmt, records)
+    header, cells, newline = _csv_cells(data)
+    if len(cells) != len(records):  # never expected: the evaluator read the same text
+        raise ReshuffleError(f"{flag} {path}: its CSV rows could not be read consistently")
+    changed = tuple(c for c in (track.fields.options, track.fields.answer) if c in header)
+    return Table(fmt, records, header=header, cells=cells, newline=newline, changed=changed)
+
+
+def _dump(value: Any) -> bytes:
+    return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_table(table: Table, records: Sequence[Mapping[str, Any]],
+                key_version: str | None = None) -> bytes:
+    """``records`` (the table's rows, changed) in the table's format.
+
+    A JSON key is written as an object naming ``key_version``; a CSV keeps every cell but
+    those of the changed columns (options as a JSON object).
+    """
+    if table.format == "json":
+        if key_version is not None:
+            others = {k: v for k, v in (table.top or {}).items() if k != "key_version"}
+            return _dump({"key_version": key_version, "samples": list(records), **others})
+        if table.top is None:
+            return _dump(list(records))
+        return _dump({**table.top, "samples": list(records)})
+    if table.format == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=table.newline)
+    writer.writerow(table.header)
+    columns = {name: table.header.index(name) for name in table.changed}
+    for cells, record in zip(table.cells, records, strict=True):
+        row = list(cells)
+        for name, index in columns.items():
+            value = record[name]
+            row[index] = value if isinstance(value, str) else json.dumps(value,
+                                                                         ensure_ascii=False)
+        writer.writerow(row)
+    return buffer.getvalue().encode("utf-8")
+
+
+def read_private(track: Track, data: bytes, path: Path) -> tuple[Table, AnswerKey]:
+    """The key file as a table, and the validated key."""
+    fmt = track.key.format
+    table = read_table(track, data, fmt, "--private", path,
+                       f"the answer key, one {fmt} file ({track.key.name})")
+    # The object form as read, so the evaluator checks its key_version too.
+    rows: Any = (list(table.records) if table.top is None
+                 else {**table.top, "samples": list(table.records)})
+    try:
+        key = parse_answer_key(track, rows, hashlib.sha256(data).hexdigest())
     except AnswerKeyError as exc:
         raise ReshuffleError(
-            f"--private {path}: {exc}; pass the private answer key (annotations_private.json)"
+            f"--private {path}: {exc}; pass the private answer key ({track.key.name})"
         ) from None
-    payload: dict[str, Any] = {"samples": decoded} if isinstance(decoded, list) else decoded
-    return payload, key
+    return table, key
 
 
-def read_public(data: bytes, path: Path) -> list[dict[str, Any]]:
-    """The records of a public JSON Lines file, each checked for the fields rotation needs."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ReshuffleError(f"--public {path} is not UTF-8 text; save it as UTF-8") from None
-    records: list[dict[str, Any]] = []
-    problems: list[str] = []
-    leaked: list[object] = []
-    # split("\n"), not splitlines(): U+2028 and friends may sit unescaped inside a JSON string.
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"line {lineno} is not valid JSON ({exc})")
-            continue
-        if not isinstance(record, dict):
-            problems.append(f"line {lineno} is not a JSON object")
-            continue
-        try:
-            PublicQuestion.model_validate(record)
-        except ValidationError as exc:
-            fields = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:3]
-            )
-            problems.append(f"line {lineno}: {fields}")
-            continue
-        if "correct_answer" in record:
-            leaked.append(record["example_id"])
-        records.append(record)
+def read_public(track: Track, data: bytes, path: Path) -> Table:
+    """The public file as a table, each row checked for the fields rotation needs."""
+    fmt = track.public.format
+    table = read_table(track, data, fmt, "--public", path,
+                       f"the public file, one {fmt} file ({track.public.name})")
+    problems = release.public_problems(track, table.records)
     if problems:
-        raise ReshuffleError(
-            f"--public {path}: {_n(len(problems), 'line is', 'lines are')} not a public question "
-            f"({'; '.join(problems[:MAX_EXAMPLES])}); expected JSON Lines with example_id, "
-            "question, options and query_type on every line"
-        )
-    if leaked:
-        raise ReshuffleError(
-            f"--public {path}: {_n(len(leaked), 'record carries', 'records carry')} a "
-            f"correct_answer ({_some(leaked)}); a public file must not contain answers. "
-            "Did you swap --public and --private?"
-        )
-    if not records:
-        raise ReshuffleError(f"--public {path} has no questions; expected one JSON object a line")
-    return records
-
-
-def check_agreement(
-    key_records: Sequence[Mapping[str, Any]], public: Sequence[Mapping[str, Any]]
-) -> None:
-    """Refuse unless the two files hold the same ids, question texts, options and query types."""
-    problems: list[str] = []
-    counts = Counter(r["example_id"] for r in public)
-    dupes = sorted(i for i, n in counts.items() if n > 1)
-    if dupes:
-        problems.append(
-            f"{_n(len(dupes), 'example_id appears', 'example_ids appear')} twice in the "
-            f"public file ({_some(dupes)})"
-        )
-    private_by_id = {r["example_id"]: r for r in key_records}
-    public_by_id = {r["example_id"]: r for r in public}
-    only_private = sorted(set(private_by_id) - set(public_by_id))
-    only_public = sorted(set(public_by_id) - set(private_by_id))
-    if only_private:
-        problems.append(
-            f"{_n(len(only_private), 'example_id', 'example_ids')} only in the private key "
-            f"({_some(only_private)})"
-        )
-    if only_public:
-        problems.append(
-            f"{_n(len(only_public), 'example_id', 'example_ids')} only in the public file "
-            f"({_some(only_public)})"
-        )
-    for field, label in (
-        ("question", "question texts"),
-        ("options", "options"),
-        ("query_type", "query types"),
-    ):
-        differ = sorted(
-            i for i in private_by_id.keys() & public_by_id.keys()
-            if private_by_id[i][field] != public_by_id[i][field]
-        )
-        if differ:
-            problems.append(
-                f"{_n(len(differ), 'question', 'questions')} whose {label} differ "
-                f"({_some(differ)})"
-            )
-    if problems:
-        raise ReshuffleError(
-            "the public file and the private key describe different questions: "
-            + "; ".join(problems)
-            + ". Pass the public file released with this very key (same key version)."
-        )
+        leaked = any("must not contain answers" in p for p in problems)
+        fields = ", ".join((track.fields.id, track.fields.question, track.fields.options,
+                            *(g.field for g in track.groupings)))
+        hint = (" Did you swap --public and --private?" if leaked else
+                f" Expected rows with {fields}.")
+        raise ReshuffleError(f"--public {path}: {'; '.join(problems)}.{hint}")
+    return table
 
 
 # --- the rotation ----------------------------------------------------------------------------
 
 
-def question_digest(salt: str, key_version: str, example_id: int) -> bytes:
-    """sha256 of an unambiguous encoding of (salt, new key version, example_id)."""
-    message = json.dumps([DERIVATION, salt, key_version, example_id], separators=(",", ":"))
+def question_digest(salt: str, key_version: str, ident: int | str) -> bytes:
+    """sha256 of an unambiguous encoding of (salt, new key version, the row's id)."""
+    message = json.dumps([DERIVATION, salt, key_version, ident], separators=(",", ":"))
     return hashlib.sha256(message.encode("ascii")).digest()
 
 
@@ -279,34 +282,36 @@ def _tiebreak(digest: bytes, label: bytes, position: int) -> bytes:
 class Slot:
     """What choosing one question's new correct position needs to know."""
 
-    example_id: int
+    ident: int | str  # the row's id
     n_options: int
-    old: int  # position of the correct answer under the old key
-    query_type: str
+    old: int | None  # position of the correct answer under the old key; None: out of option
+    group: str  # the value of the track's first grouping
     digest: bytes
 
     @property
     def stratum(self) -> tuple[str, int]:
-        return (self.query_type, self.n_options)
+        return (self.group, self.n_options)
 
     def allowed(self) -> list[int]:
         """Every position but the old one (a one-option question cannot move)."""
         moved = [p for p in range(self.n_options) if p != self.old]
-        return moved or [self.old]
+        return moved or [p for p in range(self.n_options) if p == self.old]
 
 
-def choose_correct_positions(slots: Sequence[Slot]) -> dict[int, int]:
+def choose_correct_positions(slots: Sequence[Slot]) -> dict[int | str, int]:
     """The new correct position of every question, spread evenly within each stratum.
 
-    A stratum is the questions of one query type with one option count: spreading within it
-    (rather than over the whole key) keeps "always answer the last letter" or "always B" at
-    chance in every column. Greedy in digest order, preferring the position least used in the
-    stratum, then across that option count, then by the digest; then augmenting paths make
-    every stratum exactly as even as the ban on keeping the old position allows.
+    A stratum is the questions of one group (of the first grouping) with one option count:
+    spreading within it (rather than over the whole key) keeps "always answer the last letter"
+    or "always B" at chance in every column. Greedy in digest order, preferring the position
+    least used in the stratum, then across that option count, then by the digest; then
+    augmenting paths make every stratum exactly as even as the ban on keeping the old position
+    allows. Out-of-option slots (no correct position) must not be passed.
     """
-    in_stratum: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0] * len(LETTERS))
-    by_count: dict[int, list[int]] = defaultdict(lambda: [0] * len(LETTERS))
-    chosen: dict[int, int] = {}
+    width = max((s.n_options for s in slots), default=0)
+    in_stratum: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0] * width)
+    by_count: dict[int, list[int]] = defaultdict(lambda: [0] * width)
+    chosen: dict[int | str, int] = {}
     ordered = sorted(slots, key=lambda s: s.digest)
     for slot in ordered:
         stratum, across = in_stratum[slot.stratum], by_count[slot.n_options]
@@ -314,7 +319,7 @@ def choose_correct_positions(slots: Sequence[Slot]) -> dict[int, int]:
             slot.allowed(),
             key=lambda p: (stratum[p], across[p], _tiebreak(slot.digest, b"letter", p)),
         )
-        chosen[slot.example_id] = best
+        chosen[slot.ident] = best
         stratum[best] += 1
         across[best] += 1
     groups: dict[tuple[str, int], list[Slot]] = defaultdict(list)
@@ -325,7 +330,7 @@ def choose_correct_positions(slots: Sequence[Slot]) -> dict[int, int]:
     return chosen
 
 
-def _even_out(members: Sequence[Slot], chosen: dict[int, int]) -> None:
+def _even_out(members: Sequence[Slot], chosen: dict[int | str, int]) -> None:
     """Move questions along paths while some position holds 2+ more than another reachable one.
 
     Each path lowers the sum of squared counts, so this ends; when no path is left the counts
@@ -336,16 +341,16 @@ def _even_out(members: Sequence[Slot], chosen: dict[int, int]) -> None:
     while True:
         counts = [0] * n_positions
         for slot in members:
-            counts[chosen[slot.example_id]] += 1
+            counts[chosen[slot.ident]] += 1
         path = _improving_path(members, chosen, counts)
         if path is None:
             return
         for slot, position in path:
-            chosen[slot.example_id] = position
+            chosen[slot.ident] = position
 
 
 def _improving_path(
-    members: Sequence[Slot], chosen: Mapping[int, int], counts: Sequence[int]
+    members: Sequence[Slot], chosen: Mapping[int | str, int], counts: Sequence[int]
 ) -> list[tuple[Slot, int]] | None:
     for source in sorted(range(len(counts)), key=lambda p: (-counts[p], p)):
         # Breadth-first over positions; parent[p] = (question moved into p, from where).
@@ -355,7 +360,7 @@ def _improving_path(
             nxt: list[int] = []
             for here in frontier:
                 for slot in members:
-                    if chosen[slot.example_id] != here:
+                    if chosen[slot.ident] != here:
                         continue
                     for there in slot.allowed():
                         if there in seen:
@@ -375,18 +380,23 @@ def _improving_path(
     return None
 
 
-def letter_permutation(slot: Slot, new_correct: int) -> dict[str, str]:
-    """Old letter -> new letter: the answer goes to ``new_correct``, the rest by the digest."""
+def letter_permutation(slot: Slot, new_correct: int | None, letters: str) -> dict[str, str]:
+    """Old letter -> new letter: the answer goes to ``new_correct``, the rest by the digest.
+
+    An out-of-option slot (``new_correct`` None) has every option ordered by the digest.
+    """
     others_old = sorted(
         (p for p in range(slot.n_options) if p != slot.old),
         key=lambda p: _tiebreak(slot.digest, b"option", p),
     )
     others_new = [p for p in range(slot.n_options) if p != new_correct]
-    mapping = {LETTERS[slot.old]: LETTERS[new_correct]}
+    mapping = {}
+    if slot.old is not None and new_correct is not None:
+        mapping[letters[slot.old]] = letters[new_correct]
     mapping.update(
-        {LETTERS[o]: LETTERS[n] for o, n in zip(others_old, others_new, strict=True)}
+        {letters[o]: letters[n] for o, n in zip(others_old, others_new, strict=True)}
     )
-    return {old: mapping[old] for old in LETTERS[: slot.n_options]}
+    return {old: mapping[old] for old in letters[: slot.n_options]}
 
 
 @dataclass(frozen=True)
@@ -399,63 +409,69 @@ class Rotation:
     new_key: AnswerKey
 
 
-def _dump(value: Any) -> bytes:
-    return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def rotate(
-    payload: Mapping[str, Any],
+    private: Table,
     key: AnswerKey,
-    public: Sequence[Mapping[str, Any]],
+    public: Table,
     public_sha256: str,
     salt: str,
     key_version: str,
+    benchmark_flags: str = "",
 ) -> Rotation:
-    """Rotate a validated key and its agreeing public records; pure, no file access."""
+    """Rotate a validated key and its agreeing public rows; pure, no file access.
+
+    ``benchmark_flags`` ("--benchmark x ") goes into the letter map's remapping command.
+    """
+    track = key.track
+    letters, f = track.options.letters, track.fields
     slots = [
         Slot(
-            example_id=q.example_id,
+            ident=q.id,
             n_options=len(q.options),
-            old=LETTERS.index(q.correct_answer),
-            query_type=q.query_type,
-            digest=question_digest(salt, key_version, q.example_id),
+            old=None if q.out_of_option else letters.index(q.answer),
+            group=q.groups[0],
+            digest=question_digest(salt, key_version, q.id),
         )
         for q in key.questions
     ]
-    correct = choose_correct_positions(slots)
-    maps = {s.example_id: letter_permutation(s, correct[s.example_id]) for s in slots}
+    correct = choose_correct_positions([s for s in slots if s.old is not None])
+    maps = {s.ident: letter_permutation(s, correct.get(s.ident), letters)
+            for s in slots}
+    flagged = {q.id for q in key.questions if q.out_of_option}
 
     def relettered(options: Mapping[str, str], mapping: Mapping[str, str]) -> dict[str, str]:
         moved = {mapping[old]: text for old, text in options.items()}
         return {letter: moved[letter] for letter in sorted(moved)}
 
     samples = []
-    for record in payload["samples"]:
-        mapping = maps[record["example_id"]]
+    for record in private.records:
+        mapping = maps[record[f.id]]
         new = dict(record)
-        new["options"] = relettered(record["options"], mapping)
-        new["correct_answer"] = mapping[record["correct_answer"]]
+        new[f.options] = relettered(record[f.options], mapping)
+        if record[f.id] not in flagged:
+            new[f.answer] = mapping[record[f.answer]]
         samples.append(new)
-    others = {k: v for k, v in payload.items() if k not in ("key_version", "samples")}
-    private = _dump({"key_version": key_version, "samples": samples, **others})
+    private_bytes = write_table(private, samples, key_version)
     new_public = []
-    for record in public:
+    for record in public.records:
         new = dict(record)
-        new["options"] = relettered(record["options"], maps[record["example_id"]])
+        new[f.options] = relettered(record[f.options], maps[record[f.id]])
         new_public.append(new)
-    public_bytes = "".join(
-        json.dumps(r, ensure_ascii=False) + "\n" for r in new_public
-    ).encode("utf-8")
+    public_bytes = write_table(public, new_public)
 
-    new_key = load_answer_key(private)
+    new_key = load_answer_key(track, private_bytes)
+    if track.key.format != "json":
+        # The file has no place for its version; the rotation still names it (letter map).
+        new_key = parse_answer_key(track, [q.record for q in new_key.questions],
+                                   new_key.sha256, key_version)
     _self_check(key, new_key, new_public)
     letter_map = {
         "format": LETTER_MAP_FORMAT,
         "note": (
             f"PRIVATE. Option letters of key {_version(key.key_version)} -> key {key_version}. "
             "Remap a submission made against the old letters with: python "
-            "scripts/reshuffle_options.py --remap-submission OLD.json --letter-map "
-            "letter_map.json --out NEW.json"
+            f"scripts/reshuffle_options.py {benchmark_flags}--remap-submission OLD.json "
+            "--letter-map letter_map.json --out NEW.json"
         ),
         "derivation": f"{DERIVATION}: sha256 of [derivation, salt, new key version, "
         "example_id] as compact JSON; the salt is not stored",
@@ -466,21 +482,25 @@ def rotate(
         "old_public_sha256": public_sha256,
         "new_public_sha256": hashlib.sha256(public_bytes).hexdigest(),
         "questions": [
-            {"example_id": s.example_id, "old_to_new": maps[s.example_id]} for s in slots
+            {"example_id": s.ident, "old_to_new": maps[s.ident]} for s in slots
         ],
     }
-    return Rotation(private, public_bytes, _dump(letter_map), new_key)
+    return Rotation(private_bytes, public_bytes, _dump(letter_map), new_key)
 
 
 def _self_check(old: AnswerKey, new: AnswerKey, new_public: Sequence[Mapping[str, Any]]) -> None:
     """Guard against a bug writing a key that changes an answer; never expected to fire."""
-    new_by_id = {q.example_id: q for q in new.questions}
+    new_by_id = {q.id: q for q in new.questions}
     for q in old.questions:
-        n = new_by_id[q.example_id]
-        moved = len(q.options) == 1 or n.correct_answer != q.correct_answer
-        if n.options[n.correct_answer] != q.options[q.correct_answer] or not moved:
-            raise RuntimeError(f"rotation bug: question {q.example_id} lost its answer or letter")
-    check_agreement([q.model_dump() for q in new.questions], new_public)
+        n = new_by_id[q.id]
+        if q.out_of_option:
+            kept = n.out_of_option and n.answer == q.answer
+        else:
+            moved = len(q.options) == 1 or n.answer != q.answer
+            kept = moved and n.options.get(n.answer) == q.options[q.answer]
+        if not kept or sorted(n.options.values()) != sorted(q.options.values()):
+            raise RuntimeError(f"rotation bug: question {q.id} lost its answer or letter")
+    release.check_agreement(new, new_public)
 
 
 # --- the report --------------------------------------------------------------------------------
@@ -488,36 +508,41 @@ def _self_check(old: AnswerKey, new: AnswerKey, new_public: Sequence[Mapping[str
 
 def _always(key: AnswerKey, letter: str) -> bytes:
     """A submission answering ``letter`` wherever it is an option, abstaining elsewhere."""
+    f = key.track.fields
     return json.dumps([
-        {"example_id": q.example_id, "predicted_answer": letter if letter in q.options else None}
+        {f.id: q.id, f.prediction: letter if letter in q.options else None}
         for q in key.questions
     ]).encode("utf-8")
 
 
 def _chance(questions: Iterable[Any], letter: str) -> float:
-    """Expected percent of always-``letter`` if each answer were uniform over its options."""
+    """Expected percent of always-``letter`` if each answer were uniform over its options
+    (an out-of-option row is never right)."""
     listed = list(questions)
-    hits = sum(1 / len(q.options) for q in listed if letter in q.options)
+    hits = sum(1 / len(q.options) for q in listed
+               if letter in q.options and not q.out_of_option)
     return 100 * hits / len(listed)
 
 
 def spread_report(old: AnswerKey, new: AnswerKey) -> str:
     """Per letter: how many answers it carries, and what answering it everywhere scores."""
+    track = new.track
+    grouping = track.groupings[0]
     n_letters = max(len(q.options) for q in new.questions)
     counts = {
-        "before": Counter(q.correct_answer for q in old.questions),
-        "after": Counter(q.correct_answer for q in new.questions),
+        "before": Counter(q.answer for q in old.questions),
+        "after": Counter(q.answer for q in new.questions),
     }
-    by_type: dict[str, list[Any]] = defaultdict(list)
+    by_group: dict[str, list[Any]] = defaultdict(list)
     for q in new.questions:
-        by_type[q.query_type].append(q)
+        by_group[q.groups[0]].append(q)
     row = "{:<6} {:>8} {:>15} {:>6} {:>23} {:>6} {:>9}"
     lines = [
         row.format("", "", "correct answers", "", "always-letter score %", "", ""),
         row.format("letter", "offered", "before", "after", "before", "after", "chance %"),
     ]
     best: dict[str, tuple[float, str, str, float]] = {}
-    for letter in LETTERS[:n_letters]:
+    for letter in track.options.letters[:n_letters]:
         results = {
             "before": score(old, _always(old, letter)),
             "after": score(new, _always(new, letter)),
@@ -527,26 +552,28 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
             sum(letter in q.options for q in new.questions),
             counts["before"][letter],
             counts["after"][letter],
-            f"{results['before'].metrics['overall']:.1f}",
-            f"{results['after'].metrics['overall']:.1f}",
+            f"{results['before'].metrics[track.ranking]:.1f}",
+            f"{results['after'].metrics[track.ranking]:.1f}",
             f"{_chance(new.questions, letter):.1f}",
         ))
         for when, result in results.items():
-            for query_type, (metric, _) in QUERY_TYPES.items():
-                chance = _chance(by_type[query_type], letter)
-                excess = result.metrics[metric] - chance
+            for group in grouping.groups:
+                chance = _chance(by_group[group.value], letter)
+                excess = result.metrics[group.key] - chance
                 if when not in best or excess > best[when][0]:
-                    best[when] = (excess, query_type, letter, chance)
-    guess = 100 * sum(1 / len(q.options) for q in new.questions) / len(new)
+                    best[when] = (excess, group.value, letter, chance)
+    guess = 100 * sum(1 / len(q.options) for q in new.questions
+                      if not q.out_of_option) / len(new)
     lines.append(
         "offered: questions that have the letter; chance: what always answering it would\n"
         f"score if answers were uniform over options. Random guessing scores {guess:.1f} %."
     )
+    what = grouping.field.replace("_", " ")
     for when in ("before", "after"):
-        excess, query_type, letter, chance = best[when]
+        excess, value, letter, chance = best[when]
         lines.append(
-            f"Furthest above chance in one query type {when}: always {letter} on "
-            f"{query_type}, {chance + excess:.1f} % (chance {chance:.1f} %)."
+            f"Furthest above chance in one {what} {when}: always {letter} on "
+            f"{value}, {chance + excess:.1f} % (chance {chance:.1f} %)."
         )
     return "\n".join(line.rstrip() for line in lines)
 
@@ -554,8 +581,9 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
 # --- remapping a submission ------------------------------------------------------------------
 
 
-def read_letter_map(data: bytes, path: Path) -> LetterMap:
+def read_letter_map(track: Track, data: bytes, path: Path) -> LetterMap:
     """A validated letter map: a bijection of A.. onto itself for every question."""
+    letters = track.options.letters
     decoded = _decode_json(data, "--letter-map", path, f"the {LETTER_MAP_NAME} of a rotation")
     hint = f"pass the {LETTER_MAP_NAME} that the rotation wrote, unedited"
     try:
@@ -574,76 +602,101 @@ def read_letter_map(data: bytes, path: Path) -> LetterMap:
             f"{LETTER_MAP_FORMAT!r}; {hint}"
         )
     counts = Counter(e.example_id for e in parsed.questions)
-    dupes = sorted(i for i, n in counts.items() if n > 1)
+    dupes = [i for i, n in counts.items() if n > 1]
+    dupes.sort(key=str)
     broken = [
         e.example_id for e in parsed.questions
-        if list(e.old_to_new) != list(LETTERS[: len(e.old_to_new)])
-        or sorted(e.old_to_new.values()) != list(LETTERS[: len(e.old_to_new)])
+        if list(e.old_to_new) != list(letters[: len(e.old_to_new)])
+        or sorted(e.old_to_new.values()) != list(letters[: len(e.old_to_new)])
     ]
     damage = []
     if dupes:
         damage.append(f"{_n(len(dupes), 'example_id', 'example_ids')} listed twice "
                       f"({_some(dupes)})")
     if broken:
-        damage.append(f"{_n(len(broken), 'map is', 'maps are')} not a reordering of A.. "
-                      f"({_some(broken)})")
+        damage.append(f"{_n(len(broken), 'map is', 'maps are')} not a reordering of "
+                      f"{letters[0]}.. ({_some(broken)})")
     if not parsed.questions:
         damage.append("no questions")
+    id_type = int if track.fields.id_type == "integer" else str
+    foreign = [e.example_id for e in parsed.questions if type(e.example_id) is not id_type]
+    if foreign and not damage:
+        raise ReshuffleError(
+            f"--letter-map {path}: {_n(len(foreign), 'id is', 'ids are')} not of the "
+            f"{track.fields.id_type} ids of the {track.id} track ({_some(foreign)}); is it the "
+            "map of another benchmark? Pass its --benchmark (the map's note names it)")
     if damage:
         raise ReshuffleError(f"--letter-map {path} is damaged: {'; '.join(damage)}; {hint}")
     return parsed
 
 
-#: What is wrong with entries of a submission to remap, and how to fix it.
-REMAP_PROBLEMS = {
-    ("entry is", "entries are"): 'not a JSON object; each must be {"example_id", '
-    '"predicted_answer"}',
-    ("entry has", "entries have"): 'no integer "example_id" (rename sample_id or id; write '
-    "ids as numbers)",
-    ("entry lacks", "entries lack"): 'a "predicted_answer" (rename pred or answer; null to '
-    "abstain)",
-    ("example_id is", "example_ids are"): "not in the letter map (is this the right map?)",
-    ("answer is", "answers are"): "not an option letter of their question (keep only the "
-    "letter, or null to abstain)",
-}
+def remap_problems(track: Track) -> dict[tuple[str, str], str]:
+    """What can be wrong with entries of a submission to remap, and how to fix it."""
+    f = track.fields
+    kind, write = (("integer", "write ids as numbers") if f.id_type == "integer"
+                   else ("string", "write ids as strings"))
+
+    def rename(aliases: Sequence[str]) -> str:
+        if not aliases:
+            return ""
+        names = ", ".join(aliases[:-1]) + (" or " if len(aliases) > 1 else "") + aliases[-1]
+        return f"rename {names}; "
+
+    return {
+        ("entry is", "entries are"): f'not a JSON object; each must be {{"{f.id}", '
+        f'"{f.prediction}"}}',
+        ("entry has", "entries have"): f'no {kind} "{f.id}" ({rename(f.id_aliases)}{write})',
+        ("entry lacks", "entries lack"): f'a "{f.prediction}" ({rename(f.prediction_aliases)}'
+        "null to abstain)",
+        (f"{f.id} is", f"{f.id}s are"): "not in the letter map (is this the right map?)",
+        ("answer is", "answers are"): "not an option letter of their question (keep only the "
+        "letter, or null to abstain)",
+    }
 
 
-def remap_submission(data: bytes, letter_map: LetterMap, path: Path) -> tuple[bytes, int, int]:
+def remap_submission(track: Track, data: bytes, letter_map: LetterMap,
+                     path: Path) -> tuple[bytes, int, int]:
     """The submission with every letter translated; abstentions and other fields kept as they are.
 
     Returns the new bytes, the number of translated answers and of abstentions.
     """
+    f = track.fields
     decoded = _decode_json(data, "--remap-submission", path, "a submission (a JSON list)")
     where = f"--remap-submission {path}"
     if isinstance(decoded, dict) and isinstance(decoded.get("results"), list):
+        pred = f.prediction_aliases[0] if f.prediction_aliases else f.prediction
         raise ReshuffleError(
             f'{where} is an object with a "results" list, as the evaluation scripts write it; '
-            'convert it to the submission format first: [{"example_id": r["example_id"], '
-            '"predicted_answer": r["pred"]} for r in data["results"]]'
+            f'convert it to the submission format first: [{{"{f.id}": r["{f.id}"], '
+            f'"{f.prediction}": r["{pred}"]}} for r in data["results"]]'
         )
     if not isinstance(decoded, list):
         raise ReshuffleError(
-            f'{where}: expected a JSON list of {{"example_id", "predicted_answer"}} objects, '
+            f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, '
             f"found {'an object' if isinstance(decoded, dict) else 'a single value'}"
         )
+    words = remap_problems(track)
+    no_id, lacks = ("entry has", "entries have"), ("entry lacks", "entries lack")
+    unknown_id = (f"{f.id} is", f"{f.id}s are")
     maps = {e.example_id: e.old_to_new for e in letter_map.questions}
     problems: dict[tuple[str, str], list[str]] = defaultdict(list)
     out: list[Any] = []
     translated = abstained = 0
+    id_type = int if f.id_type == "integer" else str
     for position, entry in enumerate(decoded):
         if not isinstance(entry, dict):
             problems[("entry is", "entries are")].append(f"#{position}")
             continue
-        ident = entry.get("example_id")
-        if type(ident) is not int:
-            problems[("entry has", "entries have")].append(f"#{position}")
+        ident = entry.get(f.id)
+        if type(ident) is not id_type:
+            problems[no_id].append(f"#{position}")
             continue
-        if "predicted_answer" not in entry:
-            problems[("entry lacks", "entries lack")].append(f"#{position}")
+        if f.prediction not in entry:
+            problems[lacks].append(f"#{position}")
             continue
-        raw = entry["predicted_answer"]
+        raw = entry[f.prediction]
         if ident not in maps:
-            problems[("example_id is", "example_ids are")].append(str(ident))
+            problems[unknown_id].append(str(ident))
             continue
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             abstained += 1
@@ -657,11 +710,11 @@ def remap_submission(data: bytes, letter_map: LetterMap, path: Path) -> tuple[by
             problems[("answer is", "answers are")].append(f"id {ident}: {shown} (valid {valid})")
             continue
         translated += 1
-        out.append({**entry, "predicted_answer": maps[ident][answer]})
+        out.append({**entry, f.prediction: maps[ident][answer]})
     if problems:
         listed = "; ".join(
-            f"{_n(len(examples), *words)} {REMAP_PROBLEMS[words]} (e.g. {_some(examples)})"
-            for words, examples in problems.items()
+            f"{_n(len(examples), *kind)} {words[kind]} (e.g. {_some(examples)})"
+            for kind, examples in problems.items()
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
     return _dump(out), translated, abstained
@@ -697,17 +750,22 @@ class _Parser(argparse.ArgumentParser):
         raise ReshuffleError(f"{message}; see --help")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(chosen: _cli.Chosen) -> argparse.ArgumentParser:
+    track = chosen.track
+    key_name, public_name = track.key.name, track.public.name
     parser = _Parser(
         prog="reshuffle_options.py",
         description=__doc__,
+        epilog=_cli.describe(chosen),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
     )
+    _cli.add_benchmark_arguments(parser)
     rot = parser.add_argument_group("rotate the answer key")
     rot.add_argument("--private", type=Path,
-                     help="the current private answer key (annotations_private.json)")
+                     help=f"the current private answer key ({key_name})")
     rot.add_argument("--public", type=Path,
-                     help="the public questions released with it (annotations_public.jsonl)")
+                     help=f"the public questions released with it ({public_name})")
     secret = rot.add_mutually_exclusive_group()
     secret.add_argument("--salt", help="the secret that keys the permutation (never printed "
                         f"or stored; at least {MIN_SALT_LENGTH} characters)")
@@ -717,7 +775,7 @@ def _parser() -> argparse.ArgumentParser:
     rot.add_argument("--key-version",
                      help="version name of the new key, e.g. v1.2 (letters, digits, . _ + -)")
     rot.add_argument("--out-dir", type=Path,
-                     help=f"folder for {PRIVATE_NAME}, {PUBLIC_NAME} and {LETTER_MAP_NAME}; "
+                     help=f"folder for {key_name}, {public_name} and {LETTER_MAP_NAME}; "
                      "created if missing, must be empty unless --force")
     rem = parser.add_argument_group("remap a submission made against the old letters")
     rem.add_argument("--remap-submission", type=Path, metavar="OLD_JSON",
@@ -764,7 +822,15 @@ def _salt(args: argparse.Namespace) -> str:
     return salt
 
 
-def run_rotation(args: argparse.Namespace) -> int:
+def _benchmark_flags(chosen: _cli.Chosen) -> str:
+    """What a later command needs to name this benchmark and track; "" for the defaults (so
+    the default benchmark's letter maps read as they always have)."""
+    flags = "" if chosen.name == DEFAULT_BENCHMARK else f"--benchmark {chosen.name} "
+    return flags + (f"--track {chosen.track.id} " if chosen.track_given else "")
+
+
+def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
+    track = chosen.track
     missing = _missing(args, ("private", "public", "key_version", "out_dir"))
     if args.salt is None and args.salt_file is None:
         missing.append("--salt (or --salt-file)")
@@ -783,7 +849,8 @@ def run_rotation(args: argparse.Namespace) -> int:
     out_dir: Path = args.out_dir
     if out_dir.exists() and not out_dir.is_dir():
         raise ReshuffleError(f"--out-dir {out_dir} is a file; pass a folder")
-    outputs = [out_dir / PRIVATE_NAME, out_dir / PUBLIC_NAME, out_dir / LETTER_MAP_NAME]
+    key_name, public_name = track.key.name, track.public.name
+    outputs = [out_dir / key_name, out_dir / public_name, out_dir / LETTER_MAP_NAME]
     for flag, path in (("--private", args.private), ("--public", args.public)):
         if any(_same_file(out, path) for out in outputs):
             raise ReshuffleError(
@@ -793,38 +860,47 @@ def run_rotation(args: argparse.Namespace) -> int:
     if out_dir.is_dir() and any(out_dir.iterdir()) and not args.force:
         raise ReshuffleError(
             f"--out-dir {out_dir} is not empty; pass an empty or new folder, or --force to "
-            f"replace its {PRIVATE_NAME}, {PUBLIC_NAME} and {LETTER_MAP_NAME}"
+            f"replace its {key_name}, {public_name} and {LETTER_MAP_NAME}"
         )
 
     private_bytes = _read_bytes(args.private, "--private", "the private answer key")
-    public_bytes = _read_bytes(args.public, "--public", "the public annotations (.jsonl)")
-    payload, key = read_private(private_bytes, args.private)
-    public = read_public(public_bytes, args.public)
+    public_bytes = _read_bytes(args.public, "--public",
+                               f"the public file ({track.public.name})")
+    table, key = read_private(track, private_bytes, args.private)
+    public = read_public(track, public_bytes, args.public)
     if key.key_version == version:
         raise ReshuffleError(
             f"--key-version {version} is the version of the key being rotated; name the new "
             "key, e.g. bump v1.1 to v1.2"
         )
-    check_agreement(payload["samples"], public)
-    rotation = rotate(payload, key, public, hashlib.sha256(public_bytes).hexdigest(), salt,
-                      version)
+    release.check_agreement(key, public.records)
+    rotation = rotate(table, key, public, hashlib.sha256(public_bytes).hexdigest(), salt,
+                      version, _benchmark_flags(chosen))
     report = spread_report(key, rotation.new_key)
 
     out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     _write(outputs[0], rotation.private, private=True)
     _write(outputs[1], rotation.public, private=False)
     _write(outputs[2], rotation.letter_map, private=True)
+    flagged = sum(q.out_of_option for q in key.questions)
+    its = "its" if flagged == 1 else "their"
+    kept = (f" ({_n(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
+            f"answer as it is; {its} options are permuted too)" if flagged else "")
     print(f"Rotated {len(key)} questions from key {_version(key.key_version)} to {version}: every "
-          "answer keeps its text, every correct letter moved.")
+          f"answer keeps its text, every correct letter moved{kept}.")
     print(report)
     print(f"Wrote {outputs[0]} (sha256 {rotation.new_key.sha256}, private)")
     print(f"      {outputs[1]} (publish with the new key)")
     print(f"      {outputs[2]} (private: remaps submissions made against "
           f"{_version(key.key_version)})")
+    if track.key.format != "json":
+        print(f"A {track.key.format} key has no place for its version: publish with "
+              f"--key-version {version} (publish_submission.py) so rows record it.")
     return 0
 
 
-def run_remap(args: argparse.Namespace) -> int:
+def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
+    track = chosen.track
     missing = _missing(args, ("remap_submission", "letter_map", "out"))
     if missing:
         raise ReshuffleError(
@@ -845,9 +921,10 @@ def run_remap(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise ReshuffleError(f"--out {out}: the folder {out.parent} does not exist; create it")
     letter_map = read_letter_map(
-        _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map)
+        track, _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map)
     submission = _read_bytes(args.remap_submission, "--remap-submission", "a submission (.json)")
-    data, translated, abstained = remap_submission(submission, letter_map, args.remap_submission)
+    data, translated, abstained = remap_submission(track, submission, letter_map,
+                                                   args.remap_submission)
     _write(out, data, private=False)
     print(f"Remapped {translated} answers ({abstained} abstentions kept) from key "
           f"{_version(letter_map.old_key_version)} to {letter_map.new_key_version}: wrote {out}")
@@ -856,7 +933,11 @@ def run_remap(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args, unknown = _parser().parse_known_args(argv)
+        try:
+            chosen = _cli.choose(argv)
+        except _cli.UsageError as exc:
+            raise ReshuffleError(str(exc)) from None
+        args, unknown = _parser(chosen).parse_known_args(argv)
         if unknown:
             # Only flags are echoed: a bare word may be part of a salt given without quotes.
             flags = [a for a in unknown if a.startswith("-")]
@@ -874,8 +955,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(rotating)} belong to a rotation and "
                 f"{', '.join(remapping)} to remapping a submission; run the two separately"
             )
-        return run_remap(args) if remapping else run_rotation(args)
-    except ReshuffleError as exc:
+        return run_remap(args, chosen) if remapping else run_rotation(args, chosen)
+    except (ReshuffleError, release.ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

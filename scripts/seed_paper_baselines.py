@@ -1,22 +1,25 @@
-"""Write the paper's Table 1 rows to the leaderboard as `source: "paper"` records.
+"""Write a benchmark paper's reported rows to the leaderboard as `source: "paper"` records.
 
-Each row of the CSV (demo/paper_baselines.csv, a copy of Table 1 of the EgoMemReason paper)
-becomes one record: the six query-type columns and Overall as the paper prints them, no counts
-and no provenance (nothing was re-scored), the CSV's note kept (two rows' Overall differs from
-what their split columns give). The paper does not print the three memory-type columns; they
-are the split columns weighted by split size (100, 100, 100, 100, 50, 50), as the evaluator
-defines them. Model size comes from the method name where it states one ("8B", "30B-A3B"),
-"API" for API models; video input and external data are null (not reported).
+Each row of the paper's CSV (the spec's `[paper] csv`, beside its benchmark.toml; `--csv` to
+use another) becomes one record of the paper's track: the metric columns as the paper prints
+them, no counts and no provenance (nothing was re-scored), the CSV's note kept. The header is
+`method`, `group`, `note` and any of the track's metric keys, the ranking metric among them.
+An aggregate the paper does not print is derived from its members when the row has them all,
+as the spec defines it: a micro aggregate weighted by the spec's group sizes, a macro one
+their plain mean; otherwise it is left out. Team, date, link and the table's name come from
+the spec's `[paper]`; model size from the method name where it states one ("8B", "30B-A3B"),
+"API" for API models; input and external data are null (not reported).
 
-Idempotent: a record's id is a uuid5 of the method name and its date is the paper's, so a
-second run finds every row already there and writes nothing. If a row is already there with
-other content, that is an error and nothing is written (records are immutable).
+Idempotent: a record's id is a uuid5 (in the spec's paper namespace) of the method name and its
+date is the paper's, so a second run finds every row already there and writes nothing. If a row
+is already there with other content, that is an error and nothing is written (records are
+immutable).
 
 Example:
 
-    python scripts/seed_paper_baselines.py --leaderboard-dir demo/leaderboard
-    python scripts/seed_paper_baselines.py --dry-run
-    python scripts/seed_paper_baselines.py --leaderboard Ted412/EgoMemReason-Leaderboard
+    python scripts/seed_paper_baselines.py --benchmark egomemreason --leaderboard-dir /tmp/board
+    python scripts/seed_paper_baselines.py --benchmark egoargus --dry-run
+    python scripts/seed_paper_baselines.py --benchmark egomemreason    # its records repo
 """
 
 from __future__ import annotations
@@ -28,31 +31,38 @@ import json
 import re
 import sys
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path
 
-from _cli import DIR_HELP, ROOT, Parser, UsageError, add_target_arguments, open_store, run
+from _cli import (
+    DIR_HELP,
+    Chosen,
+    Parser,
+    UsageError,
+    add_benchmark_arguments,
+    add_target_arguments,
+    describe,
+    open_store,
+    run,
+)
 from pydantic import ValidationError
 
-import evaluator
 import ledger
+import spec
 
-#: Namespace of the paper rows' uuid5 ids; never change it, or a rerun duplicates the rows.
-PAPER_NAMESPACE = uuid.UUID("5e0d6a2c-3b8f-4f1e-9c57-2f4a1d7b9e60")
-#: arXiv 2605.09874, first published 2026-05-11: the date of every paper row.
-PAPER_DATE = datetime(2026, 5, 11, tzinfo=UTC)
-PAPER_URL = "https://arxiv.org/abs/2605.09874"
-PAPER_TEAM = "EgoMemReason authors"
-DEFAULT_CSV = ROOT / "demo" / "paper_baselines.csv"
 _SIZE = re.compile(r"-(\d+(?:\.\d+)?B(?:-A\d+(?:\.\d+)?B)?)$")
-_SPLIT_COLUMNS = evaluator.QUERY_TYPE_KEYS
+TEXT_COLUMNS = ("method", "group", "note")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--csv", type=Path, default=DEFAULT_CSV,
-                        help="the paper's Table 1 as CSV (default: demo/paper_baselines.csv)")
-    add_target_arguments(parser, dir_help=f"{DIR_HELP} (created if missing)")
+def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
+    parser = Parser(description=__doc__, epilog=describe(chosen),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_benchmark_arguments(parser)
+    paper = chosen.bench.paper
+    default = f"{chosen.bench.folder / paper.csv}" if paper is not None else "none: no [paper]"
+    parser.add_argument("--csv", type=Path, default=None,
+                        help=f"the paper's rows as CSV (default: the spec's, {default})")
+    add_target_arguments(parser, chosen, dir_help=f"{DIR_HELP} (created if missing)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the records as a JSON list on stdout; write nothing")
     return parser
@@ -66,68 +76,113 @@ def model_size(method: str, group: str) -> str:
     return "API" if "API" in group else ""
 
 
-def memory_metrics(splits: dict[str, float]) -> dict[str, float]:
-    """Memory-type percentages from the split percentages, weighted by split size."""
+def derived_metrics(track: spec.Track, printed: dict[str, float]) -> dict[str, float]:
+    """The declared aggregates the paper does not print, from their members when all are
+    printed: micro weighted by the spec's group sizes, macro their plain mean."""
     out = {}
-    for memory in evaluator.MEMORY_TYPES:
-        keys = [k for k, m in evaluator.QUERY_TYPES.values() if m == memory]
-        total = sum(evaluator.SPLIT_SIZES[k] for k in keys)
-        out[memory] = sum(splits[k] * evaluator.SPLIT_SIZES[k] for k in keys) / total
+    for aggregate in track.aggregates:
+        members = track.members(aggregate)
+        if aggregate.key in printed or not all(m in printed for m in members):
+            continue
+        if aggregate.aggregation == "macro":
+            out[aggregate.key] = sum(printed[m] for m in members) / len(members)
+        else:
+            total = sum(track.sizes[m] for m in members)
+            out[aggregate.key] = sum(printed[m] * track.sizes[m] for m in members) / total
     return out
 
 
-def paper_records(data: bytes, source: str) -> list[ledger.Record]:
-    """One record per row of the Table 1 CSV; the message names the bad row and column."""
+def _header_problem(track: spec.Track, header: list[str]) -> str | None:
+    known = set(track.metric_keys)
+    unknown = [c for c in header if c not in known and c not in TEXT_COLUMNS]
+    missing = [c for c in (*TEXT_COLUMNS, track.ranking) if c not in header]
+    if not unknown and not missing:
+        return None
+    found = []
+    if missing:
+        found.append(f"missing {', '.join(missing)}")
+    if unknown:
+        found.append(f"unknown {', '.join(unknown)}")
+    return (f"expected a header of {', '.join(TEXT_COLUMNS)} and metric keys of the "
+            f"{track.id} track ({', '.join(track.metric_keys)}), with {track.ranking}; "
+            f"found {'; '.join(found)}")
+
+
+def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, data: bytes,
+                  source: str) -> list[ledger.Record]:
+    """One record per row of the paper's CSV; the message names the bad row and column."""
     try:
-        rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
+        rows = list(reader)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(f"{source} is not a UTF-8 CSV file: {exc}") from None
-    needed = ("method", "group", *_SPLIT_COLUMNS, "overall", "note")
-    missing = [c for c in needed if rows and c not in rows[0]]
-    if not rows or missing:
-        raise UsageError(f"{source}: expected a header with {', '.join(needed)}; "
-                         f"missing {', '.join(missing) or 'every row'}")
+    header = list(reader.fieldnames or [])
+    problem = _header_problem(track, header)
+    if problem:
+        raise UsageError(f"{source}: {problem}")
+    if not rows:
+        raise UsageError(f"{source} has a header but no rows; expected one row per method")
+    metric_columns = [k for k in track.metric_keys if k in header]
+    created = datetime.combine(paper.date, time(), tzinfo=UTC)
     records = []
     for line, row in enumerate(rows, start=2):
+        method = (row["method"] or "").strip()
         try:
-            splits = {k: float(row[k]) for k in _SPLIT_COLUMNS}
-            overall = float(row["overall"])
-        except ValueError as exc:
-            raise UsageError(f"{source} line {line} ({row['method']}): {exc}") from None
-        method = row["method"].strip()
+            printed = {k: float(row[k]) for k in metric_columns if (row[k] or "").strip()}
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{source} line {line} ({method}): {exc}") from None
+        if track.ranking not in printed:
+            raise UsageError(f"{source} line {line} ({method}): no {track.ranking}; every row "
+                             "needs the ranking metric")
         try:
-            records.append(ledger.Record(
-                id=uuid.uuid5(PAPER_NAMESPACE, method),
-                created_at=PAPER_DATE,
+            record = ledger.Record(
+                benchmark=bench.id,
+                track=track.id,
+                id=uuid.uuid5(paper.namespace, method),
+                created_at=created,
                 source="paper",
-                team_name=PAPER_TEAM,
+                team_name=paper.team,
                 method_name=method,
-                model_size=model_size(method, row["group"]),
+                model_size=model_size(method, row["group"] or ""),
                 uses_external=None,
                 uses_frames=None,
-                method_description=f"Reported in Table 1 of the EgoMemReason paper "
+                method_description=f"Reported in {paper.table} of the {bench.title} paper "
                                    f"({row['group']} group).",
-                publication_url=PAPER_URL,
-                metrics={"overall": overall, **memory_metrics(splits), **splits},
+                publication_url=paper.url,
+                metrics={**printed, **derived_metrics(track, printed)},
                 counts=None,
                 n_abstained=None,
                 provenance=None,
-                note=row["note"].strip() or None,
-            ))
-        except ValidationError as exc:
+                note=(row["note"] or "").strip() or None,
+            )
+            ledger.check_record(record, bench, track)
+        except (ValidationError, ledger.RecordError) as exc:
             raise UsageError(f"{source} line {line} ({method}): {exc}") from None
+        records.append(record)
     ids = [r.id for r in records]
     if len(set(ids)) != len(ids):
-        raise UsageError(f"{source}: a method name appears twice; each row needs its own name")
+        twice = sorted({r.method_name for r in records if ids.count(r.id) > 1})
+        raise UsageError(f"{source}: {len(twice)} method names appear twice "
+                         f"({', '.join(twice)}); each row needs its own name")
     return records
 
 
-def seed(args: argparse.Namespace) -> int:
+def seed(args: argparse.Namespace, chosen: Chosen) -> int:
+    bench = chosen.bench
+    paper = bench.paper
+    if paper is None:
+        raise UsageError(f"{bench.folder / spec.SPEC_FILENAME} declares no [paper]; a "
+                         "benchmark without paper rows has nothing to seed")
+    track = bench.track(paper.track)
+    if chosen.track_given and chosen.track.id != track.id:
+        raise UsageError(f"--track {chosen.track.id}: the paper's rows belong to the "
+                         f"{track.id} track ([paper] track); drop --track")
+    path: Path = args.csv or bench.folder / paper.csv
     try:
-        data = args.csv.read_bytes()
+        data = path.read_bytes()
     except OSError as exc:
-        raise UsageError(f"cannot read --csv {args.csv}: {exc.strerror or exc}") from None
-    records = paper_records(data, str(args.csv))
+        raise UsageError(f"cannot read the paper CSV {path}: {exc.strerror or exc}") from None
+    records = paper_records(bench, track, paper, data, str(path))
     if args.dry_run:
         print(json.dumps([json.loads(r.to_json()) for r in records], indent=1))
         print(f"dry run, nothing written: {len(records)} paper rows", file=sys.stderr)
@@ -145,7 +200,7 @@ def seed(args: argparse.Namespace) -> int:
             "check that --csv is the table these rows were seeded from"
         )
     for record in new:
-        store.write(record, ledger.commit_message(record))
+        store.write(record, ledger.commit_message(record, track))
         print(f"wrote {record.path()}  {record.method_name}")
     if new:
         print(f"wrote {len(new)} paper rows to {where}; "
@@ -156,7 +211,7 @@ def seed(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(build_parser(), seed, argv)
+    return run(build_parser, seed, argv)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
-"""scripts/reshuffle_options.py: rotating the answer key's letters and remapping submissions."""
+"""scripts/reshuffle_options.py: rotating the answer key's letters and remapping submissions.
+
+On EgoMemReason (the default benchmark): generated keys, refusals, the demo key, and a pin of
+the demo rotation's bytes as the script wrote them before benchmarks were specs. The same
+script on EgoArgus (CSV files, string ids, out-of-option rows) is in test_release.py.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator import LETTERS, QUERY_TYPES, AnswerKey, load_answer_key, score
+import evaluator
+import spec
+from evaluator import AnswerKey, score
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -28,9 +35,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import reshuffle_options  # noqa: E402
 
 SCRIPT = ROOT / "scripts" / "reshuffle_options.py"
-DEMO_PRIVATE = ROOT / "demo" / "annotations_private.json"
-DEMO_PUBLIC = ROOT / "demo" / "annotations_public.jsonl"
-DEMO_SUBMISSION = ROOT / "demo" / "sample_submission.json"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+LETTERS = TRACK.options.letters
+QUERY_TYPES = tuple(g.value for g in TRACK.groupings[0].groups)
+DEMO_PRIVATE = BENCH.demo_key(TRACK)
+DEMO_PUBLIC = BENCH.demo_public(TRACK)
+DEMO_SUBMISSION = BENCH.demo_dir / "sample_submission.json"
 SALT = "test-salt-7f3a9c2e41d8b605"
 OUTPUTS = ("annotations_private.json", "annotations_public.jsonl", "letter_map.json")
 FAST = settings(
@@ -39,6 +50,10 @@ FAST = settings(
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+def load_answer_key(data: bytes) -> AnswerKey:
+    return evaluator.load_answer_key(TRACK, data)
 
 
 def run(argv: Sequence[str]) -> tuple[int, str, str]:
@@ -129,11 +144,11 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def check_spread(old: AnswerKey, new: AnswerKey) -> None:
     """Within each (query type, option count), a letter holds 2+ fewer correct answers than
     another only if every question that could take it had its answer there before."""
-    old_by_id = {q.example_id: q for q in old.questions}
+    old_by_id = {q.id: q for q in old.questions}
     strata: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     for q in new.questions:
-        strata[(q.query_type, len(q.options))].append(
-            (old_by_id[q.example_id].correct_answer, q.correct_answer))
+        strata[(q.groups[0], len(q.options))].append(
+            (old_by_id[q.id].answer, q.answer))
     for (_, k), pairs in strata.items():
         now = Counter(new_letter for _, new_letter in pairs)
         before = Counter(old_letter for old_letter, _ in pairs)
@@ -341,6 +356,9 @@ REFUSALS = [
     ("unquoted salt", _nothing, {"--salt": "test-salt-7f3a9c2e41d8b605 hunter2secret"},
      "1 unexpected value (not shown: if part of the salt, quote the salt"),
     ("mixed modes", _nothing, {"--out": "x.json"}, "belong to a rotation"),
+    ("unknown benchmark", _nothing, {"--benchmark": "no-such-bench"},
+     "--benchmark: no benchmark 'no-such-bench'"),
+    ("unknown track", _nothing, {"--track": "no-such-track"}, "its tracks are: memory"),
 ]
 
 
@@ -510,10 +528,10 @@ def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
     assert sorted(rows) == list(LETTERS)
     for letter, (_, offered, _, after, _, score_after, chance) in rows.items():
         assert int(offered) == sum(letter in q.options for q in new.questions)
-        assert int(after) == sum(q.correct_answer == letter for q in new.questions)
+        assert int(after) == sum(q.answer == letter for q in new.questions)
         # Spread within every stratum puts each always-letter score at chance.
         assert abs(float(score_after) - float(chance)) < 1.0, rows[letter]
-    always_a = json.dumps([{"example_id": q.example_id, "predicted_answer": "A"}
+    always_a = json.dumps([{"example_id": q.id, "predicted_answer": "A"}
                            for q in new.questions]).encode()
     assert f"{score(new, always_a).metrics['overall']:.1f}" == rows["A"][5]
     assert SALT not in done.stdout
@@ -529,3 +547,28 @@ def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert score(new, remapped.read_bytes()).counts == \
         score(old, DEMO_SUBMISSION.read_bytes()).counts
+
+
+#: sha256 of what the script wrote for the demo key (SALT, key version demo-2) before
+#: benchmarks were specs (scripts/reshuffle_options.py at the commit before the spec, run on
+#: the same files): the rotation of a published key must not change with the code around it.
+PINNED = {
+    "annotations_private.json": "705fbeb17d84319a63185b1fda805a78788690b1c2921759e5cabb9e2d6fba0b",
+    "annotations_public.jsonl": "f530ed88b70b9da211ff52967c16df123208f7b9ced204531aec4405cfeb1c2a",
+    "letter_map.json": "066f2554c583275e7bf120e2551489b1b54ad562d486e8d377d37768210def7b",
+    "sample_v2.json": "e31e44f7111e6dd5147732cd4e632bc1d240189b4cb9054b4b059893caaed69e",
+}
+
+
+def test_the_demo_rotation_is_byte_identical_to_the_one_before_the_spec(tmp_path: Path) -> None:
+    out_dir = tmp_path / "rotated"
+    status, _, err = run(["--benchmark", "egomemreason", "--private", str(DEMO_PRIVATE),
+                          "--public", str(DEMO_PUBLIC), "--salt", SALT,
+                          "--key-version", "demo-2", "--out-dir", str(out_dir)])
+    assert (status, err) == (0, "")
+    status, _, err = run(["--remap-submission", str(DEMO_SUBMISSION),
+                          "--letter-map", str(out_dir / "letter_map.json"),
+                          "--out", str(out_dir / "sample_v2.json")])
+    assert (status, err) == (0, "")
+    assert {name: hashlib.sha256((out_dir / name).read_bytes()).hexdigest()
+            for name in PINNED} == PINNED

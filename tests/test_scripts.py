@@ -1,7 +1,9 @@
-"""The maintainer CLIs: publish_submission.py, reproduce_row.py, seed_paper_baselines.py.
+"""The maintainer CLIs: publish_submission.py, reproduce_row.py, seed_paper_baselines.py,
+validate_benchmark.py, on EgoMemReason's demo release (the default benchmark).
 
 Called through ``main([...])`` and, as the README shows them, as subprocesses from the repo
-root. Hub targets run the real huggingface_hub client against the loopback Hub server.
+root. Hub targets run the real huggingface_hub client against the loopback Hub server. The
+same scripts on a second benchmark (EgoArgus) are in test_release.py.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 import evaluator
 import ledger
+import spec
 from tests.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,12 +29,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import publish_submission  # noqa: E402
 import reproduce_row  # noqa: E402
 import seed_paper_baselines  # noqa: E402
+import validate_benchmark  # noqa: E402
 
-DEMO = ROOT / "demo"
-KEY = DEMO / "annotations_private.json"
+BENCH = spec.load_benchmark("egomemreason")
+TRACK = BENCH.track()
+DEMO = BENCH.demo_dir
+KEY = BENCH.demo_key(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
-BOARD_REPO = ledger.DEFAULT_LEADERBOARD_REPO
-SCRIPTS = ("publish_submission.py", "reproduce_row.py", "seed_paper_baselines.py")
+BOARD_REPO = BENCH.hub.records_repo
+SCRIPTS = ("publish_submission.py", "reproduce_row.py", "seed_paper_baselines.py",
+           "validate_benchmark.py")
 
 Main = Callable[[list[str] | None], int]
 
@@ -79,9 +86,9 @@ def board(tmp_path: Path) -> Path:
 @pytest.fixture
 def always_a(tmp_path: Path) -> Path:
     """A second valid submission: "A" for every question of the demo key."""
-    key = evaluator.load_answer_key(KEY.read_bytes())
+    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
     path = tmp_path / "always_a.json"
-    entries = [{"example_id": q.example_id, "predicted_answer": "A"} for q in key.questions]
+    entries = [{"example_id": q.id, "predicted_answer": "A"} for q in key.questions]
     path.write_text(json.dumps(entries))
     return path
 
@@ -106,13 +113,53 @@ def hub_records(hub: HubServer) -> dict[str, bytes]:
 def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixture[str]) -> None:
     main: Main = {"publish_submission.py": publish_submission.main,
                   "reproduce_row.py": reproduce_row.main,
-                  "seed_paper_baselines.py": seed_paper_baselines.main}[script]
+                  "seed_paper_baselines.py": seed_paper_baselines.main,
+                  "validate_benchmark.py": validate_benchmark.main}[script]
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
     assert "Example:" in text and f"python scripts/{script}" in text
     proc = run_script(script, "--help")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"usage: {script}") and "Example:" in proc.stdout
+
+
+MAINS: dict[str, Main] = {
+    "publish_submission.py": publish_submission.main,
+    "reproduce_row.py": reproduce_row.main,
+    "seed_paper_baselines.py": seed_paper_baselines.main,
+    "validate_benchmark.py": validate_benchmark.main,
+}
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_an_unknown_benchmark_or_track_is_a_one_line_error(
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = MAINS[script]
+    assert main(["--benchmark", "no-such-bench", "--help"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: --benchmark: no benchmark "
+                                                    "'no-such-bench'")
+    assert BENCH.id in err  # the known ones are named
+    assert main(["--track", "no-such-track", "--help"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no track 'no-such-track'" in err and TRACK.id in err
+    monkeypatch.setenv("LEADERBOARD_BENCHMARK", "no-such-bench")
+    assert main(["--help"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: LEADERBOARD_BENCHMARK=no-such-bench: no benchmark")
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_names_the_chosen_benchmark_s_files_and_repo(
+    script: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = MAINS[script]
+    for argv in (["--benchmark", str(BENCH.folder), "--help"], ["--help"]):
+        monkeypatch.setenv("LEADERBOARD_BENCHMARK", BENCH.id)
+        assert main(argv) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert TRACK.key.name in text and BENCH.hub.records_repo in text
 
 
 # --- publish_submission.py ----------------------------------------------------------------
@@ -125,15 +172,17 @@ def test_publish_to_a_folder_writes_one_record(
     out = capsys.readouterr().out
     (name, data), = records_in(board).items()
     record = ledger.Record.from_json(data)
-    result = evaluator.score(evaluator.load_answer_key(KEY.read_bytes()), SAMPLE.read_bytes())
+    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY.read_bytes()),
+                             SAMPLE.read_bytes())
     assert record.source == "rescored" and record.path() == f"submissions/{name}"
+    assert (record.schema_version, record.benchmark, record.track) == (2, BENCH.id, TRACK.id)
     assert record.metrics == result.metrics and record.counts == result.counts
     assert record.n_abstained == result.n_abstained
     assert record.provenance == ledger.Provenance(
         submission_sha256=hashlib.sha256(SAMPLE.read_bytes()).hexdigest(),
         answer_key_sha256=hashlib.sha256(KEY.read_bytes()).hexdigest(),
         key_version="demo-1",
-        scorer_version=evaluator.SCORER_VERSION,
+        scorer_version=TRACK.scorer_version,
     )
     assert (record.team_name, record.method_name, record.model_size) == (
         "Demo Lab", "DemoVLM-7B", "7B")
@@ -142,6 +191,7 @@ def test_publish_to_a_folder_writes_one_record(
     assert record.path() in out
     assert f"Overall {result.metrics['overall']:.1f} %" in out
     assert f"within {ledger.CACHE_TTL_S} s" in out
+    assert f"LEADERBOARD_RECORDS_DIR={board}" in out
 
 
 def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
@@ -185,6 +235,39 @@ def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
     assert "already superseded by" in capsys.readouterr().err
 
 
+def _foreign_copy(record: ledger.Record, **fields: object) -> ledger.Record:
+    """The record as if published on another benchmark's board: another id, same submission."""
+    payload = json.loads(record.to_json())
+    payload.update({"id": "00000000-0000-4000-8000-00000000abcd", **fields})
+    return ledger.Record.from_json(json.dumps(payload).encode())
+
+
+def test_only_rows_of_the_same_benchmark_and_track_count_as_on_the_board(
+    board: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = ["--leaderboard-dir", str(board)]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir",
+                                                         str(scratch)])) == 0
+    mine = ledger.Record.from_json(next(iter(records_in(scratch).values())))
+    foreign = _foreign_copy(mine, benchmark="otherbench", track="other")
+    ledger.LocalStore(board).write(foreign)
+    capsys.readouterr()
+
+    # the same submission on another benchmark's board is no duplicate...
+    assert publish_submission.main(publish_args(SAMPLE, target)) == 0
+    assert len(records_in(board)) == 2
+    # ...and a row of another benchmark cannot be superseded from this one
+    before = records_in(board)
+    assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes",
+                                                str(foreign.id))) == 1
+    err = capsys.readouterr().err
+    assert f"--supersedes {foreign.id}: that row belongs to otherbench/other, not " \
+           f"{BENCH.id}/{TRACK.id}" in err
+    assert records_in(board) == before
+
+
 def test_dry_run_prints_the_record_alone_and_writes_nothing(
     board: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,7 +286,7 @@ BAD_FLAGS = [
     pytest.param({"--publication-url": "example.org/paper"}, ["--publication-url", "http(s)"],
                  id="url-without-scheme"),
     pytest.param({"--uses-frames": "video"},
-                 ["'video' is not a known video input", *ledger.VIDEO_INPUTS], id="uses-frames"),
+                 ["'video' is not a known video input", *BENCH.input.choices], id="uses-frames"),
     pytest.param({"--uses-external": "maybe"}, ["expected yes or no"], id="uses-external"),
     pytest.param({"--team-name": "  "}, ["--team-name", "blank"], id="blank-team"),
 ]
@@ -233,7 +316,7 @@ def test_bad_inputs_exit_1_with_the_reason(
     assert publish_submission.main(publish_args(bad, target)) == 1
     err = capsys.readouterr().err
     with pytest.raises(evaluator.SubmissionError) as exc:
-        evaluator.score(evaluator.load_answer_key(KEY.read_bytes()), bad.read_bytes())
+        evaluator.score(evaluator.load_answer_key(TRACK, KEY.read_bytes()), bad.read_bytes())
     assert str(exc.value) in err and "nothing was written" in err
 
     assert publish_submission.main(publish_args(tmp_path / "missing.json", target)) == 1
@@ -289,7 +372,8 @@ def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
                    if ledger.Record.from_json(d).supersedes == record.id]
     assert len(superseding) == 1
     # the app's view hides the corrected row
-    shown = ledger.BoardCache(ledger.HubStore(BOARD_REPO, endpoint=hub.url)).refresh().records
+    store = ledger.HubStore(BOARD_REPO, endpoint=hub.url)
+    shown = ledger.BoardCache(store, BENCH, TRACK).refresh().records
     assert {r.id for r in shown} == {r.id for r in map(ledger.Record.from_json, files.values())
                                      if r.id != record.id}
 
@@ -391,6 +475,19 @@ def test_reproduce_a_tampered_record_names_the_field(
     assert "metrics.entity" not in err and "sha256" not in err
 
 
+def test_reproduce_refuses_a_row_of_another_benchmark(
+    board: Path, published: ledger.Record, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.json"
+    other.write_bytes(_foreign_copy(published, benchmark="otherbench").to_json())
+    capsys.readouterr()
+    assert reproduce_row.main(["--record", str(other), "--submission", str(SAMPLE),
+                               "--private", str(KEY)]) == 1
+    err = capsys.readouterr().err
+    assert f"belongs to otherbench/{TRACK.id}, not {BENCH.id}/{TRACK.id}" in err
+    assert "--benchmark" in err
+
+
 def test_reproduce_refuses_a_paper_row_and_an_unknown_uuid(
     board: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -419,6 +516,8 @@ def test_seed_into_a_folder_is_idempotent(
     records = [ledger.Record.from_json(d) for d in first.values()]
     assert len(records) == 18 and {r.source for r in records} == {"paper"}
     assert all(r.counts is None and r.provenance is None for r in records)
+    assert {(r.schema_version, r.benchmark, r.track) for r in records} == {
+        (2, BENCH.id, TRACK.id)}
     by_name = {r.method_name: r for r in records}
     assert by_name["Qwen-3-VL-30B-A3B"].model_size == "30B-A3B"
     assert by_name["GPT-5"].model_size == "API" and by_name["SiLVR"].model_size == ""
@@ -446,6 +545,45 @@ def test_seed_refuses_to_touch_a_row_with_other_content(
     assert seed_paper_baselines.main(["--leaderboard-dir", str(folder)]) == 1
     assert victim.name in capsys.readouterr().err
     assert not removed.exists()  # nothing written, not even the missing row
+
+
+SEED_CSVS = [
+    pytest.param("method,group,overall,note,speed\nX,General,10.0,,3\n",
+                 "found unknown speed", id="unknown-column"),
+    pytest.param("method,group,entity,note\nX,General,10.0,\n",
+                 "found missing overall", id="no-ranking-column"),
+    pytest.param("method,group,overall,note\nX,General,ten,\n",
+                 "line 2 (X): could not convert string to float", id="not-a-number"),
+    pytest.param("method,group,overall,note\nX,General,10,\nX,Video,11,\n",
+                 "1 method names appear twice (X)", id="same-method-twice"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), SEED_CSVS)
+def test_seed_refuses_a_bad_csv_naming_the_problem(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "paper.csv"
+    path.write_text(text)
+    folder = tmp_path / "board"
+    assert seed_paper_baselines.main(["--csv", str(path), "--leaderboard-dir",
+                                      str(folder)]) == 1
+    assert message in capsys.readouterr().err
+    assert not folder.exists()
+
+
+def test_seed_derives_only_the_aggregates_whose_members_are_all_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "paper.csv"
+    path.write_text("method,group,overall,cumulative_state_tracking,temporal_counting,"
+                    "event_ordering,note\nX-8B,General,30.0,20.0,41.0,50.0,\n")
+    assert seed_paper_baselines.main(["--csv", str(path), "--dry-run"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["metrics"] == {"overall": 30.0, "cumulative_state_tracking": 20.0,
+                                 "temporal_counting": 41.0, "event_ordering": 50.0,
+                                 "entity": 30.5}  # micro over 100 + 100; event lacks a member
+    assert record["model_size"] == "8B"
 
 
 def test_seed_dry_run_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -498,8 +636,7 @@ def test_a_leaderboard_dir_that_is_a_file_is_refused_cleanly(
     not_a_folder.write_text("")
     args = ["--leaderboard-dir", str(not_a_folder)]
     if script is publish_submission.main:
-        args += ["--submission", str(ROOT / "demo" / "sample_submission.json"),
-                 "--private", str(ROOT / "demo" / "annotations_private.json"),
+        args += ["--submission", str(SAMPLE), "--private", str(KEY),
                  "--team-name", "T", "--method-name", "M", "--model-size", "7B",
                  "--uses-external", "no", "--uses-frames", "frames-only"]
     assert script(args) == 1

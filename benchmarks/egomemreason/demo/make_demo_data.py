@@ -1,12 +1,15 @@
-"""Generate the synthetic demo data in demo/: an answer key, its public file and a sample run.
+"""Generate EgoMemReason's synthetic demo data: an answer key, its public file and a sample run.
 
 The real answer key is private; the demo lets the Space, the tests and a new user run with no
-account and no network. Every question text says it is synthetic. The same seed always gives
+account and no network. Every question text says it is synthetic. The query types, their
+sizes, the option letters and the file names come from the benchmark's spec
+(benchmark.toml); the question templates below are EgoMemReason's. The same seed always gives
 byte-identical files.
 
 Example:
 
-    python scripts/make_demo_data.py --out-dir demo
+    python benchmarks/egomemreason/demo/make_demo_data.py
+    python benchmarks/egomemreason/demo/make_demo_data.py --out-dir /tmp/egomemreason-demo
 """
 
 from __future__ import annotations
@@ -14,12 +17,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from _cli import ROOT
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from evaluator import LETTERS, QUERY_TYPES, SPLIT_SIZES
+import spec
 
+HERE = Path(__file__).resolve().parent
+BENCHMARK_DIR = HERE.parent
 SEED = 20260713
 KEY_VERSION = "demo-1"
 IDENTITIES = ("A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "A6_SHURE")
@@ -61,16 +68,17 @@ def _question(rng: random.Random, query_type: str, name: str) -> tuple[str, list
     return f"What did {name} most often eat for breakfast?", list(FOODS)
 
 
-def generate(seed: int = SEED) -> list[dict[str, object]]:
-    """The synthetic key: the real split sizes and schema, ``correct_answer`` included."""
+def generate(track: spec.Track, seed: int = SEED) -> list[dict[str, object]]:
+    """The synthetic key: the spec's query types and sizes, the real schema, answers included."""
     rng = random.Random(seed)
-    keys_to_types = {key: qt for qt, (key, _) in QUERY_TYPES.items()}
+    f, letters = track.fields, track.options.letters
+    grouping = track.groupings[0]
     samples: list[dict[str, object]] = []
     example_id = 0
-    for key, size in SPLIT_SIZES.items():
-        query_type = keys_to_types[key]
+    for group in grouping.groups:
+        query_type = group.value
         low, high = OPTION_RANGE[query_type]
-        for n in range(size):
+        for n in range(group.size):
             example_id += 1
             identity = rng.choice(IDENTITIES)
             day, hour = rng.randint(1, 7), rng.randint(9, 22)
@@ -79,59 +87,64 @@ def generate(seed: int = SEED) -> list[dict[str, object]]:
             count = rng.randint(low, high)
             texts = rng.sample(sorted(set(pool)), count)
             samples.append({
-                "example_id": example_id,
+                f.id: example_id,
                 "p_id": f"{identity}_DAY{day}_{hour:02d}_00_00_q{n + 1:03d}",
                 "identity": identity,
                 "query_time": f"DAY{day}, {hour:02d}:00:00",
-                "question": f"[SYNTHETIC DEMO] {text}",
-                "options": dict(zip(LETTERS, texts, strict=False)),
-                "query_type": query_type,
-                "correct_answer": LETTERS[rng.randrange(count)],
+                f.question: f"[SYNTHETIC DEMO] {text}",
+                f.options: dict(zip(letters, texts, strict=False)),
+                grouping.field: query_type,
+                f.answer: letters[rng.randrange(count)],
             })
     return samples
 
 
 def sample_submission(
-    samples: list[dict[str, object]], seed: int = SEED
+    track: spec.Track, samples: list[dict[str, object]], seed: int = SEED
 ) -> list[dict[str, object]]:
     """A plausible model run: right about a third of the time, abstaining now and then."""
+    f = track.fields
     rng = random.Random(seed + 1)
     out: list[dict[str, object]] = []
     for q in samples:
-        options = list(q["options"])  # type: ignore[call-overload]
+        options = list(q[f.options])  # type: ignore[call-overload]
         roll = rng.random()
         if roll < 0.02:
             answer: str | None = None
         elif roll < 0.30:
-            answer = str(q["correct_answer"])
+            answer = str(q[f.answer])
         else:
             answer = rng.choice(options)
-        out.append({"example_id": q["example_id"], "predicted_answer": answer})
+        out.append({f.id: q[f.id], f.prediction: answer})
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out-dir", type=Path, default=ROOT / "demo",
-                        help="folder to write the demo files into (default: demo/)")
+    parser.add_argument("--out-dir", type=Path, default=HERE,
+                        help="folder to write the demo files into (default: this script's "
+                             "folder)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED})")
     args = parser.parse_args(argv)
 
-    samples = generate(args.seed)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    bench = spec.load_benchmark(str(BENCHMARK_DIR))
+    track = bench.track()
+    samples = generate(track, args.seed)
+    out: Path = args.out_dir
+    out.mkdir(parents=True, exist_ok=True)
     key = {"key_version": KEY_VERSION, "samples": samples}
-    (args.out_dir / "annotations_private.json").write_text(
+    (out / track.key.name).write_text(
         json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     public_lines = [
-        json.dumps({k: v for k, v in q.items() if k != "correct_answer"}, ensure_ascii=False)
+        json.dumps({k: v for k, v in q.items() if k != track.fields.answer}, ensure_ascii=False)
         for q in samples
     ]
-    (args.out_dir / "annotations_public.jsonl").write_text(
-        "\n".join(public_lines) + "\n", encoding="utf-8")
-    (args.out_dir / "sample_submission.json").write_text(
-        json.dumps(sample_submission(samples, args.seed), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(samples)} synthetic questions to {args.out_dir}")
+    (out / track.public.name).write_text("\n".join(public_lines) + "\n", encoding="utf-8")
+    (out / "sample_submission.json").write_text(
+        json.dumps(sample_submission(track, samples, args.seed), indent=1) + "\n",
+        encoding="utf-8")
+    print(f"wrote {len(samples)} synthetic questions to {out}")
     return 0
 
 

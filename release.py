@@ -1,0 +1,239 @@
+"""Release checks: does a track's answer key and public file make a release its spec describes?
+
+Pure: bytes in, a report or a ``ReleaseError`` out; no file, network or clock access. The key
+must validate (the evaluator's rules: ids, option letters in range, answers among the options
+unless flagged out of option), every group must have the size the spec declares and exactly
+the declared number of rows be flagged (``evaluator.size_problems``), the public file must
+describe the same rows (ids, question texts, options, every grouping field) and carry no
+answers (no answer field, no out-of-option flag). ``ReleaseError`` lists every problem, each
+with its count and the first ids.
+
+Example::
+
+    track = spec.load_benchmark("egomemreason").track()
+    report = check_release(track, key_path.read_bytes(), public_path.read_bytes())
+    print(report.summary())     # rows, groups and their sizes, flagged rows, sha256s
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import evaluator
+from spec import Track
+
+MAX_EXAMPLES = evaluator.MAX_EXAMPLES
+#: Appended to a disagreement of the two files: the usual cause.
+SAME_RELEASE_HINT = "Pass the public file released with this very key (same key version)."
+
+
+class ReleaseError(ValueError):
+    """A key and public file that do not make a release; the message lists every problem."""
+
+    def __init__(self, message: str, problems: Sequence[str]) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True)
+class ReleaseReport:
+    """A release that passed every check: its key, its public rows and their sha256s."""
+
+    track: Track
+    key: evaluator.AnswerKey
+    public_rows: int
+    key_sha256: str
+    public_sha256: str
+
+    @property
+    def key_version(self) -> str | None:
+        return self.key.key_version
+
+    @property
+    def flagged(self) -> int:
+        """Rows flagged out of option."""
+        return sum(q.out_of_option for q in self.key.questions)
+
+    def summary(self) -> str:
+        """One paragraph: rows, groups with their sizes, flagged rows, key version, sha256s."""
+        track = self.track
+        groupings = "; ".join(
+            f"{len(g.groups)} {g.field} groups ("
+            + ", ".join(f"{x.value} {x.size}" for x in g.groups) + ")"
+            for g in track.groupings)
+        flag = track.out_of_option
+        flagged = (f"{self.flagged} rows flagged {flag.field} = {flag.value}, as the spec "
+                   "declares" if flag is not None else "no out-of-option rows")
+        version = self.key_version or "(unversioned: the key file names no key_version)"
+        return (f"The {track.id} release is consistent: {len(self.key)} rows in "
+                f"{track.key.name} and {track.public.name}, the same ids, questions, options "
+                f"and groups in both; {groupings}; {flagged}; key version {version}; "
+                f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
+                f"{self.public_sha256}.")
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    """``count`` with the words that agree with it: "1 row is", "3 rows are"."""
+    return f"{count} {one if count == 1 else many}"
+
+
+def _some(items: Iterable[object]) -> str:
+    """The first few, in file order, each once."""
+    listed = list(dict.fromkeys(items))
+    shown = ", ".join(str(i) for i in listed[:MAX_EXAMPLES])
+    return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
+
+
+def _is_id(track: Track, value: object) -> bool:
+    if track.fields.id_type == "integer":
+        return type(value) is int
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _where(track: Track, record: Mapping[str, Any], index: int) -> object:
+    """A row's id for a message, or its position when it has no usable id."""
+    ident = record.get(track.fields.id)
+    return ident if _is_id(track, ident) else f"row #{index}"
+
+
+def public_problems(track: Track, records: Sequence[Any]) -> list[str]:
+    """What makes the public rows unusable on their own: their shape, and answers left in."""
+    return shape_problems(track, records) + leak_problems(track, records)
+
+
+def shape_problems(track: Track, records: Sequence[Any]) -> list[str]:
+    """Rows of the public file that are not usable rows: no id, question, options or group."""
+    f = track.fields
+    if not records:
+        return ["the public file has no rows"]
+    not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    problems = []
+    if not_objects:
+        problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
+                        f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
+                        f"({_some(f'row #{i}' for i in not_objects)})")
+    kind = "an integer" if f.id_type == "integer" else "a non-empty string"
+    bad_id = [f"row #{i}" for i, r in rows if not _is_id(track, r.get(f.id))]
+    if bad_id:
+        problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "
+                        f"{'has' if len(bad_id) == 1 else 'have'} no {f.id} that is {kind} "
+                        f"({_some(bad_id)})")
+    for name in (f.question, *(g.field for g in track.groupings)):
+        bad = [_where(track, r, i) for i, r in rows if not isinstance(r.get(name), str)]
+        if bad:
+            problems.append(f"{_plural(len(bad), 'row', 'rows')} of the public file "
+                            f"{'has' if len(bad) == 1 else 'have'} no text {name} "
+                            f"({_some(bad)})")
+    bad_options = [_where(track, r, i) for i, r in rows
+                   if not isinstance(r.get(f.options), dict)
+                   or not all(isinstance(k, str) and isinstance(v, str)
+                              for k, v in r[f.options].items())]
+    if bad_options:
+        problems.append(f"{_plural(len(bad_options), 'row', 'rows')} of the public file "
+                        f"{'has' if len(bad_options) == 1 else 'have'} no {f.options} object "
+                        f"of letters to texts ({_some(bad_options)})")
+    return problems
+
+
+def leak_problems(track: Track, records: Sequence[Any]) -> list[str]:
+    """Answers left in the public rows: an answer field, or the out-of-option flag."""
+    f = track.fields
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    problems = []
+    leaked = [_where(track, r, i) for i, r in rows if f.answer in r]
+    if leaked:
+        problems.append(f"{_plural(len(leaked), 'row', 'rows')} of the public file "
+                        f"{'carries' if len(leaked) == 1 else 'carry'} a {f.answer} "
+                        f"({_some(leaked)}); a public file must not contain answers")
+    flag = track.out_of_option
+    if flag is not None:
+        flagged = [_where(track, r, i) for i, r in rows if flag.field in r]
+        if flagged:
+            problems.append(
+                f"{_plural(len(flagged), 'row', 'rows')} of the public file "
+                f"{'carries' if len(flagged) == 1 else 'carry'} the {flag.field} field "
+                f"({_some(flagged)}); a public file must not say which rows are out of option "
+                "(that is answer information): drop the field")
+    return problems
+
+
+def agreement_problems(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the key and the public rows describe different rows: ids, question texts,
+    options, and the field of every grouping."""
+    track = key.track
+    f = track.fields
+    problems: list[str] = []
+    ident = f.id
+    counts = Counter(r[ident] for r in public)
+    dupes = [i for i, n in counts.items() if n > 1]
+    if dupes:
+        problems.append(f"{_plural(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
+                        f"in the public file ({_some(dupes)})")
+    private_by_id = {q.id: q.record for q in key.questions}
+    public_by_id = {r[ident]: r for r in public}
+    only_private = [i for i in private_by_id if i not in public_by_id]
+    only_public = [i for i in public_by_id if i not in private_by_id]
+    if only_private:
+        problems.append(f"{_plural(len(only_private), ident, f'{ident}s')} only in the private "
+                        f"key ({_some(only_private)})")
+    if only_public:
+        problems.append(f"{_plural(len(only_public), ident, f'{ident}s')} only in the public "
+                        f"file ({_some(only_public)})")
+    compared = [(f.question, "question texts"), (f.options, "options"),
+                *((g.field, g.title.lower()) for g in track.groupings)]
+    both = [i for i in private_by_id if i in public_by_id]
+    for name, label in compared:
+        differ = [i for i in both if private_by_id[i].get(name) != public_by_id[i].get(name)]
+        if differ:
+            problems.append(f"{_plural(len(differ), 'question', 'questions')} whose {label} "
+                            f"differ ({_some(differ)})")
+    return problems
+
+
+def check_agreement(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> None:
+    """ReleaseError unless the public rows describe the key's rows (usable rows assumed)."""
+    problems = agreement_problems(key, public)
+    if problems:
+        raise ReleaseError(
+            "the public file and the private key describe different questions: "
+            + "; ".join(problems) + f". {SAME_RELEASE_HINT}", problems)
+
+
+def check_release(track: Track, key_bytes: bytes, public_bytes: bytes) -> ReleaseReport:
+    """Every check of a release of ``track``; ReleaseError lists every problem found."""
+    problems: list[str] = []
+    key: evaluator.AnswerKey | None = None
+    try:
+        key = evaluator.load_answer_key(track, key_bytes)
+    except evaluator.AnswerKeyError as exc:
+        problems.append(f"{track.key.name}: {exc}")
+    public: tuple[Any, ...] | None = None
+    try:
+        public = evaluator.read_rows(track, public_bytes, track.public.format).records
+    except evaluator.DataFileError as exc:
+        problems.append(f"{track.public.name}: cannot be read as {track.public.format}: {exc}")
+    shape: list[str] = []
+    if public is not None:
+        shape = shape_problems(track, public)
+        problems.extend(f"{track.public.name}: {p}"
+                        for p in shape + leak_problems(track, public))
+    hint = ""
+    if key is not None:
+        problems.extend(f"{track.key.name}: {p}" for p in evaluator.size_problems(key))
+        if public is not None and not shape:  # unusable rows would differ in every field
+            disagree = agreement_problems(key, public)
+            problems.extend(f"{track.key.name} and {track.public.name}: {p}" for p in disagree)
+            hint = f"\n{SAME_RELEASE_HINT}" if disagree else ""
+    if problems:
+        raise ReleaseError(
+            f"the {track.id} release has {_plural(len(problems), 'problem', 'problems')}:\n"
+            + "\n".join(f"- {p}" for p in problems) + hint, problems)
+    assert key is not None and public is not None
+    return ReleaseReport(track=track, key=key, public_rows=len(public),
+                         key_sha256=hashlib.sha256(key_bytes).hexdigest(),
+                         public_sha256=hashlib.sha256(public_bytes).hexdigest())
