@@ -605,27 +605,34 @@ def test_seed_the_hub_twice(hub_board: HubServer, capsys: pytest.CaptureFixture[
     assert hub_board.head(BOARD_REPO) == head
 
 
-def test_the_committed_demo_board_is_what_the_scripts_produce(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])
+def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
+                                                              tmp_path: Path) -> None:
+    bench = spec.load_benchmark(bench_id)
+    demo, key = bench.demo_dir, bench.demo_key(bench.track())
     folder = tmp_path / "board"
-    proc = run_script("seed_paper_baselines.py", "--leaderboard-dir", str(folder))
+    proc = run_script("seed_paper_baselines.py", "--benchmark", bench_id,
+                      "--leaderboard-dir", str(folder))
     assert proc.returncode == 0, proc.stderr
     seeded = records_in(folder)
-    committed = records_in(DEMO / "leaderboard")
+    committed = records_in(demo / "leaderboard")
     paper = {n: d for n, d in committed.items()
              if ledger.Record.from_json(d).source == "paper"}
     assert paper == seeded
 
     # every re-scored demo row reproduces from the submission files kept beside it
+    sample = demo / "sample_submission.json"
     inputs = {hashlib.sha256(p.read_bytes()).hexdigest(): p
-              for p in [SAMPLE, *sorted((DEMO / "leaderboard" / "inputs").glob("*.json"))]}
+              for p in [sample, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]}
     rescored = [n for n in committed if n not in paper]
     assert len(rescored) >= 2
     for name in rescored:
         record = ledger.Record.from_json(committed[name])
         assert record.provenance is not None
         submission = inputs[record.provenance.submission_sha256]
-        assert reproduce_row.main(["--record", str(DEMO / "leaderboard" / "submissions" / name),
-                                   "--submission", str(submission), "--private", str(KEY)]) == 0
+        assert reproduce_row.main(["--benchmark", bench_id,
+                                   "--record", str(demo / "leaderboard" / "submissions" / name),
+                                   "--submission", str(submission), "--private", str(key)]) == 0
 
 
 @pytest.mark.parametrize("script", [seed_paper_baselines.main, publish_submission.main])
