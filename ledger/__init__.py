@@ -25,6 +25,7 @@ from ledger.config import (
     ConfigError,
     load_config,
 )
+from ledger.files import UnreadableFileError, read_regular_file
 from ledger.keys import KeyLoader, KeyStatus, load_key
 from ledger.records import (
     RECORDS_FOLDER,
@@ -51,10 +52,37 @@ from ledger.stores import (
 )
 
 __all__ = [
-    "CACHE_TTL_S", "DEFAULT_TIMEOUT_S", "RECORDS_FOLDER", "SCHEMA_VERSION", "SCORE_LIMIT",
-    "SCORE_WINDOW_S", "BoardCache", "BoardSnapshot", "Config", "ConfigError", "HubStore",
-    "HubUnreachableError", "KeyLoader", "KeyStatus", "LedgerError", "LocalStore", "Provenance",
-    "Record", "RecordError", "RecordExistsError", "RecordStore", "VersionedStore", "board_store",
-    "check_record", "commit_message", "load_config", "load_key", "parse_record", "record_track",
-    "records_of", "rescored_record",
+    "CACHE_TTL_S",
+    "DEFAULT_TIMEOUT_S",
+    "RECORDS_FOLDER",
+    "SCHEMA_VERSION",
+    "SCORE_LIMIT",
+    "SCORE_WINDOW_S",
+    "BoardCache",
+    "BoardSnapshot",
+    "Config",
+    "ConfigError",
+    "HubStore",
+    "HubUnreachableError",
+    "KeyLoader",
+    "KeyStatus",
+    "LedgerError",
+    "LocalStore",
+    "Provenance",
+    "Record",
+    "RecordError",
+    "RecordExistsError",
+    "RecordStore",
+    "UnreadableFileError",
+    "VersionedStore",
+    "board_store",
+    "check_record",
+    "commit_message",
+    "load_config",
+    "load_key",
+    "parse_record",
+    "read_regular_file",
+    "record_track",
+    "records_of",
+    "rescored_record",
 ]

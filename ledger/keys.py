@@ -23,6 +23,7 @@ from huggingface_hub.errors import (
 
 import evaluator
 from ledger.config import CACHE_TTL_S, Config, ConfigError, redact
+from ledger.files import UnreadableFileError, read_regular_file
 from ledger.stores import DEFAULT_TIMEOUT_S, LedgerError, describe_hub_error, run_bounded
 from spec import Track
 
@@ -71,11 +72,9 @@ def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S)
         if path.is_dir():
             path = path / track.key.name
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ConfigError(
-                f"LEADERBOARD_ANSWER_KEY: cannot read {path} ({exc.strerror or exc})"
-            ) from None
+            data = read_regular_file(path)
+        except UnreadableFileError as exc:
+            raise ConfigError(f"LEADERBOARD_ANSWER_KEY: {exc}") from None
         try:
             key = evaluator.load_answer_key(track, data)
         except evaluator.AnswerKeyError as exc:

@@ -34,6 +34,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils._headers import build_hf_headers
 
 from ledger.config import Config, redact
+from ledger.files import RECORD_LIMIT_BYTES, UnreadableFileError, read_regular_file
 from ledger.records import RECORDS_FOLDER, Record
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -169,8 +170,10 @@ class LocalStore:
         versions: dict[str, str] = {}
         for entry in entries:
             path = f"{RECORDS_FOLDER}/{entry.name}"
-            if _RECORD_PATH.match(path) and entry.is_file():
-                stat = entry.stat()
+            # A link is listed, so that reading it refuses it by name (never followed).
+            if _RECORD_PATH.match(path) and (entry.is_file(follow_symlinks=False)
+                                             or entry.is_symlink()):
+                stat = entry.stat(follow_symlinks=False)
                 versions[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
         return dict(sorted(versions.items()))
 
@@ -180,9 +183,9 @@ class LocalStore:
     def read(self, path: str, revision: str | None = None) -> bytes:
         _check_record_path(path)
         try:
-            return (self.root / path).read_bytes()
-        except OSError as exc:
-            raise LedgerError(f"cannot read {self.root / path}: {exc.strerror or exc}") from None
+            return read_regular_file(self.root / path, RECORD_LIMIT_BYTES, follow_links=False)
+        except UnreadableFileError as exc:
+            raise LedgerError(str(exc)) from None
 
     def write(self, record: Record, message: str | None = None) -> str:
         """Create the record's file; RecordExistsError if it exists. Returns the file path."""

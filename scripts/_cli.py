@@ -192,9 +192,9 @@ def open_store(
 def read_input(path: Path, what: str) -> bytes:
     """The bytes of an input file; ``what`` names it in the message if it cannot be read."""
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+        return ledger.read_regular_file(path)
+    except ledger.UnreadableFileError as exc:
+        raise UsageError(f"cannot read the {what}: {exc}") from None
 
 
 def load_key(track: spec.Track, path: Path) -> evaluator.AnswerKey:
