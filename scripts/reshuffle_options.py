@@ -53,6 +53,7 @@ from typing import Any, NoReturn
 import _cli
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import ledger
 import release
 from evaluator import (
     MAX_EXAMPLES,
@@ -144,13 +145,9 @@ def _some(items: Iterable[object]) -> str:
 
 def _read_bytes(path: Path, flag: str, what: str) -> bytes:
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ReshuffleError(f"{flag} {path}: no such file; pass the path of {what}") from None
-    except IsADirectoryError:
-        raise ReshuffleError(f"{flag} {path} is a folder; pass the path of {what}") from None
-    except OSError as exc:
-        raise ReshuffleError(f"{flag} {path} cannot be read ({exc.strerror})") from None
+        return ledger.read_regular_file(path)
+    except ledger.UnreadableFileError as exc:
+        raise ReshuffleError(f"{flag} {exc}; pass the path of {what}") from None
 
 
 def _decode_json(data: bytes, flag: str, path: Path, what: str) -> Any:
