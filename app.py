@@ -19,6 +19,8 @@ import bisect
 import collections
 import functools
 import hashlib
+import ipaddress
+import itertools
 import json
 import logging
 import os
@@ -28,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,9 +39,14 @@ from typing import Any, Literal
 
 import altair as alt
 import gradio as gr
+import gradio.queueing
+import gradio.routes
 import pandas as pd
 from anyio import to_thread
 from gradio.components.plot import PlotData
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import evaluator
 import ledger
@@ -50,6 +58,22 @@ MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_CACHE = (60, 120)  # delete uploads older than 120 s, checking every 60 s
+
+# What a request may carry: every handler is reachable by anyone, with any input.
+MAX_REQUEST_BYTES = 256 * 1024  # a body that is not an upload; an event's inputs are a few kB
+UPLOAD_ROUTE = "/gradio_api/upload"
+MAX_UPLOAD_BODY = MAX_UPLOAD_BYTES + 64 * 1024  # one file of MAX_FILE_SIZE and its framing
+MAX_SEARCH_CHARS = 200  # the longest method name a record may have
+MAX_SEARCH_WORDS = 20  # each word is one pass over the board (~0.2 ms)
+MAX_PICKS = 12  # entries the chart compares
+MAX_TRACEBACK_CHARS = 8000  # of an error of the app's own code, in the log
+#: Text a spreadsheet would run as a formula when the CSV export is opened (OWASP).
+CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Addresses of no visitor, besides loopback, link-local, multicast, unspecified and reserved
+#: ones: private (RFC 1918), shared (RFC 6598, carrier and cloud NAT) and unique local IPv6.
+#: The documentation ranges (RFC 5737) stand for public addresses, as in the tests.
+INTERNAL_NETWORKS = tuple(ipaddress.ip_network(net) for net in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"))
 
 SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
 #: How the Source column shows them: re-scored rows stand out from paper-reported ones.
@@ -112,16 +136,19 @@ def app_logger(bench: Benchmark) -> logging.Logger:
 
 @dataclass(frozen=True)
 class ScoreLimits:
-    """How many scored submissions one client may make per window (LEADERBOARD_SCORE_*,
-    SPACE_ID)."""
+    """How many scored submissions one client may make per window, and who a client is
+    (LEADERBOARD_SCORE_*, SPACE_ID, LEADERBOARD_TRUSTED_PROXY_HOPS)."""
 
     limit: int = ledger.SCORE_LIMIT
     window_s: float = ledger.SCORE_WINDOW_S
-    on_space: bool = False  # behind the Space proxy: trust the rightmost X-Forwarded-For
+    on_space: bool = False  # behind the Space proxy: the client comes from X-Forwarded-For
+    trusted_hops: int = 0  # public proxies in front of it that append to X-Forwarded-For too
 
 
 def score_limits(config: ledger.Config) -> ScoreLimits:
-    return ScoreLimits(config.score_limit, config.score_window_s, config.on_space)
+    """The limits and the proxy trust ``config`` read."""
+    return ScoreLimits(config.score_limit, config.score_window_s, config.on_space,
+                       config.trusted_proxy_hops)
 
 
 class RateLimited(Exception):
@@ -181,18 +208,97 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def client_address(request: gr.Request | None, on_space: bool) -> str:
-    """Who is scoring: the peer address, or behind the Space proxy the address it appended."""
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def client_address(request: gr.Request | None, on_space: bool, trusted_hops: int = 0) -> str:
+    """Who is scoring, as the limit counts them: an IPv4 address, or an IPv6 address's /64.
+
+    Behind the Space proxy: the rightmost public address of all X-Forwarded-For lines in
+    order, past ``trusted_hops`` more public ones. A client can write the entries to the left
+    of those its proxies append, in the same line or a line of its own; internal hops and
+    entries that are no address are skipped. Without such an entry, or off a Space: the peer
+    address (on a Space an internal one, so such requests share one allowance).
+    """
     if request is None:
         return "unknown"
     if on_space:
-        forwarded = str(request.headers.get("x-forwarded-for", ""))
-        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
-        if hops:
-            return hops[-1]
+        entries = reversed(_forwarded_entries(request))
+        public = (a for a in map(_hop_address, entries) if a is not None and _is_public(a))
+        client = next(itertools.islice(public, trusted_hops, None), None)
+        if client is not None:
+            return _client_key(client)
+    host = _peer_host(request)
+    peer = _hop_address(host) if host else None
+    return _client_key(peer) if peer is not None else host or "unknown"
+
+
+def forwarded_summary(request: gr.Request) -> str:
+    """How a request's X-Forwarded-For is laid out, for the log: counts and kinds, no address."""
+    lines = _forwarded_lines(request)
+    entries = _forwarded_entries(request)
+    kinds = [_kind(_hop_address(e)) for e in entries]
+    shown = ", ".join(kinds[-8:]) if len(kinds) <= 8 else "…, " + ", ".join(kinds[-8:])
+    host = _peer_host(request)
+    return (f"{len(lines)} X-Forwarded-For line{'s' if len(lines) != 1 else ''} with "
+            f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'} ({shown or 'none'}), "
+            f"peer address: {_kind(_hop_address(host) if host else None)}")
+
+
+def _forwarded_lines(request: gr.Request) -> list[str]:
+    """Every X-Forwarded-For line in order (Starlette's ``headers.get`` gives the first only)."""
+    raw = request.request  # the Starlette request, unless Gradio serialised it
+    headers: Any = raw.headers if raw is not None else request.headers
+    if hasattr(headers, "getlist"):
+        return [str(line) for line in headers.getlist("x-forwarded-for")]
+    line = headers.get("x-forwarded-for")  # serialised: one value per header name
+    return [] if line is None else [str(line)]
+
+
+def _forwarded_entries(request: gr.Request) -> list[str]:
+    return [entry for line in _forwarded_lines(request) for entry in line.split(",")]
+
+
+def _peer_host(request: gr.Request) -> str | None:
     client = request.client
     host = getattr(client, "host", None) if client is not None else None
-    return str(host) if host else "unknown"
+    return str(host) if host else None
+
+
+def _hop_address(entry: str) -> Address | None:
+    """An X-Forwarded-For entry as an address (quotes, brackets and a port dropped); None if
+    it is none."""
+    text = entry.strip().strip('"')
+    if text.startswith("["):
+        text, bracket, _ = text[1:].partition("]")
+        if not bracket:
+            return None
+    elif text.count(":") == 1:  # IPv4 with a port
+        text = text.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _is_public(address: Address) -> bool:
+    return not (address.is_loopback or address.is_link_local or address.is_multicast
+                or address.is_unspecified or address.is_reserved
+                or any(address in net for net in INTERNAL_NETWORKS))
+
+
+def _kind(address: Address | None) -> str:
+    return "garbage" if address is None else "public" if _is_public(address) else "internal"
+
+
+def _client_key(address: Address) -> str:
+    """One IPv4 address, or one IPv6 /64 (what a single subscriber is usually given)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((int(address), 64), strict=False))
+    return str(address)
 
 
 # --- the board as a table (pure) ----------------------------------------------------------------
@@ -408,6 +514,66 @@ class BoardFilter:
         return frame[keep]
 
 
+class BadInput(ValueError):
+    """An event got an input no page sends: too long, too many values, or not a choice."""
+
+
+#: The filters' labels on the page, as a refusal names them.
+FILTER_LABELS = {"sources": "Source", "external": "Uses external data", "sizes": "Model size"}
+
+
+def board_filter(search: object, sources: object, external: object, inputs: object,
+                 sizes: object, bench: Benchmark) -> BoardFilter:
+    """What a visitor asked to see, checked before any work is done for it.
+
+    BadInput if the search is not text of at most MAX_SEARCH_CHARS characters and
+    MAX_SEARCH_WORDS words (each word costs a pass over the board), or a selection is not a
+    list of at most as many values as it has choices, each one of them. None ticks nothing.
+    """
+    if search is None:
+        search = ""
+    if not isinstance(search, str):
+        raise BadInput(f"The search must be text; got {_quoted(search)}.")
+    if len(search) > MAX_SEARCH_CHARS:
+        raise BadInput(f"The search is {len(search)} characters long; search for at most "
+                       f"{MAX_SEARCH_CHARS} characters ({MAX_SEARCH_WORDS} words).")
+    words = len(search.split())
+    if words > MAX_SEARCH_WORDS:
+        raise BadInput(f"The search has {words} words; search for at most {MAX_SEARCH_WORDS} "
+                       "words.")
+    return BoardFilter(
+        search,
+        _selection(FILTER_LABELS["sources"], sources, tuple(SOURCE_LABELS.values())),
+        _selection(FILTER_LABELS["external"], external, EXTERNAL_CHOICES),
+        _selection(bench.input.label, inputs, (*bench.input.choices.values(), NOT_REPORTED)),
+        _selection(FILTER_LABELS["sizes"], sizes, SIZE_BUCKETS))
+
+
+def _selection(label: str, value: object, choices: Sequence[str]) -> tuple[str, ...]:
+    """Ticked values of ``choices`` as a tuple; BadInput naming ``label`` if they are not."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple):
+        raise BadInput(f"{label}: expected a list of its choices; got {_quoted(value)}.")
+    if len(value) > len(choices):
+        raise BadInput(f"{label}: expected at most {len(choices)} of {_listed(choices)}; got "
+                       f"{len(value)} values.")
+    for item in value:
+        if not isinstance(item, str) or item not in choices:
+            raise BadInput(f"{label}: {_quoted(item)} is not one of {_listed(choices)}.")
+    return tuple(value)
+
+
+def _quoted(value: object, limit: int = 40) -> str:
+    """A refused value as a message quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _listed(choices: Sequence[str]) -> str:
+    return ", ".join(map(repr, choices))
+
+
 def visible_columns(frame: pd.DataFrame, group: str, bench: Benchmark,
                     track: Track) -> pd.DataFrame:
     """The columns of one column group, the first if unknown (metrics unrounded:
@@ -460,6 +626,20 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
         })
         rows.append(out)
     return rows
+
+
+def export_csv(rows: Sequence[Mapping[str, Any]]) -> bytes:
+    """``export_rows`` as CSV, counts left out. A text cell a spreadsheet would run as a
+    formula (one starting with =, +, -, @, a tab or a carriage return) gets a leading
+    apostrophe, as OWASP advises; numbers stay numbers, and the JSON export keeps the text."""
+    frame = pd.DataFrame(list(rows)).drop(columns=["counts"], errors="ignore")
+    return frame.map(_inert_cell).to_csv(index=False).encode()
+
+
+def _inert_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(CSV_FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def chart_keys(track: Track) -> tuple[str, ...]:
@@ -608,8 +788,7 @@ class _Exports:
         self._dir = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-"))
 
     def write(self, rows: list[dict[str, Any]]) -> tuple[str, str]:
-        frame = pd.DataFrame(rows).drop(columns=["counts"], errors="ignore")
-        payloads = {"csv": frame.to_csv(index=False).encode(),
+        payloads = {"csv": export_csv(rows),
                     "json": json.dumps(rows, indent=1, ensure_ascii=False).encode()}
         digest = hashlib.sha256(payloads["csv"] + payloads["json"]).hexdigest()[:16]
         folder = self._dir / digest
@@ -671,6 +850,7 @@ def build_demo(
     about = bench.about_path.read_text(encoding="utf-8")
     citation = bench.citation_path.read_text(encoding="utf-8")
     exports = _Exports(f"{bench.id}-leaderboard")
+    hops_untold = threading.Lock()  # held once the first scored request's hops are logged
     ranking = track.ranking
     metric_labels = list(layout.metrics.values())
 
@@ -687,9 +867,15 @@ def build_demo(
 
     def view(search: str, sources: list[str], external: list[str], inputs: list[str],
              sizes: list[str], group: str) -> tuple[Any, ...]:
+        try:  # before any work: anyone can send any input
+            wanted = board_filter(search, sources, external, inputs, sizes, bench)
+            if group is not None and (not isinstance(group, str) or group not in layout.groups):
+                raise BadInput(f"Column group: {_quoted(group)} is not one of "
+                               f"{_listed(list(layout.groups))}.")
+        except BadInput as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
         snapshot, frame = current()
-        chosen = BoardFilter(search or "", tuple(sources or ()), tuple(external or ()),
-                             tuple(inputs or ()), tuple(sizes or ())).apply(frame)
+        chosen = wanted.apply(frame)
         csv_path, json_path = exports.write(export_rows(chosen, snapshot.records, track))
         notes = "  \n".join(f"† **{_md_escape(str(n))}**: {_md_escape(str(t))}"
                             for n, t in zip(frame["_name"], frame[layout.info["note"]],
@@ -705,9 +891,14 @@ def build_demo(
                 csv_path, json_path)
 
     def chart(methods: list[str]) -> PlotData:
+        methods = methods or []
+        if (not isinstance(methods, list) or len(methods) > MAX_PICKS
+                or not all(isinstance(m, str) for m in methods)):
+            raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.",
+                           print_exception=False)
         snapshot = board.snapshot()
         by_name = {r.method_name: r for r in snapshot.records}
-        picked = [m for m in (methods or []) if m in by_name][:12]
+        picked = [m for m in methods if m in by_name]  # one gone since the page loaded: left out
         return split_chart({m: dict(by_name[m].metrics) for m in picked},
                            "Accuracy per split", track)
 
@@ -739,7 +930,13 @@ def build_demo(
         if key_status.key is None:
             raise gr.Error(f"Scoring is unavailable: {key_status.error}", print_exception=False)
         data = _read_upload(path, demo.GRADIO_CACHE, track)
-        client = client_address(request, limiter.limits.on_space)
+        limits = limiter.limits
+        if limits.on_space and hops_untold.acquire(blocking=False):
+            # How the Spaces proxy lays the header out is documented nowhere: show the operator.
+            log.info("the first scored request came with %s; the client is its rightmost "
+                     "public entry past %d trusted hop(s)", forwarded_summary(request),
+                     limits.trusted_hops)
+        client = client_address(request, limits.on_space, limits.trusted_hops)
         try:
             stamp = limiter.acquire(client)
         except RateLimited as exc:
@@ -780,7 +977,7 @@ def build_demo(
                 with gr.Row(equal_height=True):
                     search = gr.Textbox(placeholder="Search method, team, size…",
                                         show_label=False, scale=2, min_width=260,
-                                        elem_id="board-search")
+                                        max_length=MAX_SEARCH_CHARS, elem_id="board-search")
                     group = gr.Radio(list(layout.groups), value=next(iter(layout.groups)),
                                      show_label=False, scale=3, min_width=300,
                                      elem_id="column-group")
@@ -788,12 +985,12 @@ def build_demo(
                     with gr.Row():
                         sources = gr.CheckboxGroup(list(SOURCE_LABELS.values()),
                                                    value=list(SOURCE_LABELS.values()),
-                                                   label="Source")
+                                                   label=FILTER_LABELS["sources"])
                         external = gr.CheckboxGroup(list(EXTERNAL_CHOICES),
                                                     value=list(EXTERNAL_CHOICES),
-                                                    label="Uses external data")
+                                                    label=FILTER_LABELS["external"])
                         sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS),
-                                                 label="Model size")
+                                                 label=FILTER_LABELS["sizes"])
                     inputs = gr.CheckboxGroup([*bench.input.choices.values(), NOT_REPORTED],
                                               label=f"{bench.input.label} (none ticked: any)")
                 table = gr.Dataframe(interactive=False, wrap=True, pinned_columns=2,
@@ -808,8 +1005,8 @@ def build_demo(
                     refresh = gr.Button("Refresh", size="sm", scale=0, min_width=110,
                                         elem_id="board-refresh")
                 compare = gr.Markdown("### Compare entries per split", elem_id="board-compare")
-                picks = gr.Dropdown(multiselect=True, label="Entries (up to 12)",
-                                    elem_id="chart-picks", max_choices=12)
+                picks = gr.Dropdown(multiselect=True, label=f"Entries (up to {MAX_PICKS})",
+                                    elem_id="chart-picks", max_choices=MAX_PICKS)
                 board_plot = gr.Plot(show_label=False, elem_id="board-chart")
             with gr.Tab("Score", id="score"):
                 disabled = gr.Markdown(unavailable(boot_status), elem_id="score-disabled",
@@ -849,11 +1046,148 @@ def build_demo(
     return demo
 
 
+class BodyLimit:
+    """ASGI middleware bounding every request body before the app reads any of it.
+
+    An upload (``upload_path``) must declare its length, at most ``upload_limit``: one file of
+    MAX_FILE_SIZE and its framing (Gradio itself bounds each file, not how many one request
+    carries). It is then streamed on as Gradio reads it. Any other body is at most ``limit``:
+    a larger Content-Length is refused at once, and a chunked body is read up to the limit
+    and handed on whole.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_REQUEST_BYTES,
+                 upload_path: str = UPLOAD_ROUTE, upload_limit: int = MAX_UPLOAD_BODY) -> None:
+        self.app = app
+        self.limit = limit
+        self.upload_path = upload_path
+        self.upload_limit = upload_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if scope["path"] == self.upload_path:
+            if declared is None:
+                await _refuse(scope, receive, send, 411, "An upload must declare its "
+                              "Content-Length.")
+            elif declared > self.upload_limit:
+                await _refuse(scope, receive, send, 413, f"An upload is one file of at most "
+                              f"{MAX_FILE_SIZE}; this request declares {declared} bytes.")
+            else:
+                await self.app(scope, receive, send)
+            return
+        if declared is not None and declared > self.limit:
+            await self._too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # e.g. the disconnect a streamed response waits for
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await _refuse(scope, receive, send, 413, f"The request body is too large: at most "
+                      f"{self.limit} bytes are accepted (files go to {self.upload_path}, one "
+                      f"of at most {MAX_FILE_SIZE} per request).")
+
+
+def _content_length(scope: Scope) -> int | None:
+    """The declared body length; None if none is declared, a huge one if it is no number."""
+    raw = dict(scope["headers"]).get(b"content-length")
+    if raw is None:
+        return None
+    return int(raw) if raw.isdigit() and len(raw) <= 18 else 2**63
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:
+    # Connection: close, so the rest of a refused body is never read as the next request.
+    response = JSONResponse({"detail": detail}, status_code=status,
+                            headers={"Connection": "close"})
+    await response(scope, receive, send)
+
+
+class RefusalLog:
+    """Stands in for ``traceback`` in the Gradio modules that report failed requests.
+
+    Gradio prints each event input it refuses before the handler runs (a bare string for a
+    File, a path outside the upload folder, a value no choice has, too few inputs) with
+    ``traceback.print_exc()``, straight to stderr: ~25 lines that echo the payload, 100 kB of
+    log for a 100 kB "path". Here such a refusal is one short line without the payload. Any
+    other failure, an error of the app's own code above all, keeps its traceback, each line
+    and the whole cut short (MAX_TRACEBACK_CHARS).
+    """
+
+    def __init__(self, log: logging.Logger) -> None:
+        self._log = log
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(traceback, name)
+
+    def print_exc(self, limit: int | None = None, file: Any = None, chain: bool = True) -> None:
+        exc = sys.exception()
+        if exc is None:
+            return
+        frames = traceback.extract_tb(exc.__traceback__)
+        refused = (any(f.name == "preprocess_data" for f in frames)
+                   and not any(_own_code(f.filename) for f in frames))
+        if refused:
+            where = next((f"{Path(f.filename).stem}.{f.name}" for f in reversed(frames)
+                          if "gradio" in Path(f.filename).parts), "gradio")
+            self._log.warning("refused an event's input before its handler ran: %s in %s",
+                              type(exc).__name__, where)
+            return
+        lines = [line if len(line) <= 300 else line[:300] + "…"
+                 for line in "".join(traceback.format_exception(exc)).splitlines()]
+        text = "\n".join(lines)
+        if len(text) > MAX_TRACEBACK_CHARS:
+            half = MAX_TRACEBACK_CHARS // 2
+            text = f"{text[:half]}\n[… {len(text) - 2 * half} characters …]\n{text[-half:]}"
+        self._log.error("an event failed:\n%s", text)
+
+
+_APP_DIR = Path(__file__).resolve().parent
+
+
+def _own_code(filename: str) -> bool:
+    """A file of this app (app.py, ledger, evaluator, ...), not of an installed package."""
+    path = Path(filename)
+    return (path.is_relative_to(_APP_DIR)
+            and not {"site-packages", "dist-packages"} & set(path.parts))
+
+
+def log_refusals_briefly(log: logging.Logger) -> None:
+    """Route Gradio's tracebacks of failed requests through RefusalLog into ``log``."""
+    for module in (gradio.queueing, gradio.routes):
+        vars(module)["traceback"] = RefusalLog(log)  # each calls traceback.print_exc()
+
+
 def launch_kwargs() -> dict[str, Any]:
-    """How ``launch()`` serves the page: upload limit, sessions kept, theme, style."""
+    """How ``launch()`` serves the page: upload and body limits, sessions kept, theme, style,
+    and no monitoring dashboard (Gradio's /monitoring is open to anyone)."""
     return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
             "ssr_mode": False, "theme": gr.themes.Soft(primary_hue="indigo"), "css": CSS,
-            "footer_links": ["api"]}
+            "footer_links": ["api"], "enable_monitoring": False,
+            "app_kwargs": {"middleware": [Middleware(BodyLimit)]}}
 
 
 def build_from_config(config: ledger.Config) -> gr.Blocks:
@@ -862,6 +1196,7 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
     bench = config.benchmark
     track = bench.track()
     log = app_logger(bench)
+    limits = score_limits(config)
     keys = ledger.KeyLoader(config, track)
     key_status = keys()
     if key_status.key is None:
@@ -870,7 +1205,7 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
         log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
     board = ledger.BoardCache(ledger.board_store(config), bench, track,
                               ttl_s=config.cache_ttl_s)
-    return build_demo(bench, track, keys, board, ScoreLimiter(score_limits(config)))
+    return build_demo(bench, track, keys, board, ScoreLimiter(limits))
 
 
 def main() -> int:
@@ -881,11 +1216,13 @@ def main() -> int:
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     try:
-        demo = build_from_config(ledger.load_config())
+        config = ledger.load_config()
+        demo = build_from_config(config)
     except (ledger.ConfigError, ledger.LedgerError) as exc:
         # A configuration mistake is one line that names the variable, not a traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    log_refusals_briefly(app_logger(config.benchmark))
     demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
     return 0
 

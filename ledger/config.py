@@ -55,6 +55,8 @@ class Config:
     score_limit: int = SCORE_LIMIT  # scored submissions per client per window (the app's)
     score_window_s: float = SCORE_WINDOW_S
     on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
+    #: Public proxies in front of the Space's own that also append to X-Forwarded-For.
+    trusted_proxy_hops: int = 0
 
     @property
     def demo(self) -> bool:
@@ -89,7 +91,8 @@ def _number(environ: Mapping[str, str], name: str, default: float, minimum: floa
     if raw is None:
         return default
     try:
-        value = float(raw)
+        # A whole number is written in ASCII digits: "1e3", "２" and "20.0" are typos here.
+        value = float(raw) if not whole or (raw.isascii() and raw.isdigit()) else math.nan
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < minimum or (whole and value != int(value)):
@@ -176,6 +179,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         score_limit=int(_number(env, "LEADERBOARD_SCORE_LIMIT", SCORE_LIMIT, 1, whole=True)),
         score_window_s=_number(env, "LEADERBOARD_SCORE_WINDOW_S", SCORE_WINDOW_S, 1),
         on_space=_env(env, "SPACE_ID") is not None,
+        trusted_proxy_hops=int(_number(env, "LEADERBOARD_TRUSTED_PROXY_HOPS", 0, 0, whole=True)),
     )
 
 
