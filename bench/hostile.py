@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-LIMIT = 5 * 1024 * 1024  # the Space's upload limit (app.MAX_FILE_SIZE, "5mb")
+LIMIT = 5 * 1024 * 1024  # the Space's upload limit (guard.MAX_FILE_SIZE, "5mb")
 UNDER = LIMIT - 64 * 1024  # comfortably inside it, multipart overhead included
 
 

@@ -19,8 +19,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import app
+import board_view
 import evaluator
+import guard
 import ledger
+import score_view
 import spec
 from spec import Benchmark, Track
 
@@ -72,48 +75,48 @@ def _record(method: str, overall: float, source: str = "rescored", bench: Benchm
 
 def test_rank_is_one_plus_rows_entirely_above() -> None:
     intervals = [(60.0, 70.0), (55.0, 65.0), (40.0, 50.0), (20.0, 30.0), (21.0, 29.0)]
-    assert app.rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 5), (4, 5)]
+    assert board_view.rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 5), (4, 5)]
 
 
 def test_paper_rows_counts_follow_from_percentages_over_split_sizes() -> None:
     paper = _record("P", 36.8, source="paper")
-    counts = app.record_counts(paper, TRACK)
+    counts = board_view.record_counts(paper, TRACK)
     assert counts["overall"] == evaluator.Count(correct=184, total=500)
     assert counts["behavior"].total == 100 and counts["spatial_preference"].total == 50
 
 
 def test_model_size_parsing_and_buckets() -> None:
-    assert app.size_in_billions("30B-A3B") == 30
-    assert app.size_in_billions("8B") == 8
-    assert app.size_in_billions("API") is None
-    assert app.size_bucket("72B") == "≥ 40B"
-    assert app.size_bucket("") == "API / not stated"
+    assert board_view.size_in_billions("30B-A3B") == 30
+    assert board_view.size_in_billions("8B") == 8
+    assert board_view.size_in_billions("API") is None
+    assert board_view.size_bucket("72B") == "≥ 40B"
+    assert board_view.size_bucket("") == "API / not stated"
 
 
 def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric() -> None:
     records = [_record("Alpha", 44.6, note="a note"), _record("Beta", 30.0, model_size="API"),
                _record("Gamma", 25.2, source="paper", model_size="")]
-    frame = app.board_frame(records, BENCH, TRACK)
+    frame = board_view.board_frame(records, BENCH, TRACK)
     assert list(frame["_name"]) == ["Alpha", "Beta", "Gamma"]
     assert str(frame.loc[0, "Method"]).endswith("†")
-    shown = app.visible_columns(frame, "Memory types", BENCH, TRACK)
+    shown = board_view.visible_columns(frame, "Memory types", BENCH, TRACK)
     assert shown["Overall"].dtype.kind == "f"
-    assert list(shown.columns) == list(app.board_layout(BENCH, TRACK).groups["Memory types"])
-    only_paper = app.BoardFilter(sources=("Paper",)).apply(frame)
+    assert list(shown.columns) == list(board_view.board_layout(BENCH, TRACK).groups["Memory types"])
+    only_paper = board_view.BoardFilter(sources=("Paper",)).apply(frame)
     assert list(only_paper["_name"]) == ["Gamma"]
-    big = app.BoardFilter(sizes=("< 10B",)).apply(frame)
+    big = board_view.BoardFilter(sizes=("< 10B",)).apply(frame)
     assert list(big["_name"]) == ["Alpha"]
-    assert list(app.BoardFilter(search="BETA").apply(frame)["_name"]) == ["Beta"]
-    external = app.BoardFilter(external=("Not reported",)).apply(frame)
+    assert list(board_view.BoardFilter(search="BETA").apply(frame)["_name"]) == ["Beta"]
+    external = board_view.BoardFilter(external=("Not reported",)).apply(frame)
     assert list(external["_name"]) == ["Gamma"]
 
 
 def test_score_limits_come_from_the_config_and_bad_values_name_the_variable() -> None:
-    assert app.score_limits(ledger.load_config({})) == app.ScoreLimits(20, 86400.0, False)
-    limits = app.score_limits(ledger.load_config({"LEADERBOARD_SCORE_LIMIT": "3",
+    assert guard.score_limits(ledger.load_config({})) == guard.ScoreLimits(20, 86400.0, False)
+    limits = guard.score_limits(ledger.load_config({"LEADERBOARD_SCORE_LIMIT": "3",
                                                   "LEADERBOARD_SCORE_WINDOW_S": "60",
                                                   "SPACE_ID": "x/y"}))
-    assert limits == app.ScoreLimits(3, 60.0, True)
+    assert limits == guard.ScoreLimits(3, 60.0, True)
     for env in ({"LEADERBOARD_SCORE_LIMIT": "many"}, {"LEADERBOARD_SCORE_LIMIT": "0"},
                 {"LEADERBOARD_SCORE_WINDOW_S": "-5"}, {"LEADERBOARD_SCORE_LIMIT": "2.5"},
                 {"LEADERBOARD_SCORE_WINDOW_S": "nan"}):
@@ -123,25 +126,25 @@ def test_score_limits_come_from_the_config_and_bad_values_name_the_variable() ->
 
 def test_limiter_window_slides_and_says_when_the_next_slot_frees() -> None:
     now = [1_000_000.0]
-    limiter = app.ScoreLimiter(app.ScoreLimits(limit=2, window_s=100), clock=lambda: now[0])
+    limiter = guard.ScoreLimiter(guard.ScoreLimits(limit=2, window_s=100), clock=lambda: now[0])
     limiter.acquire("a")
     limiter.acquire("a")
     limiter.acquire("b")
-    with pytest.raises(app.RateLimited, match=r"2 files per 100 s.*1970-01-12 13:48:20 UTC"):
+    with pytest.raises(guard.RateLimited, match=r"2 files per 100 s.*1970-01-12 13:48:20 UTC"):
         limiter.acquire("a")
     now[0] += 100
     limiter.acquire("a")
 
 
 def test_limiter_has_no_check_then_act_race() -> None:
-    limiter = app.ScoreLimiter(app.ScoreLimits(limit=5, window_s=1000))
+    limiter = guard.ScoreLimiter(guard.ScoreLimits(limit=5, window_s=1000))
     barrier = threading.Barrier(16)
 
     def attempt(_: int) -> bool:
         barrier.wait()
         try:
             limiter.acquire("same-client")
-        except app.RateLimited:
+        except guard.RateLimited:
             return False
         return True
 
@@ -178,13 +181,13 @@ class Client:
 
 
 def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
-            limits: app.ScoreLimits, bench: Benchmark = BENCH) -> Iterator[Client]:
+            limits: guard.ScoreLimits, bench: Benchmark = BENCH) -> Iterator[Client]:
     track = bench.track()
     board = ledger.BoardCache(ledger.LocalStore(board_dir), bench, track)
     keys = key_status if callable(key_status) else lambda: key_status
-    demo = app.build_demo(bench, track, keys, board, app.ScoreLimiter(limits))
+    demo = app.build_demo(bench, track, keys, board, guard.ScoreLimiter(limits))
     fastapi_app = gr.mount_gradio_app(FastAPI(), demo, path="/",
-                                      max_file_size=app.MAX_FILE_SIZE)
+                                      max_file_size=guard.MAX_FILE_SIZE)
     with TestClient(fastapi_app) as http:
         yield Client(http)
 
@@ -201,7 +204,7 @@ def board_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def client(board_dir: Path) -> Iterator[Client]:
     status = ledger.KeyStatus(KEY, "synthetic demo key", demo=True, error=None)
-    yield from _client(status, board_dir, app.ScoreLimits(limit=3, window_s=3600))
+    yield from _client(status, board_dir, guard.ScoreLimits(limit=3, window_s=3600))
 
 
 def test_score_returns_the_evaluators_numbers(client: Client) -> None:
@@ -252,7 +255,7 @@ def test_a_forwarded_for_header_does_not_escape_the_limit(client: Client) -> Non
 
 def test_on_a_space_the_proxy_appended_address_is_the_client(board_dir: Path) -> None:
     status = ledger.KeyStatus(KEY, "synthetic demo key", demo=True, error=None)
-    limits = app.ScoreLimits(limit=1, window_s=3600, on_space=True)
+    limits = guard.ScoreLimits(limit=1, window_s=3600, on_space=True)
     for c in _client(status, board_dir, limits):
         # the client forges the left part; the proxy appends the real address on the right
         assert c.score(SAMPLE, headers={"X-Forwarded-For": "1.1.1.1, 203.0.113.7"})[0] == 200
@@ -275,7 +278,7 @@ def test_concurrent_uploads_cannot_exceed_the_limit(client: Client) -> None:
 def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path) -> None:
     status = ledger.KeyStatus(None, "org/private on the Hub", demo=False,
                               error="the Hub could not be reached")
-    for c in _client(status, board_dir, app.ScoreLimits()):
+    for c in _client(status, board_dir, guard.ScoreLimits()):
         code, body = c.score(SAMPLE)
         assert code != 200 and "the Hub could not be reached" in body["error"]
         config = c.http.get("/config").text
@@ -285,7 +288,7 @@ def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path)
 def test_score_comes_back_once_the_key_loads_without_a_restart(board_dir: Path) -> None:
     current = [ledger.KeyStatus(None, "org/private on the Hub", demo=False,
                                 error="the Hub could not be reached")]
-    for c in _client(lambda: current[0], board_dir, app.ScoreLimits()):
+    for c in _client(lambda: current[0], board_dir, guard.ScoreLimits()):
         assert c.score(SAMPLE)[0] != 200
         current[0] = ledger.KeyStatus(KEY, "org/private on the Hub", demo=False, error=None)
         assert c.score(SAMPLE)[0] == 200
@@ -334,7 +337,7 @@ def test_file_routes_never_serve_the_key(client: Client, route: str) -> None:
 def test_page_config_and_errors_leak_neither_key_nor_token(board_dir: Path) -> None:
     status = ledger.KeyStatus(KEY, "local file /secret/annotations_private.json", demo=False,
                               error=None)
-    for c in _client(status, board_dir, app.ScoreLimits()):
+    for c in _client(status, board_dir, guard.ScoreLimits()):
         texts = [c.http.get("/config").text, c.http.get("/").text,
                  c.http.get("/gradio_api/info").text, json.dumps(c.score(b"[1]")[1])]
         for text in texts:
@@ -348,7 +351,7 @@ def test_page_config_and_errors_leak_neither_key_nor_token(board_dir: Path) -> N
 def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
     for demo_mode in (True, False):
         status = ledger.KeyStatus(KEY, "x", demo=demo_mode, error=None)
-        for c in _client(status, board_dir, app.ScoreLimits()):
+        for c in _client(status, board_dir, guard.ScoreLimits()):
             config = c.http.get("/config").json()
             banner = next(comp for comp in config["components"]
                           if comp.get("props", {}).get("elem_id") == "demo-banner")
@@ -359,7 +362,7 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
 
 
 def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
-    layout = app.board_layout(BENCH, TRACK)
+    layout = board_view.board_layout(BENCH, TRACK)
     assert {title: list(cols) for title, cols in layout.groups.items()} == {
         "Memory types": ["Rank", "Method", "Overall", "Entity", "Event", "Behavior",
                          "Rank range", "Source", "Team", "Size", "Date"],
@@ -391,7 +394,8 @@ def test_egomemreason_texts_are_unchanged() -> None:
         "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
         "held-out answer key. Nothing is stored, and you never see which "
         "questions were right. See **About** for the format and how to get listed.")
-    assert [row for row in app.score_table(evaluator.score(KEY, SAMPLE), TRACK)["Split"]] == [
+    table = score_view.score_table(evaluator.score(KEY, SAMPLE), TRACK)
+    assert list(table["Split"]) == [
         "Overall", "Entity", "Event", "Behavior", "Cumulative State Tracking",
         "Temporal Counting", "Event Ordering", "Event Linking", "Spatial Preference",
         "Activity Pattern"]
@@ -420,10 +424,10 @@ def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:
 def test_a_spec_whose_columns_clash_is_refused_at_build(
         change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path) -> None:
     bench = _spec_with(change)
-    with pytest.raises(app.LayoutError) as refused:
+    with pytest.raises(board_view.LayoutError) as refused:
         app.build_demo(bench, bench.track(), lambda: ledger.KeyStatus(KEY, "x", True, None),
                        ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
-                       app.ScoreLimiter(app.ScoreLimits()))
+                       guard.ScoreLimiter(guard.ScoreLimits()))
     assert all(word in str(refused.value) for word in words), refused.value
 
 
@@ -454,7 +458,7 @@ def argus() -> Argus:
 def argus_client(argus: Argus, tmp_path: Path) -> Iterator[Client]:
     status = ledger.KeyStatus(argus.key, "synthetic demo key", demo=True, error=None)
     # A folder that does not exist: the empty board a new benchmark starts with.
-    yield from _client(status, tmp_path / "no-board", app.ScoreLimits(limit=5), argus.bench)
+    yield from _client(status, tmp_path / "no-board", guard.ScoreLimits(limit=5), argus.bench)
 
 
 def test_egoargus_scores_through_http_with_its_metric_keys(argus: Argus,
@@ -510,20 +514,21 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
         result, bench, track, team_name="T", method_name="Sample", model_size="7B",
         uses_external=False, uses_frames="sampled-frames")
     paper = _record("Paper row", 50.0, source="paper", bench=bench)
-    assert "scenario_mean" not in app.record_counts(paper, track)  # a mean has no count
-    frame = app.board_frame([rescored, paper], bench, track)
+    assert "scenario_mean" not in board_view.record_counts(paper, track)  # a mean has no count
+    frame = board_view.board_frame([rescored, paper], bench, track)
     assert list(frame["_name"]) == ["Paper row", "Sample"]
-    scenarios = app.visible_columns(frame, "Scenarios", bench, track)
+    scenarios = board_view.visible_columns(frame, "Scenarios", bench, track)
     assert list(scenarios.columns)[:4] == ["Rank", "Method", "Overall", "Mean"]
     assert scenarios.loc[1, "Mean"] == result.metrics["scenario_mean"]
     assert frame.loc[1, "Input"] == "Sampled frames"
-    widths = app.board_layout(bench, track).widths  # headers break between words only
-    assert widths["Contradictory"] == "129px" and widths["Mean"] == app.DEFAULT_WIDTH
-    only = app.BoardFilter(inputs=("Sampled frames",)).apply(frame)
+    widths = board_view.board_layout(bench, track).widths  # headers break between words only
+    assert widths["Contradictory"] == "129px" and widths["Mean"] == board_view.DEFAULT_WIDTH
+    only = board_view.BoardFilter(inputs=("Sampled frames",)).apply(frame)
     assert list(only["_name"]) == ["Sample"]
-    rows = app.export_rows(frame, [rescored, paper], track)
+    rows = board_view.export_rows(frame, [rescored, paper], track)
     assert all(set(ARGUS_METRICS) <= set(row) for row in rows)
     assert rows[1]["counts"]["scenario_mean"] == result.counts["scenario_mean"].model_dump()
-    spec_json = json.loads(app.split_chart({"Sample": dict(result.metrics)}, "t", track).plot)
+    chart = board_view.split_chart({"Sample": dict(result.metrics)}, "t", track)
+    spec_json = json.loads(chart.plot)
     assert [v["Split"] for v in spec_json["data"]["values"]] == [
         track.labels[k] for k in track.chart]

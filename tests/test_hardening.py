@@ -38,7 +38,9 @@ from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 import app
+import board_view
 import evaluator
+import guard
 import ledger
 import spec
 from bench.gradio_http import GradioHTTP, PageEvent, file_data
@@ -81,32 +83,32 @@ PLAIN_RECORD = _record("Plain method", note="an ordinary note")
 # --- 1. every event bounds what it accepts -----------------------------------------------------
 
 
-DEFAULTS: dict[str, Any] = {"search": "", "sources": list(app.SOURCE_LABELS.values()),
-                            "external": list(app.EXTERNAL_CHOICES), "inputs": [],
-                            "sizes": list(app.SIZE_BUCKETS)}
+DEFAULTS: dict[str, Any] = {"search": "", "sources": list(board_view.SOURCE_LABELS.values()),
+                            "external": list(board_view.EXTERNAL_CHOICES), "inputs": [],
+                            "sizes": list(board_view.SIZE_BUCKETS)}
 
 
-def _filter(**changes: Any) -> app.BoardFilter:
+def _filter(**changes: Any) -> board_view.BoardFilter:
     values = {**DEFAULTS, **changes}
-    return app.board_filter(values["search"], values["sources"], values["external"],
+    return board_view.board_filter(values["search"], values["sources"], values["external"],
                             values["inputs"], values["sizes"], BENCH)
 
 
 def test_ordinary_filters_pass_the_checks_unchanged() -> None:
-    assert _filter() == app.BoardFilter()
-    longest = " ".join(["w"] * app.MAX_SEARCH_WORDS)
+    assert _filter() == board_view.BoardFilter()
+    longest = " ".join(["w"] * board_view.MAX_SEARCH_WORDS)
     assert _filter(search=longest).search == longest
     assert _filter(search=None, sources=None, sizes=None, external=None).sources == ()
     chosen = _filter(search="Qwen 7B", sources=["Paper"], inputs=["Frames only"])
-    assert chosen == app.BoardFilter("Qwen 7B", ("Paper",), app.EXTERNAL_CHOICES,
-                                     ("Frames only",), app.SIZE_BUCKETS)
+    assert chosen == board_view.BoardFilter("Qwen 7B", ("Paper",), board_view.EXTERNAL_CHOICES,
+                                     ("Frames only",), board_view.SIZE_BUCKETS)
 
 
 @pytest.mark.parametrize(("changes", "words"), [
-    ({"search": "x" * (app.MAX_SEARCH_CHARS + 1)},
-     [f"{app.MAX_SEARCH_CHARS + 1} characters", f"at most {app.MAX_SEARCH_CHARS}"]),
-    ({"search": " ".join(["w"] * (app.MAX_SEARCH_WORDS + 1))},
-     [f"{app.MAX_SEARCH_WORDS + 1} words", f"at most {app.MAX_SEARCH_WORDS} words"]),
+    ({"search": "x" * (board_view.MAX_SEARCH_CHARS + 1)},
+     [f"{board_view.MAX_SEARCH_CHARS + 1} characters", f"at most {board_view.MAX_SEARCH_CHARS}"]),
+    ({"search": " ".join(["w"] * (board_view.MAX_SEARCH_WORDS + 1))},
+     [f"{board_view.MAX_SEARCH_WORDS + 1} words", f"at most {board_view.MAX_SEARCH_WORDS} words"]),
     ({"search": " ".join(f"w{i}" for i in range(60_000))}, ["characters", "at most"]),
     ({"search": {"a": 1}}, ["search", "text"]),
     ({"sources": ["Paper", "Paper", "Re-scored"]}, ["Source", "at most 2"]),
@@ -118,7 +120,7 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
 ])
 def test_filters_that_no_page_can_send_are_refused_before_any_work(
         changes: dict[str, Any], words: list[str]) -> None:
-    with pytest.raises(app.BadInput) as refused:
+    with pytest.raises(board_view.BadInput) as refused:
         _filter(**changes)
     message = str(refused.value)
     assert all(word in message for word in words), message
@@ -128,14 +130,14 @@ def test_filters_that_no_page_can_send_are_refused_before_any_work(
 def test_the_search_box_cannot_take_more_than_the_check_allows(tmp_path: Path) -> None:
     demo = app.build_demo(BENCH, TRACK, lambda: ledger.KeyStatus(KEY, "x", True, None),
                           ledger.BoardCache(ledger.LocalStore(tmp_path), BENCH, TRACK),
-                          app.ScoreLimiter(app.ScoreLimits()))
+                          guard.ScoreLimiter(guard.ScoreLimits()))
     config = demo.get_config_file()
     search = next(c for c in config["components"]
                   if c.get("props", {}).get("elem_id") == "board-search")
-    assert search["props"]["max_length"] == app.MAX_SEARCH_CHARS
+    assert search["props"]["max_length"] == board_view.MAX_SEARCH_CHARS
     picks = next(c for c in config["components"]
                  if c.get("props", {}).get("elem_id") == "chart-picks")
-    assert picks["props"]["max_choices"] == app.MAX_PICKS
+    assert picks["props"]["max_choices"] == board_view.MAX_PICKS
 
 
 # --- 3. the client address behind the proxy -----------------------------------------------------
@@ -174,7 +176,7 @@ def _request(forwarded: Sequence[str], peer: str = "10.16.4.2") -> gr.Request:
 ])
 def test_the_client_is_the_rightmost_public_address_past_the_trusted_hops(
         forwarded: list[str], hops: int, client: str) -> None:
-    assert app.client_address(_request(forwarded), True, hops) == client
+    assert guard.client_address(_request(forwarded), True, hops) == client
 
 
 @pytest.mark.parametrize(("forwarded", "hops"), [
@@ -186,22 +188,22 @@ def test_the_client_is_the_rightmost_public_address_past_the_trusted_hops(
 def test_without_a_usable_entry_the_peer_address_is_the_client(
         forwarded: list[str], hops: int) -> None:
     # On a Space that is the platform's internal address: all such requests share one limit.
-    assert app.client_address(_request(forwarded), True, hops) == "10.16.4.2"
+    assert guard.client_address(_request(forwarded), True, hops) == "10.16.4.2"
 
 
 def test_off_a_space_the_header_is_ignored_and_ipv6_peers_share_their_64() -> None:
-    assert app.client_address(_request(["198.51.100.7"], peer="127.0.0.1"), False) == "127.0.0.1"
-    assert app.client_address(_request([], peer="2001:db8:5:6::1"), False) == "2001:db8:5:6::/64"
-    assert app.client_address(None, True) == "unknown"
+    assert guard.client_address(_request(["198.51.100.7"], peer="127.0.0.1"), False) == "127.0.0.1"
+    assert guard.client_address(_request([], peer="2001:db8:5:6::1"), False) == "2001:db8:5:6::/64"
+    assert guard.client_address(None, True) == "unknown"
 
 
 def test_ipv6_visitors_share_a_limit_per_64_and_only_per_64() -> None:
-    limiter = app.ScoreLimiter(app.ScoreLimits(limit=1, window_s=3600, on_space=True))
+    limiter = guard.ScoreLimiter(guard.ScoreLimits(limit=1, window_s=3600, on_space=True))
 
     def acquire(address: str) -> bool:
         try:
-            limiter.acquire(app.client_address(_request([f"1.1.1.1, {address}"]), True))
-        except app.RateLimited:
+            limiter.acquire(guard.client_address(_request([f"1.1.1.1, {address}"]), True))
+        except guard.RateLimited:
             return False
         return True
 
@@ -212,7 +214,7 @@ def test_ipv6_visitors_share_a_limit_per_64_and_only_per_64() -> None:
 
 def test_the_hop_summary_counts_entries_and_names_no_address() -> None:
     request = _request(["1.1.1.1, garbage", "198.51.100.7, 10.0.0.3"])
-    summary = app.forwarded_summary(request)
+    summary = guard.forwarded_summary(request)
     assert "2 X-Forwarded-For lines" in summary and "4 entries" in summary
     assert "(public, garbage, public, internal)" in summary
     assert summary.endswith("peer address: internal")
@@ -225,8 +227,8 @@ def test_trusted_hops_come_from_the_environment(raw: str | None, hops: int) -> N
     env = {} if raw is None else {HOPS_VAR: raw}
     config = ledger.load_config({"SPACE_ID": "x/y", **env})
     assert config.trusted_proxy_hops == hops
-    limits = app.score_limits(config)
-    assert limits == app.ScoreLimits(ledger.SCORE_LIMIT, ledger.SCORE_WINDOW_S, True, hops)
+    limits = guard.score_limits(config)
+    assert limits == guard.ScoreLimits(ledger.SCORE_LIMIT, ledger.SCORE_WINDOW_S, True, hops)
 
 
 @pytest.mark.parametrize("raw", ["-1", "1.5", "two", "1e3", "０", "²", "0x1"])
@@ -247,11 +249,11 @@ def test_a_bad_trusted_hops_value_stops_the_boot_with_one_line() -> None:
     assert len(lines) == 1 and lines[0].startswith(f"error: {HOPS_VAR} must be"), lines
 
 
-def _in_process(board: Path, limits: app.ScoreLimits) -> Iterator[TestClient]:
+def _in_process(board: Path, limits: guard.ScoreLimits) -> Iterator[TestClient]:
     track = BENCH.track()
     demo = app.build_demo(BENCH, track, lambda: ledger.KeyStatus(KEY, "demo", True, None),
                           ledger.BoardCache(ledger.LocalStore(board), BENCH, track),
-                          app.ScoreLimiter(limits))
+                          guard.ScoreLimiter(limits))
     with TestClient(gr.mount_gradio_app(FastAPI(), demo, path="/")) as http:
         yield http
 
@@ -266,7 +268,7 @@ def _score_in_process(http: TestClient, headers: list[tuple[str, str]]) -> int:
 def test_the_hops_are_logged_once_without_addresses(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger=app.app_logger(BENCH).name)
-    limits = app.ScoreLimits(limit=5, window_s=3600, on_space=True)
+    limits = guard.ScoreLimits(limit=5, window_s=3600, on_space=True)
     for http in _in_process(tmp_path, limits):
         lines = [("X-Forwarded-For", "192.0.2.1, 198.51.100.33"),
                  ("X-Forwarded-For", "203.0.113.44")]
@@ -279,7 +281,7 @@ def test_the_hops_are_logged_once_without_addresses(
 
 
 def test_a_second_header_line_does_not_escape_the_limit_in_process(tmp_path: Path) -> None:
-    limits = app.ScoreLimits(limit=1, window_s=3600, on_space=True)
+    limits = guard.ScoreLimits(limit=1, window_s=3600, on_space=True)
     for http in _in_process(tmp_path, limits):
         real = ("X-Forwarded-For", "198.51.100.77")
         assert _score_in_process(http, [("X-Forwarded-For", "192.0.2.1"), real]) == 200
@@ -294,7 +296,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted_with_an_apostrophe() 
     rows = [{"text": value, "number": number} for value, number in [
         ("=1+2", -1.5), ("+1", 0.0), ("-2+3", -2), ("@SUM(A1)", 3.25), ("\tx", 1),
         ("plain", 4), ("a=b", 5), ("", 6), (None, None)]]
-    text = app.export_csv(rows).decode()
+    text = board_view.export_csv(rows).decode()
     parsed = list(csv.DictReader(io.StringIO(text, newline="")))
     assert [r["text"] for r in parsed] == ["'=1+2", "'+1", "'-2+3", "'@SUM(A1)", "'\tx",
                                            "plain", "a=b", "", ""]
@@ -302,13 +304,13 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted_with_an_apostrophe() 
                                              "5.0", "6.0", ""]
     assert rows[0]["text"] == "=1+2", "the rows themselves (the JSON export) are left alone"
     # A carriage return: the record schema refuses it; were one exported, it would be inert too.
-    assert "\n'\rx," in app.export_csv([{"text": "\rx", "number": 1}]).decode()
+    assert "\n'\rx," in board_view.export_csv([{"text": "\rx", "number": 1}]).decode()
 
 
 def test_the_board_rows_are_neutralised_in_csv_only() -> None:
     records = [FORMULA_RECORD, PLAIN_RECORD]
-    rows = app.export_rows(app.board_frame(records, BENCH, TRACK), records, TRACK)
-    parsed = list(csv.DictReader(io.StringIO(app.export_csv(rows).decode())))
+    rows = board_view.export_rows(board_view.board_frame(records, BENCH, TRACK), records, TRACK)
+    parsed = list(csv.DictReader(io.StringIO(board_view.export_csv(rows).decode())))
     formula = next(r for r in parsed if r["id"] == str(FORMULA_RECORD.id))
     assert {f: formula[f] for f in FORMULAS} == {f: "'" + v for f, v in FORMULAS.items()}
     assert float(formula["overall"]) == RESULT.metrics["overall"]
@@ -447,7 +449,7 @@ def test_a_20_mb_queue_join_is_refused_with_413(server: AppServer, board_load: P
     assert sent < 16 * 2**20, f"the server read {sent / 2**20:.0f} MB before refusing"
     with httpx.Client(base_url=server.url, timeout=30) as http:
         big = http.post("/gradio_api/queue/join",
-                        content=b'{"data": ["' + b"x" * (app.MAX_REQUEST_BYTES + 1) + b'"]}',
+                        content=b'{"data": ["' + b"x" * (guard.MAX_REQUEST_BYTES + 1) + b'"]}',
                         headers={"Content-Type": "application/json"})
         assert big.status_code == 413 and "at most" in big.text
     # Ordinary requests still pass: a page load through the queue, and a 4 MB upload.
@@ -470,7 +472,7 @@ def test_an_upload_request_carries_one_file_of_at_most_5_mb(server: AppServer) -
                             headers={"Content-Type": "multipart/form-data; boundary=b"})
         assert chunked.status_code == 411, chunked.text
         just_over = http.post("/gradio_api/upload", files={
-            "files": ("big.json", b"[" + b" " * app.MAX_UPLOAD_BYTES + b"]")})
+            "files": ("big.json", b"[" + b" " * guard.MAX_UPLOAD_BYTES + b"]")})
         assert just_over.status_code == 413 and "maximum allowed size" in just_over.text
     after = sum(p.stat().st_size for p in server.temp_dir.rglob("*") if p.is_file())
     assert after - before < 2**20

@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import app
+import guard
 import ledger
 import spec
 
@@ -135,7 +136,7 @@ def http(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.chdir(tmp_path)
     config = ledger.load_config({"LEADERBOARD_BENCHMARK": str(folder)})
     demo = app.build_from_config(config)
-    mounted = gr.mount_gradio_app(FastAPI(), demo, path="/", max_file_size=app.MAX_FILE_SIZE)
+    mounted = gr.mount_gradio_app(FastAPI(), demo, path="/", max_file_size=guard.MAX_FILE_SIZE)
     with TestClient(mounted) as client:
         yield client
 
