@@ -3,9 +3,12 @@
 No I/O, no clock, no gradio, no huggingface_hub: the app, the ledger and the scripts all call
 this one module, so a score means the same thing everywhere. What is scored (groups, sizes,
 letters, field names) comes from the track of a benchmark's spec (``spec.Track``); this module
-knows no benchmark.
+knows no benchmark. ``load_answer_key``, ``score`` and ``size_problems`` take a track or key of
+either kind: a decision track's are ``decision.py``'s (its definitions are in its docstring);
+the rest of this module is multiple choice.
 
-Metric definitions (written once, here and in each benchmark's about.md):
+Metric definitions of a multiple-choice track (written once, here and in each benchmark's
+about.md):
 
 - every metric is accuracy in percent, unrounded: ``100 * correct / total``;
 - a group metric (one value of a grouping field, e.g. a query type or a scenario) counts the
@@ -41,11 +44,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from pydantic import BaseModel, ConfigDict
 
-from spec import Aggregate, Track
+from spec import Aggregate, AnyTrack, DecisionTrack, Track
+
+if TYPE_CHECKING:
+    from decision import DecisionKey
 
 WILSON_Z = 1.959963984540054  # two-sided 95 %
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
@@ -84,7 +90,7 @@ class Rows:
     key_version: str | None
 
 
-def read_rows(track: Track, data: bytes, fmt: str) -> Rows:
+def read_rows(track: AnyTrack, data: bytes, fmt: str) -> Rows:
     """The records of a file in ``fmt`` (json, jsonl or csv); DataFileError if unreadable.
 
     CSV cells are text; the options cell holds a JSON object, and an integer id is converted.
@@ -118,6 +124,8 @@ def read_rows(track: Track, data: bytes, fmt: str) -> Rows:
             except (ValueError, RecursionError) as exc:
                 raise DataFileError(f"line {lineno} is not valid JSON ({exc})") from None
         return Rows(tuple(records), None)
+    if not isinstance(track, Track):
+        raise DataFileError(f"a {track.kind} track's files are JSON or JSON Lines, not {fmt}")
     return Rows(tuple(_csv_rows(track, text)), None)
 
 
@@ -188,6 +196,10 @@ class AnswerKey:
         return len(self.questions)
 
 
+#: An answer key of either kind of track.
+AnyKey: TypeAlias = "AnswerKey | DecisionKey"
+
+
 def _short(item: object, width: int = 60) -> str:
     text = str(item)
     return text if len(text) <= width else f"{text[:20]}...({len(text)} characters)"
@@ -212,7 +224,7 @@ def _letters_text(letters: Iterable[str]) -> str:
     return f"{ordered[0]}-{ordered[-1]}" if ordered else "none"
 
 
-def _is_id(track: Track, value: object) -> bool:
+def _is_id(track: AnyTrack, value: object) -> bool:
     if track.fields.id_type == "integer":
         return type(value) is int
     return isinstance(value, str) and bool(value.strip())
@@ -354,8 +366,20 @@ def parse_answer_key(track: Track, data: Any, sha256: str = "",
     return AnswerKey(track, questions, key_version, sha256, items)
 
 
-def load_answer_key(track: Track, data: bytes) -> AnswerKey:
+@overload
+def load_answer_key(track: Track, data: bytes) -> AnswerKey: ...
+@overload
+def load_answer_key(track: DecisionTrack, data: bytes) -> DecisionKey: ...
+@overload
+def load_answer_key(track: AnyTrack, data: bytes) -> AnyKey: ...
+
+
+def load_answer_key(track: AnyTrack, data: bytes) -> AnyKey:
     """Decode and validate the bytes of a track's answer-key file (its declared format)."""
+    if isinstance(track, DecisionTrack):
+        import decision  # decision.py builds on this module: imported when first needed
+
+        return decision.load_key(track, data)
     try:
         rows = read_rows(track, data, track.key.format)
     except DataFileError as exc:
@@ -368,9 +392,13 @@ def load_answer_key(track: Track, data: bytes) -> AnswerKey:
                             rows.key_version)
 
 
-def size_problems(key: AnswerKey) -> list[str]:
+def size_problems(key: AnyKey) -> list[str]:
     """Where the key disagrees with the sizes its spec declares (the release checks' part that
     needs only the key): group sizes and the number of out-of-option rows."""
+    if not isinstance(key, AnswerKey):
+        import decision
+
+        return decision.size_problems(key)
     track, problems = key.track, []
     for i, grouping in enumerate(track.groupings):
         found = Counter(q.groups[i] for q in key.questions)
@@ -402,7 +430,14 @@ class Count(BaseModel):
 
 
 class ScoreResult(BaseModel):
-    """What a submission scored, with everything needed to reproduce it."""
+    """What a submission scored, with everything needed to reproduce it.
+
+    ``metrics``, ``counts`` and ``intervals`` are keyed by the track's metric keys, in display
+    order. A metric without a value (a decision track's timing means when nothing could be
+    timed) is absent from ``metrics``; a metric without a count (a decision F1) from
+    ``counts``. Every value is in its metric's display (``spec``): a percent, a 0-1 ratio,
+    seconds or a count.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -419,8 +454,14 @@ class ScoreResult(BaseModel):
 
 def wilson_interval(correct: int, total: int, z: float = WILSON_Z) -> tuple[float, float]:
     """95 % Wilson score interval for ``correct / total``, in percent."""
+    low, high = wilson_bounds(correct, total, z)
+    return (100 * low, 100 * high)
+
+
+def wilson_bounds(correct: int, total: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """95 % Wilson score interval for ``correct / total``, as proportions (0 to 1)."""
     if total <= 0:
-        return (0.0, 100.0)
+        return (0.0, 1.0)
     p = correct / total
     denom = 1 + z * z / total
     centre = (p + z * z / (2 * total)) / denom
@@ -429,7 +470,7 @@ def wilson_interval(correct: int, total: int, z: float = WILSON_Z) -> tuple[floa
     # 99.99999999999999, which then show up as such in tables.
     low = 0.0 if correct <= 0 else max(0.0, centre - half)
     high = 1.0 if correct >= total else min(1.0, centre + half)
-    return (100 * low, 100 * high)
+    return (low, high)
 
 
 def _macro(track: Track) -> dict[str, Aggregate]:
@@ -642,7 +683,7 @@ def _read_answer(track: Track, entry: dict[str, Any], position: int,
     return raw.strip().upper()
 
 
-def _read_id(track: Track, entry: dict[str, Any], position: int,
+def _read_id(track: AnyTrack, entry: dict[str, Any], position: int,
              problems: _Problems) -> int | str | None:
     """The entry's id if it has one of the right type, else None (the problem noted)."""
     name = track.fields.id
@@ -754,9 +795,13 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
     return answers
 
 
-def score(key: AnswerKey, data: bytes) -> ScoreResult:
+def score(key: AnyKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
     it cannot be scored."""
+    if not isinstance(key, AnswerKey):
+        import decision
+
+        return decision.score(key, data)
     track = key.track
     decoded = _decode(track, data)
     if not isinstance(decoded, list):

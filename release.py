@@ -8,6 +8,11 @@ describe the same rows (ids, question texts, options, every grouping field) and 
 answers (no answer field, no out-of-option flag). ``ReleaseError`` lists every problem, each
 with its count and the first ids.
 
+A decision track's release is checked alike: the key validates (``decision.py``'s rules), its
+scenarios have their declared sizes, and the public file has the key's episodes, once each,
+with no answer (no scenario, assist type or intervention time: the no-assistance scenario
+alone would say "stay silent") and the key's values in every field they share.
+
 Example::
 
     track = spec.load_benchmark("egomemreason").track()
@@ -23,8 +28,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import decision
 import evaluator
-from spec import Track
+from spec import AnyTrack, DecisionTrack, Track
 
 MAX_EXAMPLES = evaluator.MAX_EXAMPLES
 #: Appended to a disagreement of the two files: the usual cause.
@@ -43,8 +49,8 @@ class ReleaseError(ValueError):
 class ReleaseReport:
     """A release that passed every check: its key, its public rows and their sha256s."""
 
-    track: Track
-    key: evaluator.AnswerKey
+    track: AnyTrack
+    key: evaluator.AnyKey
     public_rows: int
     key_sha256: str
     public_sha256: str
@@ -55,12 +61,16 @@ class ReleaseReport:
 
     @property
     def flagged(self) -> int:
-        """Rows flagged out of option."""
+        """Rows flagged out of option (a decision key has none)."""
+        if not isinstance(self.key, evaluator.AnswerKey):
+            return 0
         return sum(q.out_of_option for q in self.key.questions)
 
     def summary(self) -> str:
         """One paragraph: rows, groups with their sizes, flagged rows, key version, sha256s."""
-        track = self.track
+        if isinstance(self.key, decision.DecisionKey):
+            return self._decision_summary(self.key)
+        track = self.key.track
         groupings = "; ".join(
             f"{len(g.groups)} {g.field} groups ("
             + ", ".join(f"{x.value} {x.size}" for x in g.groups) + ")"
@@ -72,6 +82,19 @@ class ReleaseReport:
         return (f"The {track.id} release is consistent: {len(self.key)} rows in "
                 f"{track.key.name} and {track.public.name}, the same ids, questions, options "
                 f"and groups in both; {groupings}; {flagged}; key version {version}; "
+                f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
+                f"{self.public_sha256}.")
+
+    def _decision_summary(self, key: decision.DecisionKey) -> str:
+        track = key.track
+        grouping = track.scenarios
+        types = ", ".join(f"{t} {n}" for t, n in decision.assist_types(key).items())
+        version = self.key_version or "(unversioned: the key file names no key_version)"
+        return (f"The {track.id} release is consistent: {len(key)} episodes in "
+                f"{track.key.name} and {track.public.name}, the same ids in both and no answers "
+                f"in the public file; {len(grouping.groups)} {grouping.field} groups ("
+                + ", ".join(f"{g.value} {g.size}" for g in grouping.groups)
+                + f"); {decision.ASSIST_TYPE}: {types}; key version {version}; "
                 f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
                 f"{self.public_sha256}.")
 
@@ -88,13 +111,13 @@ def _some(items: Iterable[object]) -> str:
     return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
 
 
-def _is_id(track: Track, value: object) -> bool:
+def _is_id(track: AnyTrack, value: object) -> bool:
     if track.fields.id_type == "integer":
         return type(value) is int
     return isinstance(value, str) and bool(value.strip())
 
 
-def _where(track: Track, record: Mapping[str, Any], index: int) -> object:
+def _where(track: AnyTrack, record: Mapping[str, Any], index: int) -> object:
     """A row's id for a message, or its position when it has no usable id."""
     ident = record.get(track.fields.id)
     return ident if _is_id(track, ident) else f"row #{index}"
@@ -195,6 +218,75 @@ def agreement_problems(key: evaluator.AnswerKey, public: Sequence[Mapping[str, A
     return problems
 
 
+# --- a decision track's public file ---------------------------------------------------------
+
+
+def _decision_shape_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
+    """Rows of a decision public file that are not usable rows: not objects, or no id."""
+    if not records:
+        return ["the public file has no rows"]
+    not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+    problems = []
+    if not_objects:
+        problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
+                        f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
+                        f"({_some(f'row #{i}' for i in not_objects)})")
+    kind = "an integer" if track.fields.id_type == "integer" else "a non-empty string"
+    bad_id = [f"row #{i}" for i, r in enumerate(records)
+              if isinstance(r, dict) and not _is_id(track, r.get(track.fields.id))]
+    if bad_id:
+        problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "
+                        f"{'has' if len(bad_id) == 1 else 'have'} no {track.fields.id} that is "
+                        f"{kind} ({_some(bad_id)})")
+    return problems
+
+
+def _decision_leak_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
+    """Answers left in a decision public file: the scenario, assist type or reviewed time."""
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    problems = []
+    for name in (track.scenarios.field, decision.ASSIST_TYPE, decision.TIME):
+        leaked = [_where(track, r, i) for i, r in rows if name in r]
+        if leaked:
+            problems.append(f"{_plural(len(leaked), 'row', 'rows')} of the public file "
+                            f"{'carries' if len(leaked) == 1 else 'carry'} a {name} "
+                            f"({_some(leaked)}); a public file must not contain answers (the "
+                            f"{track.silent_scenario} {track.scenarios.field} alone says whether "
+                            "to assist): drop the field")
+    return problems
+
+
+def _decision_agreement_problems(key: decision.DecisionKey,
+                                 public: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where a decision key and its public rows differ: ids, and any field they share."""
+    ident = key.track.fields.id
+    problems: list[str] = []
+    counts = Counter(r[ident] for r in public)
+    dupes = [i for i, n in counts.items() if n > 1]
+    if dupes:
+        problems.append(f"{_plural(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
+                        f"in the public file ({_some(dupes)})")
+    private_by_id = {e.id: e.record for e in key.episodes}
+    public_by_id = {r[ident]: r for r in public}
+    only_private = [i for i in private_by_id if i not in public_by_id]
+    only_public = [i for i in public_by_id if i not in private_by_id]
+    if only_private:
+        problems.append(f"{_plural(len(only_private), ident, f'{ident}s')} only in the private "
+                        f"key ({_some(only_private)})")
+    if only_public:
+        problems.append(f"{_plural(len(only_public), ident, f'{ident}s')} only in the public "
+                        f"file ({_some(only_public)})")
+    both = [i for i in private_by_id if i in public_by_id]
+    shared = dict.fromkeys(n for i in both for n in public_by_id[i] if n in private_by_id[i])
+    for name in shared:
+        differ = [i for i in both if name in private_by_id[i] and name in public_by_id[i]
+                  and private_by_id[i][name] != public_by_id[i][name]]
+        if differ:
+            problems.append(f"{_plural(len(differ), 'episode', 'episodes')} whose {name} "
+                            f"{'differs' if len(differ) == 1 else 'differ'} ({_some(differ)})")
+    return problems
+
+
 def check_agreement(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> None:
     """ReleaseError unless the public rows describe the key's rows (usable rows assumed)."""
     problems = agreement_problems(key, public)
@@ -204,10 +296,10 @@ def check_agreement(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]
             + "; ".join(problems) + f". {SAME_RELEASE_HINT}", problems)
 
 
-def check_release(track: Track, key_bytes: bytes, public_bytes: bytes) -> ReleaseReport:
+def check_release(track: AnyTrack, key_bytes: bytes, public_bytes: bytes) -> ReleaseReport:
     """Every check of a release of ``track``; ReleaseError lists every problem found."""
     problems: list[str] = []
-    key: evaluator.AnswerKey | None = None
+    key: evaluator.AnyKey | None = None
     try:
         key = evaluator.load_answer_key(track, key_bytes)
     except evaluator.AnswerKeyError as exc:
@@ -219,14 +311,18 @@ def check_release(track: Track, key_bytes: bytes, public_bytes: bytes) -> Releas
         problems.append(f"{track.public.name}: cannot be read as {track.public.format}: {exc}")
     shape: list[str] = []
     if public is not None:
-        shape = shape_problems(track, public)
-        problems.extend(f"{track.public.name}: {p}"
-                        for p in shape + leak_problems(track, public))
+        if isinstance(track, DecisionTrack):
+            shape = _decision_shape_problems(track, public)
+            leaks = _decision_leak_problems(track, public)
+        else:
+            shape, leaks = shape_problems(track, public), leak_problems(track, public)
+        problems.extend(f"{track.public.name}: {p}" for p in shape + leaks)
     hint = ""
     if key is not None:
         problems.extend(f"{track.key.name}: {p}" for p in evaluator.size_problems(key))
         if public is not None and not shape:  # unusable rows would differ in every field
-            disagree = agreement_problems(key, public)
+            disagree = (agreement_problems(key, public) if isinstance(key, evaluator.AnswerKey)
+                        else _decision_agreement_problems(key, public))
             problems.extend(f"{track.key.name} and {track.public.name}: {p}" for p in disagree)
             hint = f"\n{SAME_RELEASE_HINT}" if disagree else ""
     if problems:

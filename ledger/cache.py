@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from ledger.config import CACHE_TTL_S
-from ledger.records import Record, RecordError, check_record
+from ledger.records import Record, RecordError, check_record, ranking_value
 from ledger.stores import HubUnreachableError, LedgerError, RecordStore, VersionedStore
 from spec import Benchmark, Track
 
@@ -172,9 +173,15 @@ class BoardCache:
                 skipped.append(path)
         hidden = {r.supersedes for r in valid if r.supersedes is not None}
         shown = [r for r in valid if r.id not in hidden]
-        ranking = self._track.ranking
-        shown.sort(key=lambda r: (-r.metrics[ranking], r.created_at, str(r.id)))
+        shown.sort(key=lambda r: self._rank_key(r))
         return tuple(shown), tuple(skipped)
+
+    def _rank_key(self, record: Record) -> tuple[bool, float, datetime, str]:
+        """Best first by the track's ranking metric (its direction), rows without it last."""
+        value = ranking_value(record, self._track)
+        better = self._track.higher_is_better.get(self._track.ranking_for(record.source))
+        signed = 0.0 if value is None else -value if better is not False else value
+        return (value is None, signed, record.created_at, str(record.id))
 
     def _fetch(self, paths: list[str], listing: Mapping[str, str], head: str | None) -> None:
         """Download and parse ``paths`` into ``self._parsed``, in parallel.

@@ -1,9 +1,15 @@
 """The record schema: one immutable leaderboard row, ``submissions/<uuid>.json``.
 
 A record names its benchmark and track (schema 2); ``check_record`` checks it against the
-benchmark's spec (metric keys, input choices, metrics that follow from counts). Records of
-schema 1, written before records named their benchmark, belong to the track a spec names as
-``unnamed_records_track``.
+benchmark's spec (metric keys, input choices, each metric within the range of its display,
+metrics that follow from counts). Records of schema 1, written before records named their
+benchmark, belong to the track a spec names as ``unnamed_records_track``.
+
+A metric without a value (a decision track's timing means when nothing could be timed) is
+absent from ``metrics``, as from the score it comes from. A re-scored record of a decision track
+also keeps its ``intervals`` (its F1's bootstrap interval cannot be recomputed from its counts);
+a multiple-choice record has none (its Wilson intervals follow from its counts), and its bytes
+have no ``intervals`` field at all. ``metric_interval`` gives a row's interval of either kind.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import quote, urlsplit
@@ -20,8 +26,9 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+import decision
 import evaluator
-from spec import Benchmark, Track
+from spec import AnyTrack, Benchmark, DecisionTrack, Display, format_metric
 
 RECORDS_FOLDER = "submissions"
 SCHEMA_VERSION = 2
@@ -188,6 +195,8 @@ class Record(BaseModel):
     publication_url: str | None = None
     metrics: dict[str, float]
     counts: dict[str, evaluator.Count] | None
+    #: The score's 95 % intervals, kept by the re-scored records of a decision track only.
+    intervals: dict[str, tuple[float, float]] | None = None
     n_abstained: int | None
     provenance: Provenance | None
     supersedes: UUID | None = Field(None, strict=False)
@@ -234,9 +243,22 @@ class Record(BaseModel):
     @field_validator("metrics")
     @classmethod
     def _metrics(cls, value: dict[str, float]) -> dict[str, float]:
-        bad = [k for k, v in value.items() if not (math.isfinite(v) and 0 <= v <= 100)]
+        # Each metric's range follows from its display in the spec: check_record checks it.
+        bad = [k for k, v in value.items() if not math.isfinite(v)]
         if bad:
-            raise ValueError(f"must be percentages between 0 and 100 ({', '.join(bad)})")
+            raise ValueError(f"must be finite numbers ({', '.join(bad)})")
+        return value
+
+    @field_validator("intervals")
+    @classmethod
+    def _intervals(cls, value: dict[str, tuple[float, float]] | None
+                   ) -> dict[str, tuple[float, float]] | None:
+        if value is None:
+            return None
+        bad = [k for k, (low, high) in value.items()
+               if not (math.isfinite(low) and math.isfinite(high) and low <= high)]
+        if bad:
+            raise ValueError(f"need finite low <= high ({', '.join(bad)})")
         return value
 
     @field_validator("counts")
@@ -273,7 +295,8 @@ class Record(BaseModel):
             if missing:
                 raise ValueError(f"a rescored record needs {', '.join(missing)}")
         else:
-            extra = [name for name in ("counts", "provenance") if getattr(self, name) is not None]
+            extra = [name for name in ("counts", "intervals", "provenance")
+                     if getattr(self, name) is not None]
             if extra:
                 raise ValueError(f"a paper record carries no {' or '.join(extra)}")
         if self.supersedes == self.id:
@@ -285,8 +308,10 @@ class Record(BaseModel):
         return f"{RECORDS_FOLDER}/{self.id}.json"
 
     def to_json(self) -> bytes:
-        """The canonical bytes written to disk and to the Hub."""
-        payload = self.model_dump(mode="json")
+        """The canonical bytes written to disk and to the Hub (no ``intervals`` field when the
+        record keeps none, so multiple-choice records read as they always have)."""
+        payload = self.model_dump(mode="json", exclude={"intervals"} if self.intervals is None
+                                  else None)
         return (json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
     @classmethod
@@ -309,11 +334,15 @@ def _describe_validation_error(exc: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + tail
 
 
-def _keys_problem(value: Mapping[str, object], track: Track, exact: bool) -> str | None:
-    known = track.metric_keys
-    missing = [k for k in known if k not in value] if exact else []
-    if not exact and track.ranking not in value:
-        missing = [track.ranking]
+def _keys_problem(value: Mapping[str, object], track: AnyTrack, exact: bool) -> str | None:
+    """Re-scored (``exact``): every metric of the track but those without a value; paper: the
+    paper's ranking metric and any others, the paper-only ones included."""
+    known = track.metric_keys if exact else track.all_metric_keys
+    # A decision row lacks the metrics that have no value (its timing means, untimed).
+    absent = decision.NULLABLE if isinstance(track, DecisionTrack) else frozenset()
+    missing = [k for k in known if k not in value and k not in absent] if exact else []
+    if not exact and track.paper_ranking not in value:
+        missing = [track.paper_ranking]
     extra = sorted(k for k in value if k not in known)
     if not missing and not extra:
         return None
@@ -333,12 +362,33 @@ def record_track(record: Record, bench: Benchmark) -> str | None:
     return record.track if record.benchmark == bench.id else None
 
 
-def check_record(record: Record, bench: Benchmark, track: Track) -> None:
+#: What each display allows, and how a message says it.
+_RANGES: Mapping[Display, tuple[str, Callable[[float], bool]]] = {
+    "percent": ("percentages between 0 and 100", lambda v: 0 <= v <= 100),
+    "ratio": ("ratios between 0 and 1", lambda v: 0 <= v <= 1),
+    "seconds": ("seconds (finite numbers)", math.isfinite),
+    "count": ("whole numbers >= 0", lambda v: v >= 0 and v == int(v)),
+}
+
+
+def _range_problems(metrics: Mapping[str, float], track: AnyTrack) -> list[str]:
+    """Metrics outside the range of their display (unknown keys are reported elsewhere)."""
+    out = []
+    for display, (words, fits) in _RANGES.items():
+        bad = [k for k, v in metrics.items() if track.display.get(k) == display and not fits(v)]
+        if bad:
+            out.append(f"metrics: must be {words} ({', '.join(bad)})")
+    return out
+
+
+def check_record(record: Record, bench: Benchmark, track: AnyTrack) -> None:
     """Check a record against the spec of its track; RecordError says what disagrees.
 
-    A re-scored record carries every metric key of the track, with metrics that follow from
-    its counts; a paper record carries the ranking metric and any of the others (a paper
-    prints what it prints).
+    A re-scored record carries every metric key of the track (but those without a value), with
+    metrics that follow from its counts; a paper record carries the paper's ranking metric and
+    any of the others (a paper prints what it prints), the paper-only ones included. Each
+    metric lies within the range of its display. A re-scored decision record keeps its
+    intervals; no other record does.
     """
     where = record_track(record, bench)
     if where != track.id:
@@ -347,7 +397,9 @@ def check_record(record: Record, bench: Benchmark, track: Track) -> None:
         raise RecordError(f"it belongs to {owner}, not {bench.id}/{track.id}")
     problems = []
     rescored = record.source == "rescored"
-    for name, value in (("metrics", record.metrics), ("counts", record.counts)):
+    # A decision record's counts cover only some metrics: decision.record_problems checks them.
+    counted = None if isinstance(track, DecisionTrack) else record.counts
+    for name, value in (("metrics", record.metrics), ("counts", counted)):
         if value is not None:
             problem = _keys_problem(value, track, exact=rescored)
             if problem:
@@ -355,35 +407,66 @@ def check_record(record: Record, bench: Benchmark, track: Track) -> None:
     if record.uses_frames is not None and record.uses_frames not in bench.input.choices:
         problems.append(f"uses_frames: must be one of {', '.join(bench.input.choices)}; "
                         f"found {record.uses_frames!r}")
+    problems.extend(_range_problems(record.metrics, track))
+    keeps = rescored and track.keeps_intervals
+    if keeps and record.intervals is None:
+        problems.append(f"a re-scored {track.kind} record keeps its intervals")
+    elif not keeps and record.intervals is not None:
+        problems.append(f"a {record.source} {track.kind} record keeps no intervals")
     if rescored and record.counts is not None and not problems:
-        recomputed = evaluator.metrics_from_counts(track, record.counts)
-        off = [k for k in track.metric_keys
-               if not math.isclose(record.metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)]
-        if off:
-            problems.append(f"metrics do not match counts for {', '.join(off)}")
+        if isinstance(track, DecisionTrack):
+            problems.extend(decision.record_problems(track, record.metrics, record.counts,
+                                                     record.intervals))
+        else:
+            recomputed = evaluator.metrics_from_counts(track, record.counts)
+            off = [k for k in track.metric_keys if not math.isclose(
+                record.metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)]
+            if off:
+                problems.append(f"metrics do not match counts for {', '.join(off)}")
     if problems:
         raise RecordError("; ".join(problems))
 
 
-def parse_record(data: bytes, bench: Benchmark, track: Track) -> Record:
+def parse_record(data: bytes, bench: Benchmark, track: AnyTrack) -> Record:
     """Record bytes validated by the schema and against the track's spec."""
     record = Record.from_json(data)
     check_record(record, bench, track)
     return record
 
 
-def commit_message(record: Record, track: Track) -> str:
+def commit_message(record: Record, track: AnyTrack) -> str:
     """The default commit message, naming the method, the team and the ranking metric."""
-    value = record.metrics[track.ranking]
+    ranking = track.ranking_for(record.source)
+    value = record.metrics[ranking]
     kind = "paper-reported" if record.source == "paper" else "re-scored"
-    label = track.labels[track.ranking].lower()
-    return f"Add {record.method_name} by {record.team_name} ({kind}, {label} {value:.1f})"
+    label = track.labels[ranking].lower()
+    display = track.display[ranking]
+    shown = f"{value:.1f}" if display == "percent" else format_metric(display, value)
+    return f"Add {record.method_name} by {record.team_name} ({kind}, {label} {shown})"
+
+
+def ranking_value(record: Record, track: AnyTrack) -> float | None:
+    """The value a board ranks a row by: its ranking metric (a paper row's: the paper's
+    ranking metric, e.g. a paper-only F1), None if the row lacks it."""
+    return record.metrics.get(track.ranking_for(record.source))
+
+
+def metric_interval(record: Record, track: AnyTrack, key: str) -> tuple[float, float] | None:
+    """A row's 95 % interval of one metric, in its display: the one it keeps (a re-scored
+    decision row), else Wilson from its count (multiple choice), else None (a paper row, a
+    metric without an interval)."""
+    if record.intervals is not None:
+        return record.intervals.get(key)
+    count = (record.counts or {}).get(key)
+    if count is None or track.display.get(key) != "percent":
+        return None
+    return evaluator.wilson_interval(count.correct, count.total)
 
 
 def rescored_record(
     result: evaluator.ScoreResult,
     bench: Benchmark,
-    track: Track,
+    track: AnyTrack,
     *,
     team_name: str,
     method_name: str,
@@ -416,6 +499,7 @@ def rescored_record(
         publication_url=publication_url or None,
         metrics=dict(result.metrics),
         counts=dict(result.counts),
+        intervals=dict(result.intervals) if track.keeps_intervals else None,
         n_abstained=result.n_abstained,
         provenance=Provenance(
             submission_sha256=result.submission_sha256,

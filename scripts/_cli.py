@@ -65,7 +65,7 @@ class Chosen:
     """The benchmark and track a command line names (``--benchmark``, ``--track``)."""
 
     bench: spec.Benchmark
-    track: spec.Track
+    track: spec.AnyTrack  # of either kind: a script that needs one says so
     track_given: bool  # --track was on the command line
 
     @property
@@ -106,7 +106,7 @@ def choose(argv: Sequence[str] | None) -> Chosen:
     except spec.SpecError as exc:
         raise UsageError(f"{where}: {exc}") from None
     try:
-        track = bench.track(known.track)
+        track = bench.any_track(known.track)
     except spec.SpecError as exc:
         raise UsageError(f"--track: {exc}") from None
     return Chosen(bench, track, known.track is not None)
@@ -197,7 +197,7 @@ def read_input(path: Path, what: str) -> bytes:
         raise UsageError(f"cannot read the {what}: {exc}") from None
 
 
-def load_key(track: spec.Track, path: Path) -> evaluator.AnswerKey:
+def load_key(track: spec.AnyTrack, path: Path) -> evaluator.AnyKey:
     """The answer key of ``track`` that ``--private`` names."""
     try:
         return evaluator.load_answer_key(track, read_input(path, "answer key"))
@@ -205,7 +205,7 @@ def load_key(track: spec.Track, path: Path) -> evaluator.AnswerKey:
         raise UsageError(f"--private {path}: {exc}") from None
 
 
-def score_submission(key: evaluator.AnswerKey, path: Path) -> evaluator.ScoreResult:
+def score_submission(key: evaluator.AnyKey, path: Path) -> evaluator.ScoreResult:
     """The submission that ``--submission`` names, scored against ``key``."""
     try:
         return evaluator.score(key, read_input(path, "submission"))

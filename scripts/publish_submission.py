@@ -28,6 +28,9 @@ Example:
     python scripts/publish_submission.py --leaderboard-dir /tmp/board ...
     # what the chosen benchmark's key file and input choices are:
     python scripts/publish_submission.py --benchmark egoargus --help
+    # a row of another track, e.g. EgoArgus's decision episodes (JSON list or JSON Lines):
+    python scripts/publish_submission.py --benchmark egoargus --track decision \\
+        --submission decisions.jsonl --private /path/to/<decision key file> ...
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from pydantic import ValidationError
 
 import evaluator
 import ledger
+import spec
 
 
 def _yes_no(value: str) -> bool:
@@ -95,7 +99,8 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     add_benchmark_arguments(parser)
     inputs = parser.add_argument_group("inputs")
     inputs.add_argument("--submission", type=Path, required=True,
-                        help="the submission JSON file, as e-mailed by the team")
+                        help="the submission file, as e-mailed by the team (JSON; a decision "
+                             "track's may also be JSON Lines)")
     inputs.add_argument("--private", type=Path, required=True,
                         help=f"the answer key, {track.key.name}")
     inputs.add_argument("--key-version", default=None,
@@ -234,9 +239,15 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     store, where = open_store(args, missing_dir="refuse")
     check_board(read_board(store), chosen, result.submission_sha256, args.supersedes)
 
-    ranking = result.counts[track.ranking]
-    summary = (f"{args.method_name} by {args.team_name}: {track.labels[track.ranking]} "
-               f"{result.metrics[track.ranking]:.1f} % ({ranking.correct}/{ranking.total}), "
+    ranking = track.ranking
+    count = result.counts.get(ranking)
+    low, high = result.intervals[ranking]
+    display = track.display[ranking]
+    # A count where the metric has one (accuracy), else its interval (a decision F1).
+    detail = (f"{count.correct}/{count.total}" if count is not None else
+              f"95 % CI {spec.format_metric(display, low)}–{spec.format_metric(display, high)}")
+    summary = (f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
+               f"{spec.format_metric(display, result.metrics[ranking])} ({detail}), "
                f"{result.n_abstained} abstentions")
     if args.dry_run:
         print(record.to_json().decode(), end="")

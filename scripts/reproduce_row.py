@@ -3,7 +3,10 @@
 Checks that the submission's sha256 is the one the record names, that the answer key's sha256
 is too (and says which key version the record names when it is not), scores the submission
 with the evaluator, and compares every metric, every count and the abstention count with the
-record. Exit status 0 and "reproduced" when all match; 1, with each differing field, otherwise.
+record, and every interval a record keeps (a decision row's, its F1's bootstrap interval
+included). Exit status 0 and "reproduced" when all match; 1, with each differing field,
+otherwise. A metric without a value (a decision row's timing means when nothing was timed) is
+absent from both.
 
 RECORD is a record file (submissions/<uuid>.json) or the uuid of a row, looked up on the
 leaderboard dataset (`--leaderboard`, default the benchmark's public records repo;
@@ -21,6 +24,10 @@ Example:
         --leaderboard-dir benchmarks/egomemreason/demo/leaderboard --record <uuid> \\
         --submission benchmarks/egomemreason/demo/sample_submission.json \\
         --private benchmarks/egomemreason/demo/<key file>
+    # a row of another track (here EgoArgus's decision board):
+    python scripts/reproduce_row.py --benchmark egoargus --track decision \\
+        --leaderboard-dir benchmarks/egoargus/demo/leaderboard --record <uuid> \\
+        --submission <its submission> --private benchmarks/egoargus/demo/<decision key file>
 """
 
 from __future__ import annotations
@@ -94,7 +101,7 @@ def _same(a: float, b: float) -> bool:
     return a.hex() == b.hex()
 
 
-def _in_order(track: spec.Track, names: Set[str]) -> list[str]:
+def _in_order(track: spec.AnyTrack, names: Set[str]) -> list[str]:
     """Metric names in the track's display order, unknown ones last."""
     known = [k for k in track.metric_keys if k in names]
     return known + sorted(names - set(known))
@@ -104,8 +111,12 @@ def _count(count: evaluator.Count | None) -> str:
     return f"{count.correct}/{count.total}" if count is not None else "absent"
 
 
+def _interval(bounds: tuple[float, float] | None) -> str:
+    return "absent" if bounds is None else f"({bounds[0]!r}, {bounds[1]!r})"
+
+
 def compare(
-    record: ledger.Record, result: evaluator.ScoreResult, key: evaluator.AnswerKey
+    record: ledger.Record, result: evaluator.ScoreResult, key: evaluator.AnyKey
 ) -> list[str]:
     """Every field where the record and the re-scored result differ."""
     assert record.provenance is not None and record.counts is not None
@@ -128,6 +139,13 @@ def compare(
         old_c, new_c = record.counts.get(name), result.counts.get(name)
         if old_c != new_c:
             diffs.append(f"counts.{name}: record {_count(old_c)}, re-scored {_count(new_c)}")
+    if record.intervals is not None:  # kept by decision rows; others follow from the counts
+        for name in _in_order(track, record.intervals.keys() | result.intervals.keys()):
+            old_i, new_i = record.intervals.get(name), result.intervals.get(name)
+            if old_i is None or new_i is None or not all(
+                    _same(a, b) for a, b in zip(old_i, new_i, strict=True)):
+                diffs.append(f"intervals.{name}: record {_interval(old_i)}, re-scored "
+                             f"{_interval(new_i)}")
     if record.n_abstained != result.n_abstained:
         diffs.append(f"n_abstained: record {record.n_abstained}, re-scored {result.n_abstained}")
     return diffs
@@ -159,9 +177,12 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
         for line in diffs:
             print(f"  {line}", file=sys.stderr)
         return 1
+    kept = f", {len(record.intervals)} intervals" if record.intervals is not None else ""
+    ranking = track.ranking
+    shown = spec.format_metric(track.display[ranking], result.metrics[ranking])
     print(f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
-          f"{len(result.counts)} counts and the abstention count match bit for bit "
-          f"({track.labels[track.ranking]} {result.metrics[track.ranking]:.1f} %)")
+          f"{len(result.counts)} counts{kept} and the abstention count match bit for bit "
+          f"({track.labels[ranking]} {shown})")
     return 0
 
 

@@ -19,6 +19,9 @@ spread as evenly as the old letters allow, so answering one letter everywhere sc
 in every column. A row flagged out of option keeps its answer as it is (it is not among the
 options); its options are permuted too, and it takes no part in the spread.
 
+Only a multiple-choice track has letters: for a decision track (whose answers are true or
+false and a time) both commands stop with a message saying there is nothing to rotate.
+
 Keep the salt with the key (a password manager), never in git. Surrounding whitespace of the
 salt is ignored. `--benchmark` and `--track` choose the spec (default: $LEADERBOARD_BENCHMARK,
 else the Space's default, and its first track); `--help` names the track's file names.
@@ -826,8 +829,21 @@ def _benchmark_flags(chosen: _cli.Chosen) -> str:
     return flags + (f"--track {chosen.track.id} " if chosen.track_given else "")
 
 
-def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
+def _lettered(chosen: _cli.Chosen) -> Track:
+    """The chosen track, if it has option letters (a multiple-choice track)."""
     track = chosen.track
+    if isinstance(track, Track):
+        return track
+    lettered = ", ".join(t.id for t in chosen.bench.tracks if isinstance(t, Track)) or "none"
+    raise ReshuffleError(
+        f"{chosen.bench.id}/{track.id} is a {track.kind} track: its episodes have no option "
+        "letters, so there is nothing to rotate or remap (a decision answer is true or false "
+        f"and a time); rotate a multiple-choice track of {chosen.bench.id} ({lettered}) with "
+        "--track")
+
+
+def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
+    track = _lettered(chosen)
     missing = _missing(args, ("private", "public", "key_version", "out_dir"))
     if args.salt is None and args.salt_file is None:
         missing.append("--salt (or --salt-file)")
@@ -897,7 +913,7 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
 
 
 def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
-    track = chosen.track
+    track = _lettered(chosen)
     missing = _missing(args, ("remap_submission", "letter_map", "out"))
     if missing:
         raise ReshuffleError(

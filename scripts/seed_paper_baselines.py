@@ -3,22 +3,28 @@
 Each row of the paper's CSV (the spec's `[paper] csv`, beside its benchmark.toml; `--csv` to
 use another) becomes one record of the paper's track: the metric columns as the paper prints
 them, no counts and no provenance (nothing was re-scored), the CSV's note kept. The header is
-`method`, `group`, `note` and any of the track's metric keys, the ranking metric among them.
-An aggregate the paper does not print is derived from its members when the row has them all,
-as the spec defines it: a micro aggregate weighted by the spec's group sizes, a macro one
-their plain mean; otherwise it is left out. Team, date, link and the table's name come from
-the spec's `[paper]`; model size from the method name where it states one ("8B", "30B-A3B"),
-"API" for API models; input and external data are null (not reported).
+`method`, `group`, `note`, optionally `input` (a key of the spec's input choices: what the
+model saw, where the paper says), and any of the track's metric keys (its paper-only ones
+included), the paper's ranking metric among them. An aggregate the paper does not print is
+derived from its members when the row has them all, as the spec defines it: a micro aggregate
+weighted by the spec's group sizes, a macro one their plain mean; otherwise it is left out.
+Team, date, link and the table's name come from the spec's `[paper]`; model size from the
+method name where it states one ("8B", "30B-A3B"), "API" for API models; external data is
+null (not reported), and so is the input without an `input` column.
 
-Idempotent: a record's id is a uuid5 (in the spec's paper namespace) of the method name and its
-date is the paper's, so a second run finds every row already there and writes nothing. If a row
-is already there with other content, that is an error and nothing is written (records are
-immutable).
+A paper may have tables of other tracks (`[[paper.tables]]`, each with its own CSV):
+`--track` seeds the table of that track; without it, the main `[paper]` table is seeded.
+
+Idempotent: a record's id is a uuid5 (in the spec's paper namespace) of the method name (of
+"<track>/<method>" for another table) and its date is the paper's, so a second run finds every
+row already there and writes nothing. If a row is already there with other content, that is an
+error and nothing is written (records are immutable).
 
 Example:
 
     python scripts/seed_paper_baselines.py --benchmark egomemreason --leaderboard-dir /tmp/board
     python scripts/seed_paper_baselines.py --benchmark egoargus --dry-run
+    python scripts/seed_paper_baselines.py --benchmark egoargus --track decision --dry-run
     python scripts/seed_paper_baselines.py --benchmark egomemreason    # its records repo
 """
 
@@ -30,7 +36,6 @@ import io
 import json
 import re
 import sys
-import uuid
 from datetime import UTC, datetime, time
 from pathlib import Path
 
@@ -52,6 +57,7 @@ import spec
 
 _SIZE = re.compile(r"-(\d+(?:\.\d+)?B(?:-A\d+(?:\.\d+)?B)?)$")
 TEXT_COLUMNS = ("method", "group", "note")
+INPUT_COLUMN = "input"  # optional: what the model saw, a key of the spec's input choices
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -61,7 +67,8 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     paper = chosen.bench.paper
     default = f"{chosen.bench.folder / paper.csv}" if paper is not None else "none: no [paper]"
     parser.add_argument("--csv", type=Path, default=None,
-                        help=f"the paper's rows as CSV (default: the spec's, {default})")
+                        help=f"the paper's rows as CSV (default: the spec's for the table "
+                             f"seeded, {default} for [paper])")
     add_target_arguments(parser, chosen, dir_help=f"{DIR_HELP} (created if missing)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the records as a JSON list on stdout; write nothing")
@@ -76,10 +83,12 @@ def model_size(method: str, group: str) -> str:
     return "API" if "API" in group else ""
 
 
-def derived_metrics(track: spec.Track, printed: dict[str, float]) -> dict[str, float]:
+def derived_metrics(track: spec.AnyTrack, printed: dict[str, float]) -> dict[str, float]:
     """The declared aggregates the paper does not print, from their members when all are
     printed: micro weighted by the spec's group sizes, macro their plain mean."""
-    out = {}
+    out: dict[str, float] = {}
+    if not isinstance(track, spec.Track):
+        return out  # a decision track declares no aggregates
     for aggregate in track.aggregates:
         members = track.members(aggregate)
         if aggregate.key in printed or not all(m in printed for m in members):
@@ -92,10 +101,10 @@ def derived_metrics(track: spec.Track, printed: dict[str, float]) -> dict[str, f
     return out
 
 
-def _header_problem(track: spec.Track, header: list[str]) -> str | None:
-    known = set(track.metric_keys)
-    unknown = [c for c in header if c not in known and c not in TEXT_COLUMNS]
-    missing = [c for c in (*TEXT_COLUMNS, track.ranking) if c not in header]
+def _header_problem(track: spec.AnyTrack, header: list[str]) -> str | None:
+    known = set(track.all_metric_keys)
+    unknown = [c for c in header if c not in known and c not in (*TEXT_COLUMNS, INPUT_COLUMN)]
+    missing = [c for c in (*TEXT_COLUMNS, track.paper_ranking) if c not in header]
     if not unknown and not missing:
         return None
     found = []
@@ -104,13 +113,15 @@ def _header_problem(track: spec.Track, header: list[str]) -> str | None:
     if unknown:
         found.append(f"unknown {', '.join(unknown)}")
     return (f"expected a header of {', '.join(TEXT_COLUMNS)} and metric keys of the "
-            f"{track.id} track ({', '.join(track.metric_keys)}), with {track.ranking}; "
-            f"found {'; '.join(found)}")
+            f"{track.id} track ({', '.join(track.all_metric_keys)}), with "
+            f"{track.paper_ranking}; found {'; '.join(found)}")
 
 
-def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, data: bytes,
-                  source: str) -> list[ledger.Record]:
-    """One record per row of the paper's CSV; the message names the bad row and column."""
+def paper_records(bench: spec.Benchmark, track: spec.AnyTrack, paper: spec.Paper, data: bytes,
+                  source: str, table: spec.PaperTable | None = None) -> list[ledger.Record]:
+    """One record per row of the paper's CSV (of ``table``, default the main one); the message
+    names the bad row and column."""
+    table = table or paper.all_tables[0]
     try:
         reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
         rows = list(reader)
@@ -122,7 +133,7 @@ def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, d
         raise UsageError(f"{source}: {problem}")
     if not rows:
         raise UsageError(f"{source} has a header but no rows; expected one row per method")
-    metric_columns = [k for k in track.metric_keys if k in header]
+    metric_columns = [k for k in track.all_metric_keys if k in header]
     created = datetime.combine(paper.date, time(), tzinfo=UTC)
     records = []
     for line, row in enumerate(rows, start=2):
@@ -131,22 +142,22 @@ def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, d
             printed = {k: float(row[k]) for k in metric_columns if (row[k] or "").strip()}
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{source} line {line} ({method}): {exc}") from None
-        if track.ranking not in printed:
-            raise UsageError(f"{source} line {line} ({method}): no {track.ranking}; every row "
-                             "needs the ranking metric")
+        if track.paper_ranking not in printed:
+            raise UsageError(f"{source} line {line} ({method}): no {track.paper_ranking}; every "
+                             "row needs the ranking metric")
         try:
             record = ledger.Record(
                 benchmark=bench.id,
                 track=track.id,
-                id=uuid.uuid5(paper.namespace, method),
+                id=paper.record_id(table, method),
                 created_at=created,
                 source="paper",
                 team_name=paper.team,
                 method_name=method,
                 model_size=model_size(method, row["group"] or ""),
                 uses_external=None,
-                uses_frames=None,
-                method_description=f"Reported in {paper.table} of the {bench.title} paper "
+                uses_frames=(row.get(INPUT_COLUMN) or "").strip() or None,
+                method_description=f"Reported in {table.table} of the {bench.title} paper "
                                    f"({row['group']} group).",
                 publication_url=paper.url,
                 metrics={**printed, **derived_metrics(track, printed)},
@@ -173,16 +184,24 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
     if paper is None:
         raise UsageError(f"{bench.folder / spec.SPEC_FILENAME} declares no [paper]; a "
                          "benchmark without paper rows has nothing to seed")
-    track = bench.track(paper.track)
-    if chosen.track_given and chosen.track.id != track.id:
-        raise UsageError(f"--track {chosen.track.id}: the paper's rows belong to the "
-                         f"{track.id} track ([paper] track); drop --track")
-    path: Path = args.csv or bench.folder / paper.csv
+    table = paper.all_tables[0]
+    if chosen.track_given and chosen.track.id != table.track:
+        others = [t for t in paper.tables if t.track == chosen.track.id]
+        if not others and not paper.tables:
+            raise UsageError(f"--track {chosen.track.id}: the paper's rows belong to the "
+                             f"{table.track} track ([paper] track); drop --track")
+        if not others:
+            tabled = ", ".join(f"{t.track} ({t.table})" for t in paper.all_tables)
+            raise UsageError(f"--track {chosen.track.id}: no table of the paper gives that "
+                             f"track's rows; its tables are for: {tabled}")
+        table = others[0]
+    track = bench.any_track(table.track)
+    path: Path = args.csv or bench.folder / table.csv
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read the paper CSV {path}: {exc.strerror or exc}") from None
-    records = paper_records(bench, track, paper, data, str(path))
+    records = paper_records(bench, track, paper, data, str(path), table)
     if args.dry_run:
         print(json.dumps([json.loads(r.to_json()) for r in records], indent=1))
         print(f"dry run, nothing written: {len(records)} paper rows", file=sys.stderr)

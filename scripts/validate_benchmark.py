@@ -4,9 +4,11 @@ Loads the benchmark's spec (which validates benchmark.toml: every field, every m
 every group), then runs the release checks of `release.py` on the answer key and the public
 file: the key validates, its groups have the sizes the spec declares and exactly the flagged
 rows are out of option, the public file describes the very same rows (ids, question texts,
-options, every grouping field) and carries no answers. Prints the sha256 of each file (they
-go in the release notes and the key's provenance), then either a one-paragraph summary (exit
-status 0) or every problem with its count and first ids (exit status 1).
+options, every grouping field) and carries no answers. For a decision track: the key's
+episodes validate, its scenarios have their declared sizes, and the public file has the same
+episodes with no scenario, assist type or intervention time in it. Prints the sha256 of each
+file (they go in the release notes and the key's provenance), then either a one-paragraph
+summary (exit status 0) or every problem with its count and first ids (exit status 1).
 
 `--help` names the chosen track's two file names and formats.
 
@@ -16,6 +18,10 @@ Example:
     python scripts/validate_benchmark.py --benchmark egomemreason \\
         --private benchmarks/egomemreason/demo/<key file> \\
         --public benchmarks/egomemreason/demo/<public file>
+    # another track of a benchmark, e.g. EgoArgus's decision episodes:
+    python scripts/validate_benchmark.py --benchmark egoargus --track decision \\
+        --private benchmarks/egoargus/demo/<decision key file> \\
+        --public benchmarks/egoargus/demo/<decision public file>
     # a new benchmark folder's release, before it is uploaded:
     python scripts/validate_benchmark.py --benchmark path/to/new-benchmark --track main \\
         --private /secure/<key file> --public release/<public file>

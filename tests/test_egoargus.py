@@ -76,7 +76,7 @@ def _generator() -> ModuleType:
 
 def test_the_spec_loads_with_its_metric_keys_in_display_order() -> None:
     assert BENCH.id == "egoargus"
-    assert [t.id for t in BENCH.tracks] == ["understanding"]
+    assert [t.id for t in BENCH.tracks] == ["understanding", "decision"]
     assert TRACK.metric_keys == METRIC_KEYS
     assert TRACK.fields.id_type == "string"
     assert TRACK.options.letters == "ABCD" and TRACK.options.min == TRACK.options.max == 4
@@ -398,3 +398,146 @@ def test_the_about_text_names_the_spec_s_contact_and_sizes() -> None:
     for size in ("6,978", "6,963", "1,000", "2,000", "978", "3,000", "15"):
         assert size in ABOUT
     assert "Table 6" in ABOUT and "51.3" in ABOUT and "52.1" in ABOUT
+
+
+# --- the decision track -------------------------------------------------------------------------
+
+_DECISION = BENCH.any_track("decision")
+assert isinstance(_DECISION, spec.DecisionTrack)
+DECISION: spec.DecisionTrack = _DECISION
+DECISION_GENERATED = (DECISION.key.name, DECISION.public.name, "decision_sample_submission.json")
+#: FACTS, Decision: composition.
+EPISODES = {"multimodal_grounded": 116, "contradictory": 104, "video_grounded_ontopic": 102,
+            "video_grounded_offtopic": 118, "text_grounded": 110, "no_assistance": 239}
+
+
+def _lines(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+EPISODE_ROWS = _lines(BENCH.demo_key(DECISION).read_bytes())
+
+
+def test_the_decision_track_has_the_release_s_composition() -> None:
+    assert {g.value: g.size for g in DECISION.scenarios.groups} == EPISODES
+    assert DECISION.total == 789 and DECISION.silent_scenario == "no_assistance"
+    assert Counter(r["scenario"] for r in EPISODE_ROWS) == EPISODES
+    key = evaluator.load_answer_key(DECISION, BENCH.demo_key(DECISION).read_bytes())
+    assert len(key) == 789 and evaluator.size_problems(key) == []
+
+
+def test_the_decision_demo_episodes_are_plausible_and_synthetic() -> None:
+    types = Counter(r["assist_type"] for r in EPISODE_ROWS)
+    assert types["none"] == 239 and types["safety"] + types["non_safety"] == 550
+    assert 0.4 <= types["safety"] / 550 <= 0.6  # a plausible split (the release's is not public)
+    for scenario in EPISODES:
+        if scenario != "no_assistance":  # both kinds in every assistance scenario
+            assert {r["assist_type"] for r in EPISODE_ROWS if r["scenario"] == scenario} == {
+                "safety", "non_safety"}
+    assert len({r["video_id"] for r in EPISODE_ROWS}) == 311
+    for row in EPISODE_ROWS:
+        assert row["video_filename"] == f"VISTA/{row['video_id']}.mp4"
+        if row["assist_type"] == "none":
+            assert row["intervention_time_s"] is None and row["issue"] is None
+        else:
+            assert row["dialogue_time_s"] < row["intervention_time_s"] < 240
+            assert row["issue"].startswith(MARK) and all(s.startswith(MARK) for s in row["steps"])
+        assert all(t["text"].startswith(MARK) for t in row["dialogue"])
+    # ids in file order say nothing of the scenario
+    assert [r["example_id"] for r in EPISODE_ROWS] == [f"ep-{i:06d}" for i in range(1, 790)]
+    first = [r["scenario"] for r in EPISODE_ROWS[:100]]
+    assert len(set(first)) == 6
+
+
+def test_the_decision_public_file_gives_no_answer() -> None:
+    public = _lines(BENCH.demo_public(DECISION).read_bytes())
+    assert [r["example_id"] for r in public] == [r["example_id"] for r in EPISODE_ROWS]
+    assert set(public[0]) == {"example_id", "video_id", "video_filename", "dialogue_time_s",
+                              "dialogue"}
+    for row, episode in zip(public, EPISODE_ROWS, strict=True):
+        assert row == {k: episode[k] for k in row}
+
+
+def test_the_decision_sample_is_a_plausible_run() -> None:
+    sample = (DEMO / "decision_sample_submission.json").read_bytes()
+    entries = json.loads(sample)
+    assert [e["example_id"] for e in entries] == [r["example_id"] for r in EPISODE_ROWS]
+    key = evaluator.load_answer_key(DECISION, BENCH.demo_key(DECISION).read_bytes())
+    result = evaluator.score(key, sample)
+    assert 0.6 <= result.metrics["decision_f1"] <= 0.9
+    assert -3 < result.metrics["timing_signed_s"] < 0  # mostly early, as the paper's models
+    assert 0 < result.metrics["timing_missing"] < result.metrics["timing_n"]
+    assert 0 < result.n_abstained < 30
+
+
+def test_rerunning_the_generator_writes_the_same_decision_bytes(tmp_path: Path) -> None:
+    assert _generator().main(["--out-dir", str(tmp_path)]) == 0
+    for name in DECISION_GENERATED:
+        assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
+
+
+#: FACTS, Table 2 (paper-reported), in its column order: F1, MAE, Δt, Multi., Contra., Vid on,
+#: Vid off, Text, No asst., Safety FN, Non-safety FN, No-asst. FP.
+TABLE_2 = {
+    "Gemini-3.1-Flash-Lite": (0.8117, 2.7420, -2.4970, 0.9395, 0.9042, 0.8049, 0.7431, 0.9463,
+                              0.3885, 0.1445, 0.2443, 0.3173),
+    "MiMo-V2-Omni": (0.7500, 2.6340, -2.3420, 0.9194, 0.8681, 0.8171, 0.7046, 0.7031, 0.3051,
+                     0.1992, 0.3969, 0.2620),
+    "Qwen3.5-Plus-02-15": (0.7232, 2.5050, -1.9280, 0.9340, 0.9101, 0.7249, 0.6087, 0.4444,
+                           0.4418, 0.3008, 0.4695, 0.1144),
+    "InternVL3.5-4B": (0.5979, 3.7030, -0.4040, 0.9091, 0.8587, 0.8571, 0.1935, 0.0909, 0.2483,
+                       0.4141, 0.5687, 0.3506),
+    "Cosmos-Reason2-8B": (0.5572, 2.7840, -1.7310, 0.7283, 0.7577, 0.6131, 0.5165, 0.1897,
+                          0.3095, 0.4023, 0.7595, 0.1070),
+    "Molmo2-8B": (0.5375, 4.0190, -3.9950, 0.8265, 0.8603, 0.7655, 0.0854, 0.1251, 0.1961,
+                  0.4922, 0.6107, 0.3985),
+    "Qwen3.5-2B": (0.1920, 3.7840, -3.7840, 0.3459, 0.1509, 0.2095, 0.0854, 0.2203, 0.0000,
+                   0.8438, 0.9237, 0.0037),
+}
+
+
+def test_the_decision_paper_rows_are_table_2_in_the_paper_s_columns() -> None:
+    assert BENCH.paper is not None
+    (table,) = BENCH.paper.tables
+    assert (table.track, table.table) == ("decision", "Table 2")
+    rows = _csv((BENCH.folder / table.csv).read_bytes())
+    assert [r["method"] for r in rows] == list(TABLE_2)
+    for row in rows:
+        printed = tuple(float(row[k]) for k in DECISION.paper_metric_keys)
+        assert printed == TABLE_2[row["method"]]
+        assert row["input"] in BENCH.input.choices
+    assert all(DECISION.labels[k].startswith("Paper ") for k in DECISION.paper_metric_keys)
+    # the error rates are exact fractions of 256, 262 and 271 episodes (about.md's remark)
+    for values in TABLE_2.values():
+        for rate, n in zip(values[9:], (256, 262, 271), strict=True):
+            assert abs(round(rate * n) / n - rate) < 5e-5
+    gemini = TABLE_2["Gemini-3.1-Flash-Lite"]
+    tp = round(256 * (1 - gemini[9])) + round(262 * (1 - gemini[10]))
+    fn = 518 - tp
+    fp = round(271 * gemini[11])
+    assert (tp, fn, fp) == (417, 101, 86) and round(2 * tp / (2 * tp + fp + fn), 3) == 0.817
+
+
+def _decision_section() -> str:
+    return ABOUT[ABOUT.index("## Decision"):ABOUT.index("## Links")]
+
+
+def test_the_about_decision_example_scores() -> None:
+    example = json.loads(_blocks(_decision_section(), "json")[0])
+    sample = json.loads((DEMO / "decision_sample_submission.json").read_bytes())
+    given = {e["example_id"] for e in example}
+    full = example + [e for e in sample if e["example_id"] not in given]
+    key = evaluator.load_answer_key(DECISION, BENCH.demo_key(DECISION).read_bytes())
+    result = evaluator.score(key, json.dumps(full).encode())
+    assert result.n_questions == 789
+
+
+def test_the_about_decision_section_writes_the_definitions_down() -> None:
+    section = " ".join(_decision_section().split())
+    assert "this Space's own definitions" in section and "not public" in section
+    for size in ("789", "116", "104", "102", "118", "110", "239", "550", "2,000", "0.822"):
+        assert size in section
+    for words in ("F1** = 2 TP / (2 TP + FP + FN)", "**Precision** = TP / (TP + FP)",
+                  "**Recall** = TP / (TP + FN)", "not** this Space's per-scenario accuracy",
+                  "not scored", "50th to the 1,950th"):
+        assert words in section, words

@@ -13,6 +13,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import subprocess
 import sys
 from collections.abc import Callable
@@ -471,3 +472,179 @@ def test_reshuffle_egoargus_s_demo_key(
     rotated = evaluator.load_answer_key(track, new_key.read_bytes())
     assert evaluator.score(rotated, remapped.read_bytes()).counts == \
         evaluator.score(old_key, sample.read_bytes()).counts
+
+
+# --- EgoArgus's decision track: its release and the scripts on it -------------------------------
+
+
+@pytest.fixture
+def decision_track(egoargus: spec.Benchmark) -> spec.DecisionTrack:
+    track = egoargus.any_track("decision")
+    assert isinstance(track, spec.DecisionTrack)
+    return track
+
+
+def _jsonl_rows(data: bytes) -> Rows:
+    return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+
+
+def _jsonl_bytes(rows: Rows) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def test_the_decision_demo_release_passes(egoargus: spec.Benchmark,
+                                          decision_track: spec.DecisionTrack) -> None:
+    key, public = (egoargus.demo_key(decision_track).read_bytes(),
+                   egoargus.demo_public(decision_track).read_bytes())
+    report = release.check_release(decision_track, key, public)
+    assert report.public_rows == len(report.key) == 789 and report.flagged == 0
+    summary = report.summary()
+    assert summary.startswith("The decision release is consistent: 789 episodes in "
+                              "decision_private.jsonl and decision_public.jsonl")
+    assert "no_assistance 239" in summary and "safety 272, non_safety 278, none 239" in summary
+    done = validate("--benchmark", "egoargus", "--track", "decision",
+                    "--private", str(egoargus.demo_key(decision_track)),
+                    "--public", str(egoargus.demo_public(decision_track)))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "release is consistent: 789 episodes" in done.stdout
+
+
+def _leak_scenario(key: Rows, public: Rows) -> None:
+    for row, source in zip(public, key, strict=True):
+        row["scenario"] = source["scenario"]
+
+
+def _drop_public(key: Rows, public: Rows) -> None:
+    public.pop(0)
+
+
+def _edit_dialogue(key: Rows, public: Rows) -> None:
+    public[1]["dialogue_time_s"] += 1
+
+
+def _resize(key: Rows, public: Rows) -> None:
+    key[0]["scenario"] = "no_assistance" if key[0]["scenario"] != "no_assistance" else \
+        "contradictory"
+    key[0]["assist_type"] = "none" if key[0]["scenario"] == "no_assistance" else "safety"
+    key[0]["intervention_time_s"] = None if key[0]["assist_type"] == "none" else 1.0
+
+
+BROKEN_DECISION: list[tuple[str, Callable[[Rows, Rows], None], list[str], int]] = [
+    ("scenario-left-in-public", _leak_scenario,
+     ["789 rows of the public file carry a scenario (ep-000001, ", "must not contain answers "
+      "(the no_assistance scenario alone says whether to assist): drop the field"], 1),
+    ("episode-missing-from-public", _drop_public,
+     ["1 example_id only in the private key (ep-000001)"], 1),
+    ("public-field-differs", _edit_dialogue,
+     ["1 episode whose dialogue_time_s differs (ep-000002)"], 1),
+    ("scenario-sizes-off", _resize, ["2 of the 6 scenario groups differ from the spec"], 1),
+]
+
+
+@pytest.mark.parametrize(("change", "fragments", "n_problems"),
+                         [(c, f, n) for _, c, f, n in BROKEN_DECISION],
+                         ids=[name for name, _, _, _ in BROKEN_DECISION])
+def test_a_broken_decision_release_is_refused(
+        egoargus: spec.Benchmark, decision_track: spec.DecisionTrack,
+        change: Callable[[Rows, Rows], None], fragments: list[str], n_problems: int) -> None:
+    key = _jsonl_rows(egoargus.demo_key(decision_track).read_bytes())
+    public = _jsonl_rows(egoargus.demo_public(decision_track).read_bytes())
+    change(key, public)
+    with pytest.raises(release.ReleaseError) as exc:
+        release.check_release(decision_track, _jsonl_bytes(key), _jsonl_bytes(public))
+    for fragment in fragments:
+        assert fragment in str(exc.value)
+    assert len(exc.value.problems) == n_problems, str(exc.value)
+
+
+def test_publish_and_reproduce_a_decision_row_bit_for_bit(
+    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = egoargus.demo_key(decision_track)
+    sample = egoargus.demo_dir / "decision_sample_submission.json"
+    board = tmp_path / "board"
+    board.mkdir()
+    assert publish_submission.main([
+        "--benchmark", "egoargus", "--track", "decision", "--submission", str(sample),
+        "--private", str(key), "--team-name", "Demo Lab", "--method-name", "DemoVLM-7B",
+        "--model-size", "7B", "--uses-external", "no", "--uses-frames", "sampled-frames",
+        "--leaderboard-dir", str(board)]) == 0
+    out = capsys.readouterr().out
+    assert "DemoVLM-7B by Demo Lab: F1 0.782 (95 % CI 0.753–0.808), 10 abstentions" in out
+    (record,) = _records(board)
+    result = evaluator.score(evaluator.load_answer_key(decision_track, key.read_bytes()),
+                             sample.read_bytes())
+    assert (record.benchmark, record.track) == ("egoargus", "decision")
+    assert record.metrics == result.metrics and record.counts == result.counts
+    assert record.intervals == result.intervals
+    ledger.check_record(record, egoargus, decision_track)
+
+    path = board / record.path()
+    argv = ["--benchmark", "egoargus", "--track", "decision", "--record", str(path),
+            "--submission", str(sample), "--private", str(key)]
+    assert reproduce_row.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("reproduced") and "17 metrics, 12 counts, 13 intervals" in out
+    assert out.rstrip().endswith("(F1 0.782)")
+    # the F1's bootstrap interval is compared bit for bit, as every metric is
+    payload = json.loads(path.read_bytes())
+    low, high = payload["intervals"]["decision_f1"]
+    payload["intervals"]["decision_f1"] = [low, math.nextafter(high, 1.0)]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(payload))
+    assert reproduce_row.main([*argv[:5], str(tampered), *argv[6:]]) == 1
+    err = capsys.readouterr().err
+    assert "NOT reproduced" in err and "intervals.decision_f1: record (" in err
+    # without --track the row is another track's
+    assert reproduce_row.main(["--benchmark", "egoargus", "--record", str(path), "--submission",
+                               str(sample), "--private", str(key)]) == 1
+    assert "belongs to egoargus/decision, not egoargus/understanding" in capsys.readouterr().err
+
+
+def test_seed_the_decision_paper_rows_in_the_paper_s_own_columns(
+    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = tmp_path / "board"
+    assert seed_paper_baselines.main(["--benchmark", "egoargus", "--track", "decision",
+                                      "--leaderboard-dir", str(board)]) == 0
+    assert "wrote 7 paper rows" in capsys.readouterr().out
+    records = _records(board)
+    assert len(records) == 7
+    for record in records:
+        ledger.check_record(record, egoargus, decision_track)
+        assert record.track == "decision" and record.source == "paper"
+        assert set(record.metrics) == set(decision_track.paper_metric_keys)  # only the paper's
+        assert record.note is not None and "not this Space's" in record.note
+        assert record.method_description.startswith("Reported in Table 2 of the EgoArgus paper")
+    by_name = {r.method_name: r for r in records}
+    gemini = by_name["Gemini-3.1-Flash-Lite"]
+    assert gemini.metrics["paper_f1"] == 0.8117 and gemini.metrics["paper_signed_s"] == -2.497
+    assert gemini.metrics["paper_f1/no_assistance"] == 0.3885
+    assert (gemini.model_size, gemini.uses_frames) == ("API", "full-video")
+    assert (by_name["Molmo2-8B"].model_size, by_name["Molmo2-8B"].uses_frames) == (
+        "8B", "sampled-frames")
+    # the same model in Table 6 is another row
+    understanding = seed_paper_baselines.main(["--benchmark", "egoargus",
+                                               "--leaderboard-dir", str(board)])
+    assert understanding == 0 and "wrote 2 paper rows" in capsys.readouterr().out
+    assert len({r.id for r in _records(board)}) == 9
+
+
+def test_reshuffle_says_a_decision_track_has_no_letters(
+    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    for argv in (["--private", str(egoargus.demo_key(decision_track)), "--public",
+                  str(egoargus.demo_public(decision_track)), "--salt", SALT, "--key-version",
+                  "v2", "--out-dir", str(tmp_path / "out")],
+                 ["--remap-submission", "x.json", "--letter-map", "m.json", "--out",
+                  str(tmp_path / "y.json")]):
+        assert reshuffle_options.main(["--benchmark", "egoargus", "--track", "decision",
+                                       *argv]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: egoargus/decision is a decision track: its episodes have "
+                              "no option letters, so there is nothing to rotate or remap")
+        assert "(understanding) with --track" in err
+    assert not (tmp_path / "out").exists()

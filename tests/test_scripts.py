@@ -162,6 +162,15 @@ def test_help_names_the_chosen_benchmark_s_files_and_repo(
         assert TRACK.key.name in text and BENCH.hub.records_repo in text
 
 
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_names_the_files_of_a_decision_track(
+    script: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert MAINS[script](["--benchmark", "egoargus", "--track", "decision", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "this track (decision) has the answer key decision_private.jsonl (jsonl)" in text
+
+
 # --- publish_submission.py ----------------------------------------------------------------
 
 
@@ -609,28 +618,34 @@ def test_seed_the_hub_twice(hub_board: HubServer, capsys: pytest.CaptureFixture[
 def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
                                                               tmp_path: Path) -> None:
     bench = spec.load_benchmark(bench_id)
-    demo, key = bench.demo_dir, bench.demo_key(bench.track())
+    demo = bench.demo_dir
     folder = tmp_path / "board"
-    proc = run_script("seed_paper_baselines.py", "--benchmark", bench_id,
-                      "--leaderboard-dir", str(folder))
-    assert proc.returncode == 0, proc.stderr
+    # the paper's rows of every table: the main one, then each other track's (--track)
+    assert bench.paper is not None
+    for table in bench.paper.all_tables:
+        track_flag = [] if table.track == bench.paper.track else ["--track", table.track]
+        proc = run_script("seed_paper_baselines.py", "--benchmark", bench_id, *track_flag,
+                          "--leaderboard-dir", str(folder))
+        assert proc.returncode == 0, proc.stderr
     seeded = records_in(folder)
     committed = records_in(demo / "leaderboard")
     paper = {n: d for n, d in committed.items()
              if ledger.Record.from_json(d).source == "paper"}
     assert paper == seeded
 
-    # every re-scored demo row reproduces from the submission files kept beside it
-    sample = demo / "sample_submission.json"
+    # every re-scored demo row reproduces from the submission files kept beside it, with the
+    # key of its own track
+    samples = sorted(demo.glob("*sample_submission.json"))
     inputs = {hashlib.sha256(p.read_bytes()).hexdigest(): p
-              for p in [sample, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]}
+              for p in [*samples, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]}
     rescored = [n for n in committed if n not in paper]
     assert len(rescored) >= 2
     for name in rescored:
         record = ledger.Record.from_json(committed[name])
-        assert record.provenance is not None
+        assert record.provenance is not None and record.track is not None
         submission = inputs[record.provenance.submission_sha256]
-        assert reproduce_row.main(["--benchmark", bench_id,
+        key = bench.demo_key(bench.any_track(record.track))
+        assert reproduce_row.main(["--benchmark", bench_id, "--track", record.track,
                                    "--record", str(demo / "leaderboard" / "submissions" / name),
                                    "--submission", str(submission), "--private", str(key)]) == 0
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import shutil
 import tomllib
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import decision
 import spec
 
 BASE = tomllib.loads((spec.BENCHMARKS_DIR / "egomemreason" / spec.SPEC_FILENAME).read_text(
@@ -176,13 +178,15 @@ def test_every_shipped_spec_loads(name: str) -> None:
     assert bench.id == name == bench.folder.name
     assert bench.about_path.is_file() and bench.citation_path.is_file()
     for track in bench.tracks:
-        assert track.metric_keys[0] == track.ranking == "overall"
+        ranking = "overall" if track.kind == "multiple_choice" else "decision_f1"
+        assert track.metric_keys[0] == track.ranking == ranking
         assert len(set(track.metric_keys)) == len(track.metric_keys)
         assert bench.demo_key(track).is_file() and bench.demo_public(track).is_file()
         for grouping in track.groupings:
             assert sum(g.size for g in grouping.groups) == track.total
     if bench.paper is not None:
-        assert (bench.folder / bench.paper.csv).is_file()
+        for table in bench.paper.all_tables:
+            assert (bench.folder / table.csv).is_file()
 
 
 def test_load_benchmark_accepts_a_folder_path() -> None:
@@ -259,3 +263,159 @@ def test_repeated_option_letters_are_refused() -> None:
     document["tracks"][0]["options"] = {"letters": "AAB", "min": 2, "max": 3}
     with pytest.raises(spec.SpecError, match="expected distinct letters"):
         spec.parse_benchmark(document, Path("x"))
+
+
+# --- a decision track (EgoArgus's second) -----------------------------------------------------
+
+ARGUS = tomllib.loads((spec.BENCHMARKS_DIR / "egoargus" / spec.SPEC_FILENAME).read_text(
+    encoding="utf-8"))
+
+
+def _decision(doc: dict[str, Any]) -> dict[str, Any]:
+    track: dict[str, Any] = doc["tracks"][1]
+    assert track["kind"] == "decision"
+    return track
+
+
+def _drop_metric(key: str) -> Edit:
+    return lambda doc: _decision(doc).__setitem__(
+        "metrics", [m for m in _decision(doc)["metrics"] if m["key"] != key])
+
+
+def _metric(index: int, **fields: object) -> Edit:
+    return lambda doc: _decision(doc)["metrics"][index].update(fields)
+
+
+BROKEN_DECISION: list[tuple[str, Edit, str]] = [
+    ("metric-missing", _drop_metric("decision_recall"),
+     "tracks[1].metrics: expected each metric of a decision track once (decision_f1, "
+     "decision_precision, decision_recall, "),
+    ("metric-unknown", _metric(0, key="decision_auc"),
+     "found missing decision_f1; unknown decision_auc"),
+    ("metric-twice", _metric(1, key="decision_f1"),
+     "tracks[1].metrics: the metric key 'decision_f1' is declared 2 times"),
+    ("seconds-as-ratio", _metric(6, display="ratio"),
+     "tracks[1].metrics[6].display: timing_mae_s is a time in seconds, shown as 'seconds'; got "
+     "'ratio'"),
+    ("proportion-in-seconds", _metric(0, display="seconds"),
+     "tracks[1].metrics[0].display: decision_f1 is a proportion, shown as 'percent' or 'ratio'; "
+     "got 'seconds'"),
+    ("display-unknown", _metric(0, display="stars"),
+     "tracks[1].metrics[0].display: expected 'percent', 'ratio', 'seconds' or 'count', got "
+     '"stars"'),
+    ("better-unknown", _metric(0, better="up"),
+     "tracks[1].metrics[0].better: expected 'higher', 'lower' or 'zero', got \"up\""),
+    ("by-scenario-elsewhere", _metric(0, by_scenario=True),
+     "tracks[1].metrics[0].by_scenario: expected false, got true (the metric shown per scenario "
+     "is decision_accuracy)"),
+    ("ranking-lower-is-better", lambda d: _decision(d).update(ranking="timing_mae_s"),
+     "tracks[1].ranking: expected one of this track's metrics where higher is better "
+     "(decision_f1, decision_precision, "),
+    ("ranking-missing", lambda d: _decision(d).pop("ranking"),
+     "tracks[1].ranking: missing; expected this field"),
+    ("label-twice", _metric(1, label="F1"),
+     "tracks[1]: the label 'F1' is given to 2 metrics; each column of the board needs its own"),
+    ("paper-metric-unprefixed", lambda d: _decision(d)["paper_metrics"][0].update(key="f1"),
+     "tracks[1].paper_metrics[0].key: expected a key starting with 'paper_' (a paper-only "
+     "metric), got 'f1'"),
+    ("paper-ranking-unknown", lambda d: _decision(d).update(paper_ranking="decision_f1"),
+     "tracks[1].paper_ranking: expected one of the paper metrics (paper_f1, "),
+    ("silent-scenario-unknown", lambda d: _decision(d).update(silent_scenario="quiet"),
+     "tracks[1].silent_scenario: expected one of the values of its scenarios.groups "
+     "(multimodal_grounded, "),
+    ("csv-key", lambda d: _decision(d)["key"].update(format="csv"),
+     "tracks[1].key.format: expected 'json' or 'jsonl' (a decision track's files are JSON), got "
+     "'csv'"),
+    ("chart-of-two-displays", lambda d: _decision(d).update(chart=["decision_f1",
+                                                                   "decision_accuracy"]),
+     "tracks[1].chart: expected metrics of one display (one axis), got decision_f1 (ratio), "
+     "decision_accuracy (percent)"),
+    ("view-unknown-metric", lambda d: _decision(d)["views"][0].update(metrics=["nope"]),
+     "tracks[1].views[0].metrics: unknown metric 'nope'; known: decision_f1, "),
+    ("multiple-choice-field", lambda d: _decision(d).update(options={"letters": "AB"}),
+     "tracks[1].options: unknown field; remove it or check its spelling"),
+    ("scenario-size-as-string", lambda d: _decision(d)["scenarios"]["groups"][0].update(
+        size="116"), 'tracks[1].scenarios.groups[0].size: expected a positive integer, got "116"'),
+    ("kind-misspelt", lambda d: _decision(d).update(kind="decisions"),
+     "tracks[1].kind: expected 'multiple_choice', got \"decisions\" (checked as a "
+     "multiple-choice track; the other kind is 'decision')"),
+    ("paper-table-of-no-track", lambda d: d["paper"]["tables"][0].update(track="video"),
+     "paper.tables[0].track: expected one of decision, understanding, got 'video'"),
+    ("two-tables-for-a-track", lambda d: d["paper"]["tables"][0].update(track="understanding"),
+     "paper: 2 tables give the rows of the track 'understanding'; give each track one table"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), [(e, m) for _, e, m in BROKEN_DECISION],
+                         ids=[name for name, _, _ in BROKEN_DECISION])
+def test_a_broken_decision_track_names_its_toml_path(edit: Edit, message: str) -> None:
+    doc = copy.deepcopy(ARGUS)
+    edit(doc)
+    with pytest.raises(spec.SpecError) as raised:
+        spec.parse_benchmark(doc, FOLDER)
+    assert message in str(raised.value)
+
+
+def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
+    bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
+    track = bench.any_track("decision")
+    assert isinstance(track, spec.DecisionTrack) and track.kind == "decision"
+    assert track.ranking == "decision_f1" and track.paper_ranking == "paper_f1"
+    assert (track.ranking_for("rescored"), track.ranking_for("paper")) == ("decision_f1",
+                                                                           "paper_f1")
+    assert set(track.metric_keys) == {*decision.METRICS, *(
+        f"decision_accuracy/{g.key}" for g in track.scenarios.groups)}
+    assert track.metric_keys.index("decision_accuracy/multimodal_grounded") == \
+        track.metric_keys.index("decision_accuracy") + 1
+    assert all(k.startswith("paper_") for k in track.paper_metric_keys)
+    assert track.all_metric_keys == (*track.metric_keys, *track.paper_metric_keys)
+    assert set(track.labels) == set(track.names) == set(track.display) == \
+        set(track.higher_is_better) == set(track.all_metric_keys)
+    assert len(set(track.labels.values())) == len(track.labels)  # one header per column
+    assert track.display["decision_f1"] == "ratio" and track.display["timing_n"] == "count"
+    assert track.display["decision_accuracy/no_assistance"] == "percent"
+    assert track.higher_is_better["decision_f1"] is True
+    assert track.higher_is_better["no_assist_fp_rate"] is False
+    assert track.higher_is_better["timing_signed_s"] is None  # best at 0
+    assert track.labels["decision_accuracy/contradictory"] == "Acc. Contra."
+    assert track.by_scenario == "decision_accuracy"
+    assert track.keeps_intervals and not bench.track().keeps_intervals
+    assert track.total == 789 and track.sizes["decision_accuracy"] == 789
+    assert track.sizes["decision_accuracy/no_assistance"] == 239
+    memory = spec.parse_benchmark(copy.deepcopy(BASE), FOLDER).track()
+    assert set(memory.display.values()) == {"percent"}
+    assert set(memory.higher_is_better.values()) == {True}
+    assert memory.paper_metric_keys == () and memory.paper_ranking == memory.ranking
+
+
+def test_track_serves_multiple_choice_code_and_any_track_every_kind() -> None:
+    bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
+    assert bench.track().id == "understanding" and bench.any_track().id == "understanding"
+    with pytest.raises(spec.SpecError, match=r"^egoargus/decision is a decision track; this "
+                                             r"needs a multiple-choice track \(egoargus's: "
+                                             r"understanding\)$"):
+        bench.track("decision")
+    with pytest.raises(spec.SpecError, match=r"egoargus has no track 'nope'; its tracks are: "
+                                             r"understanding, decision"):
+        bench.any_track("nope")
+
+
+def test_paper_tables_and_their_row_ids() -> None:
+    bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
+    assert bench.paper is not None
+    main, other = bench.paper.all_tables
+    assert (main.track, main.table, other.track, other.table) == (
+        "understanding", "Table 6", "decision", "Table 2")
+    # one model in two tables: two rows, the main table's id unchanged
+    assert bench.paper.record_id(main, "Qwen3.5-2B") == uuid.uuid5(bench.paper.namespace,
+                                                                    "Qwen3.5-2B")
+    assert bench.paper.record_id(other, "Qwen3.5-2B") != bench.paper.record_id(main,
+                                                                                "Qwen3.5-2B")
+
+
+@pytest.mark.parametrize(("display", "value", "shown"), [
+    ("percent", 45.25, "45.2 %"), ("ratio", 0.81171, "0.812"), ("seconds", -2.497, "-2.50 s"),
+    ("count", 412.0, "412"), ("ratio", None, "—")])
+def test_format_metric_follows_the_display(display: spec.Display, value: float | None,
+                                           shown: str) -> None:
+    assert spec.format_metric(display, value) == shown

@@ -1,13 +1,17 @@
-"""Write EgoArgus's synthetic demo data: an understanding key, its public file, a sample run.
+"""Write EgoArgus's synthetic demo data: for each track a key, its public file, a sample run.
 
 The review release carries no reuse licence, so nothing here comes from it: every question,
-option and dialogue is made up and marked ``[SYNTHETIC DEMO]``. Only the shape is the
-release's: the group sizes of the spec (6,978 rows over five scenarios and three source tasks),
-the scenario x task split of the paper, ``sample_id``s shared by the off-topic and on-topic
-scenarios, four options A-D, and the out-of-option rows (the spec's count, all in the
-multimodal and contradictory scenarios, 8 answered "E" and the rest in free text).
+option, dialogue, issue and step is made up and marked ``[SYNTHETIC DEMO]``. Only the shape is
+the release's. Understanding: the group sizes of the spec (6,978 rows over five scenarios and
+three source tasks), the scenario x task split of the paper, ``sample_id``s shared by the
+off-topic and on-topic scenarios, four options A-D, and the out-of-option rows (the spec's
+count, all in the multimodal and contradictory scenarios, 8 answered "E" and the rest in free
+text). Decision: the spec's 789 episodes by scenario (116 / 104 / 102 / 118 / 110 / 239) over
+311 videos, a plausible split of safety and non-safety episodes (``SAFETY_OF``; the release's
+is not public), reviewed intervention times in seconds after the dialogue, and ids and row
+order that say nothing about the scenario (the public file must not give it away).
 
-A fixed seed makes every run write the same bytes.
+A fixed seed per track makes every run write the same bytes.
 
 Example::
 
@@ -35,6 +39,8 @@ import spec
 HERE = Path(__file__).resolve().parent
 BENCHMARK_DIR = HERE.parent
 SEED = 20260601
+DECISION_SEED = 20260602
+DECISION_SAMPLE = "decision_sample_submission.json"
 MARK = "[SYNTHETIC DEMO] "
 
 #: The source tasks of each scenario, sharing its rows equally (the paper's composition).
@@ -234,6 +240,104 @@ def build_run(rows: list[dict[str, str]], letters: str,
     return out
 
 
+# --- the decision episodes ---------------------------------------------------------------------
+
+N_EPISODE_VIDEOS = 311
+#: Safety episodes of each assistance scenario (the rest are non-safety): 272 of 550.
+SAFETY_OF = {"multimodal_grounded": 58, "contradictory": 60, "video_grounded_ontopic": 50,
+             "video_grounded_offtopic": 48, "text_grounded": 56}
+DECISION_PUBLIC = ("example_id", "video_id", "video_filename", "dialogue_time_s", "dialogue")
+HAZARDS = ("a pan left on a lit hob", "a knife at the table's edge", "a wet floor by the sink",
+           "a ladder on an uneven step", "a cable across the walkway", "an open oven door")
+SLIPS = ("the wrong jar of spice", "a skipped step of the recipe", "the lid left on the shelf",
+         "a missing screw", "the label facing the wrong way", "the timer never started")
+#: The sample run's chance of assisting: on safety, non-safety and no-assistance episodes.
+RUN_ASSIST = {"safety": 0.82, "non_safety": 0.68, "none": 0.28}
+RUN_UNTIMED = 0.06  # of its assists, the share without a time
+RUN_EARLY_S, RUN_SPREAD_S = -1.6, 2.2  # its timing error: a normal, mostly too early
+
+
+def _decision_dialogue(rng: random.Random, scenario: str, silent: str) -> list[dict[str, str]]:
+    if scenario == silent:
+        user = rng.choice(("Just tidying up, nothing special.", "I know what I am doing here.",
+                           "Let me finish this on my own."))
+    elif scenario == "contradictory":
+        user = "I think everything is already done, right?"
+    elif scenario == "video_grounded_offtopic":
+        user = f"Did you hear anything about {rng.choice(OFF_TOPICS)}?"
+    else:
+        user = f"Can you keep an eye on me while I {rng.choice(GOALS)}?"
+    return [{"speaker": "user", "text": MARK + user},
+            {"speaker": "assistant", "text": MARK + "I am here if you need me."}]
+
+
+def build_decision_key(track: spec.DecisionTrack, rng: random.Random) -> list[dict[str, object]]:
+    """Every episode, shuffled, with ids in the shuffled order."""
+    sizes = {g.value: g.size for g in track.scenarios.groups}
+    silent = track.silent_scenario
+    if set(sizes) - {silent} != set(SAFETY_OF):
+        raise SystemExit(f"the spec's scenarios {sorted(sizes)} are not this generator's "
+                         f"{sorted(SAFETY_OF)} and {silent}; update SAFETY_OF")
+    videos = [_video_uid(rng) for _ in range(N_EPISODE_VIDEOS)]
+    kinds = [(scenario, "none" if scenario == silent else
+              "safety" if n < SAFETY_OF[scenario] else "non_safety")
+             for scenario, size in sizes.items() for n in range(size)]
+    rng.shuffle(kinds)
+    order = videos + [rng.choice(videos) for _ in range(len(kinds) - len(videos))]
+    rng.shuffle(order)  # every video at least once
+    rows: list[dict[str, object]] = []
+    for number, ((scenario, assist_type), video) in enumerate(zip(kinds, order, strict=True), 1):
+        duration = rng.uniform(40.0, 240.0)
+        said = round(rng.uniform(3.0, duration * 0.6), 1)
+        needed = assist_type != "none"
+        when = round(min(said + rng.uniform(0.5, 20.0), duration - 1.0), 1) if needed else None
+        pool = HAZARDS if assist_type == "safety" else SLIPS
+        thing = rng.choice(pool) if needed else None
+        rows.append({
+            "example_id": f"ep-{number:06d}", "video_id": video,
+            "video_filename": f"VISTA/{video}.mp4", "scenario": scenario,
+            "assist_type": assist_type, "intervention_time_s": when, "dialogue_time_s": said,
+            "dialogue": _decision_dialogue(rng, scenario, silent),
+            "issue": f"{MARK}Watch out: {thing}." if thing else None,
+            "steps": [f"{MARK}Stop and point out {thing}.", f"{MARK}Suggest how to fix it."]
+            if thing else [],
+        })
+    found = Counter(str(r["scenario"]) for r in rows)
+    if found != sizes:
+        raise SystemExit(f"the episodes' scenarios {dict(found)} are not the spec's {sizes}")
+    return rows
+
+
+def build_decision_run(rows: list[dict[str, object]],
+                       rng: random.Random) -> list[dict[str, object]]:
+    """A plausible model's decisions: assists on most episodes that need it, on some that do
+    not, mostly a little too early, sometimes without a time, abstaining about 2 %."""
+    out: list[dict[str, object]] = []
+    for row in rows:
+        entry: dict[str, object] = {"example_id": row["example_id"]}
+        if rng.random() < RUN_ABSTAIN:
+            out.append({**entry, "assist": None, "intervention_time_s": None})
+            continue
+        assists = rng.random() < RUN_ASSIST[str(row["assist_type"])]
+        when = None
+        if assists and rng.random() >= RUN_UNTIMED:
+            base = row["intervention_time_s"]
+            if not isinstance(base, float):
+                base = float(str(row["dialogue_time_s"])) + rng.uniform(0.0, 10.0)
+            when = round(max(0.0, base + rng.gauss(RUN_EARLY_S, RUN_SPREAD_S)), 1)
+        entry.update({"assist": assists, "intervention_time_s": when})
+        if assists:
+            entry.update({"issue": f"{MARK}Something needs your attention.",
+                          "evidence": f"{MARK}Seen in the last seconds of the video.",
+                          "steps": [f"{MARK}Pause.", f"{MARK}Look at it together."]})
+        out.append(entry)
+    return out
+
+
+def _jsonl(rows: Sequence[dict[str, object]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
 def _csv(rows: list[dict[str, str]], columns: Sequence[str]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -250,7 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=HERE,
                         help="the folder to write into (default: this script's folder)")
     args = parser.parse_args(argv)
-    track = spec.load_benchmark(str(BENCHMARK_DIR)).track("understanding")
+    bench = spec.load_benchmark(str(BENCHMARK_DIR))
+    track = bench.track("understanding")
     rng = random.Random(SEED)
     rows = build_key(track, rng)
     run = build_run(rows, track.options.letters[:track.options.max], rng)
@@ -262,6 +367,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                 encoding="utf-8")
     print(f"wrote {len(rows)} rows to {out / track.key.name}, {out / track.public.name} and "
           f"{out / 'sample_submission.json'}")
+
+    decision = bench.any_track("decision")
+    if not isinstance(decision, spec.DecisionTrack):
+        raise SystemExit("the decision track of the spec is not of kind decision")
+    rng = random.Random(DECISION_SEED)
+    episodes = build_decision_key(decision, rng)
+    decisions = build_decision_run(episodes, rng)
+    (out / decision.key.name).write_bytes(_jsonl(episodes))
+    (out / decision.public.name).write_bytes(
+        _jsonl([{c: e[c] for c in DECISION_PUBLIC} for e in episodes]))
+    (out / DECISION_SAMPLE).write_text(json.dumps(decisions, indent=1, ensure_ascii=False)
+                                       + "\n", encoding="utf-8")
+    print(f"wrote {len(episodes)} episodes to {out / decision.key.name}, "
+          f"{out / decision.public.name} and {out / DECISION_SAMPLE}")
     return 0
 
 
