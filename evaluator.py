@@ -24,7 +24,16 @@ about.md):
 - an abstention (the prediction null or empty) scores as wrong and is counted;
 - each micro metric carries a 95 % Wilson score interval for its proportion; a macro metric
   the normal-approximation interval of a mean of independent proportions,
-  ``mean ± z * sqrt(sum(p_i * (1 - p_i) / n_i)) / k``, clipped to 0-100.
+  ``mean ± z * sqrt(sum(p_i * (1 - p_i) / n_i)) / k``, clipped to 0-100;
+- ``chance`` is what answering every question at random scores in expectation, in percent:
+  the mean over all rows of ``1 / n`` (``n`` the row's option count), an out-of-option row
+  counting 0. A result is *below chance* when the upper bound of ``overall``'s Wilson interval
+  is under it: almost always letters chosen against another version of the key
+  (``chance_warning`` says so). A decision track has no such rate: its ``chance`` is None.
+
+Versions of the key: a JSON key object names its ``key_version``; rows of any file may name
+theirs in a ``key_version`` field (a CSV column), which must then be the same on every row
+(and agree with the JSON object's own). ``read_rows`` reports the version a file names.
 
 Example::
 
@@ -54,6 +63,8 @@ if TYPE_CHECKING:
     from decision import DecisionKey
 
 WILSON_Z = 1.959963984540054  # two-sided 95 %
+KEY_VERSION_FIELD = "key_version"  # a key object's version, and a row's (a CSV column)
+ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
 MAX_ENTRIES_PER_QUESTION = 4  # a longer list is refused without examining its entries
 
@@ -84,16 +95,69 @@ class SubmissionError(ValueError):
 
 @dataclass(frozen=True)
 class Rows:
-    """The records of a data file, and the key version it names (the JSON object form)."""
+    """The records of a data file, and the key version it names (a JSON object's own, else
+    the one every row names)."""
 
     records: tuple[Any, ...]
     key_version: str | None
+
+
+def _row_name(track: AnyTrack, record: Any, index: int) -> str:
+    ident = record.get(track.fields.id) if isinstance(record, dict) else None
+    return _short(ident) if _is_id(track, ident) else f"row #{index}"
+
+
+def _rows_version(track: AnyTrack, records: Sequence[Any],
+                  declared: str | None = None) -> str | None:
+    """The key version the rows name; DataFileError if they name several, or one that is
+    not the file's own (``declared``, a JSON object's ``key_version``).
+
+    Without ``declared`` every row names the same version or none does (an empty CSV cell is
+    none); with it, a row may name none, and one that names a version names that one.
+    """
+    named: dict[str | None, list[str]] = {}
+    bad: list[str] = []
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            continue  # reported by the checks of the rows themselves
+        value = record.get(KEY_VERSION_FIELD)
+        if value is not None and not isinstance(value, str):
+            bad.append(_row_name(track, record, index))
+            continue
+        if declared is not None and not value:
+            continue
+        named.setdefault(value or None, []).append(_row_name(track, record, index))
+    if bad:
+        raise DataFileError(
+            _agree(f"{len(bad)} [row has|rows have] a {KEY_VERSION_FIELD} that is not a string",
+                   len(bad)) + f" ({_examples(bad)}); write it as text, e.g. \"v1.2\"")
+    if declared is not None:
+        other = {v: ids for v, ids in named.items() if v != declared}
+        if other:
+            n = sum(len(ids) for ids in other.values())
+            found = "; ".join(f"{v} ({_examples(ids)})" for v, ids in other.items())
+            raise DataFileError(
+                _agree(f"{n} [row names|rows name] another {KEY_VERSION_FIELD} than the "
+                       f"file's own {declared!r}: ", n) + found
+                + f"; a file holds one version of the key: make every row's {KEY_VERSION_FIELD} "
+                f"{declared!r} or drop the field from the rows")
+        return declared
+    if len(named) > 1:
+        found = "; ".join(
+            _agree(f"{v if v is not None else 'none'} in {len(ids)} [row|rows] ", len(ids))
+            + f"({_examples(ids)})" for v, ids in named.items())
+        raise DataFileError(
+            f"the rows name {len(named)} different key versions ({found}); a file holds one "
+            f"version of the key: every row names the same {KEY_VERSION_FIELD}, or none does")
+    return next(iter(named), None)
 
 
 def read_rows(track: AnyTrack, data: bytes, fmt: str) -> Rows:
     """The records of a file in ``fmt`` (json, jsonl or csv); DataFileError if unreadable.
 
     CSV cells are text; the options cell holds a JSON object, and an integer id is converted.
+    The key version is a JSON object's ``key_version``, else the one its rows name (a
+    ``key_version`` field or column, the same on every row); DataFileError if they disagree.
     """
     try:
         text = data.decode("utf-8-sig")
@@ -105,14 +169,14 @@ def read_rows(track: AnyTrack, data: bytes, fmt: str) -> Rows:
         except (ValueError, RecursionError) as exc:
             raise DataFileError(f"not valid UTF-8 JSON: {exc}") from None
         if isinstance(decoded, list):
-            return Rows(tuple(decoded), None)
+            return Rows(tuple(decoded), _rows_version(track, decoded))
         if not isinstance(decoded, dict) or "samples" not in decoded:
             raise DataFileError(
                 'expected a JSON list of rows or an object {"samples": [...]}')
-        samples, version = decoded["samples"], decoded.get("key_version")
+        samples, version = decoded["samples"], decoded.get(KEY_VERSION_FIELD)
         if not isinstance(samples, list) or not (version is None or isinstance(version, str)):
             raise DataFileError('"samples" must be a list and "key_version" a string')
-        return Rows(tuple(samples), version)
+        return Rows(tuple(samples), _rows_version(track, samples, version))
     if fmt == "jsonl":
         records = []
         # split("\n"), not splitlines(): U+2028 and friends may sit unescaped in a JSON string.
@@ -123,10 +187,11 @@ def read_rows(track: AnyTrack, data: bytes, fmt: str) -> Rows:
                 records.append(json.loads(line))
             except (ValueError, RecursionError) as exc:
                 raise DataFileError(f"line {lineno} is not valid JSON ({exc})") from None
-        return Rows(tuple(records), None)
+        return Rows(tuple(records), _rows_version(track, records))
     if not isinstance(track, Track):
         raise DataFileError(f"a {track.kind} track's files are JSON or JSON Lines, not {fmt}")
-    return Rows(tuple(_csv_rows(track, text)), None)
+    rows = _csv_rows(track, text)
+    return Rows(tuple(rows), _rows_version(track, rows))
 
 
 def _csv_rows(track: Track, text: str) -> list[dict[str, Any]]:
@@ -437,6 +502,12 @@ class ScoreResult(BaseModel):
     timed) is absent from ``metrics``; a metric without a count (a decision F1) from
     ``counts``. Every value is in its metric's display (``spec``): a percent, a 0-1 ratio,
     seconds or a count.
+
+    ``chance`` is the percent answering at random scores on the key's questions and
+    ``below_chance`` whether ``overall``'s 95 % interval lies entirely under it (a decision
+    track: None and False, it has no such rate). ``answers_sha256`` identifies the answers
+    themselves (ids and normalised letters, whatever the file's bytes; None on a decision
+    track): two files with the same answers have the same one.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -450,6 +521,9 @@ class ScoreResult(BaseModel):
     answer_key_sha256: str
     key_version: str | None
     scorer_version: str
+    chance: float | None = None
+    below_chance: bool = False
+    answers_sha256: str | None = None
 
 
 def wilson_interval(correct: int, total: int, z: float = WILSON_Z) -> tuple[float, float]:
@@ -838,14 +912,102 @@ def score(key: AnyKey, data: bytes) -> ScoreResult:
         for group, tally in zip(grouping.groups, level, strict=True)
     }
     counts = aggregate(track, per_group, Count(correct=answerable[0], total=answerable[1]))
+    intervals = intervals_from_counts(track, counts)
+    rate = chance(key)
     return ScoreResult(
         metrics=metrics_from_counts(track, counts),
         counts=counts,
-        intervals=intervals_from_counts(track, counts),
+        intervals=intervals,
         n_questions=len(key),
         n_abstained=abstained,
         submission_sha256=hashlib.sha256(data).hexdigest(),
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,
+        chance=rate,
+        below_chance=intervals[track.overall.key][1] < rate,
+        answers_sha256=_answers_digest(answers),
     )
+
+
+# --- chance, and answers as content -----------------------------------------------------------
+
+
+def chance(key: AnswerKey) -> float:
+    """What answering every question at random scores in expectation, in percent: the mean of
+    ``1 / n`` over all rows (``n`` its option count), an out-of-option row counting 0."""
+    hits = sum(1 / len(item.letters) for item in key._items.values() if item.correct is not None)
+    return 100 * hits / len(key)
+
+
+def chance_warning(track: AnyTrack, result: ScoreResult) -> str | None:
+    """The warning a below-chance result gets (None otherwise): what it scored, the chance
+    rate, the likely cause and the fix. Plain text, one paragraph."""
+    if not result.below_chance or result.chance is None or not isinstance(track, Track):
+        return None
+    key = track.overall.key
+    low, high = result.intervals[key]
+    version = result.key_version or "(unversioned)"
+    return (
+        f"{track.labels[key]} {result.metrics[key]:.1f} % (95 % CI {low:.1f}–{high:.1f}) is "
+        f"significantly below chance, {result.chance:.1f} % (what answering at random scores "
+        "on these questions). The likely cause: the letters were chosen against another "
+        f"version of the answer key than this one, key version {version}. Answer the "
+        f"questions of the public file of key version {version} (its rows name their "
+        f"{KEY_VERSION_FIELD}); a file made against older letters can be remapped by the "
+        "maintainer with the README's command (\"Rotating the answer key\": "
+        "scripts/reshuffle_options.py --remap-submission OLD.json --letter-map "
+        "letter_map.json --out NEW.json)."
+    )
+
+
+def _id_order(ident: int | str) -> tuple[int, int, str]:
+    return (0, ident, "") if isinstance(ident, int) else (1, 0, ident)
+
+
+def _answers_digest(answers: Mapping[int | str, str | None]) -> str:
+    """sha256 of the answers as compact JSON, ``[format, [[id, letter or null], ...]]`` by id."""
+    listed = [[ident, answers[ident]] for ident in sorted(answers, key=_id_order)]
+    text = json.dumps([ANSWERS_FORMAT, listed], separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def answers_sha256(track: AnyTrack, data: bytes) -> str | None:
+    """The ``answers_sha256`` of a submission, read without its key (the file of a row scored
+    on another key version); None if it is not a list of entries that each name one id and
+    a text or null prediction (a file that was scored never is).
+
+    Equal to the scored result's for every file that scores: letters trimmed and
+    upper-cased, null and "" both an abstention, other fields ignored.
+    """
+    if not isinstance(track, Track):
+        return None
+    try:
+        decoded = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(decoded, list):
+        return None
+    answers: dict[int | str, str | None] = {}
+    for entry in decoded:
+        if not isinstance(entry, dict) or track.fields.prediction not in entry:
+            return None
+        ident, raw = entry.get(track.fields.id), entry[track.fields.prediction]
+        if (not isinstance(ident, (int, str)) or not _is_id(track, ident) or ident in answers
+                or not (raw is None or isinstance(raw, str))):
+            return None
+        answers[ident] = (raw or "").strip().upper() or None
+    return _answers_digest(answers)
+
+
+def same_questions(a: AnyKey, b: AnyKey) -> bool:
+    """Whether two keys ask the same questions: the same ids, and for each the same text and
+    the same option texts, whatever their letters (a key and its rotations do). A decision key
+    has no letters to rotate: two are the same only byte for byte."""
+    if not (isinstance(a, AnswerKey) and isinstance(b, AnswerKey)):
+        return a.sha256 == b.sha256
+
+    def asked(key: AnswerKey) -> dict[int | str, tuple[str, list[str]]]:
+        return {q.id: (q.text, sorted(q.options.values())) for q in key.questions}
+
+    return a.track.id == b.track.id and asked(a) == asked(b)

@@ -5,8 +5,10 @@ must validate (the evaluator's rules: ids, option letters in range, answers amon
 unless flagged out of option), every group must have the size the spec declares and exactly
 the declared number of rows be flagged (``evaluator.size_problems``), the public file must
 describe the same rows (ids, question texts, options, every grouping field) and carry no
-answers (no answer field, no out-of-option flag). ``ReleaseError`` lists every problem, each
-with its count and the first ids.
+answers (no answer field, no out-of-option flag), and both files must name the same key
+version (a JSON key object's ``key_version``, or a ``key_version`` field or column on every
+row), so whoever answers the public file knows which letters they answer. ``ReleaseError``
+lists every problem, each with its count and the first ids.
 
 A decision track's release is checked alike: the key validates (``decision.py``'s rules), its
 scenarios have their declared sizes, and the public file has the key's episodes, once each,
@@ -54,6 +56,7 @@ class ReleaseReport:
     public_rows: int
     key_sha256: str
     public_sha256: str
+    public_key_version: str | None = None  # the version the public file names
 
     @property
     def key_version(self) -> str | None:
@@ -78,18 +81,23 @@ class ReleaseReport:
         flag = track.out_of_option
         flagged = (f"{self.flagged} rows flagged {flag.field} = {flag.value}, as the spec "
                    "declares" if flag is not None else "no out-of-option rows")
-        version = self.key_version or "(unversioned: the key file names no key_version)"
+        version = self._version()
         return (f"The {track.id} release is consistent: {len(self.key)} rows in "
                 f"{track.key.name} and {track.public.name}, the same ids, questions, options "
                 f"and groups in both; {groupings}; {flagged}; key version {version}; "
                 f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
                 f"{self.public_sha256}.")
 
+    def _version(self) -> str:
+        if self.key_version is None:
+            return "(unversioned: the key file names no key_version)"
+        return f"{self.key_version}, named by both files"
+
     def _decision_summary(self, key: decision.DecisionKey) -> str:
         track = key.track
         grouping = track.scenarios
         types = ", ".join(f"{t} {n}" for t, n in decision.assist_types(key).items())
-        version = self.key_version or "(unversioned: the key file names no key_version)"
+        version = self._version()
         return (f"The {track.id} release is consistent: {len(key)} episodes in "
                 f"{track.key.name} and {track.public.name}, the same ids in both and no answers "
                 f"in the public file; {len(grouping.groups)} {grouping.field} groups ("
@@ -287,6 +295,28 @@ def _decision_agreement_problems(key: decision.DecisionKey,
     return problems
 
 
+def version_problems(track: AnyTrack, key_version: str | None,
+                     public_version: str | None) -> list[str]:
+    """Where the key and the public file name different key versions (or one names none)."""
+    key_name, public_name = track.key.name, track.public.name
+    field = evaluator.KEY_VERSION_FIELD
+    where = "a column" if track.public.format == "csv" else "a field of every row"
+    if key_version == public_version:
+        return []
+    if public_version is None:
+        return [f"{public_name} names no key version, {key_name} names {key_version!r}: every "
+                f"row of the public file names the letters it was released with ({field} "
+                f"{key_version!r}, {where}); publish the public file reshuffle_options.py "
+                "wrote with this key, or add the field"]
+    if key_version is None:
+        return [f"{public_name} names key version {public_version!r}, {key_name} names none; "
+                f"give the key its version ({field} {public_version!r}), or pass the key of "
+                "that version"]
+    return [f"{key_name} is key version {key_version!r} but {public_name} names "
+            f"{public_version!r}; pass the public file of the same rotation (reshuffle_options.py "
+            "writes both)"]
+
+
 def check_agreement(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> None:
     """ReleaseError unless the public rows describe the key's rows (usable rows assumed)."""
     problems = agreement_problems(key, public)
@@ -305,8 +335,10 @@ def check_release(track: AnyTrack, key_bytes: bytes, public_bytes: bytes) -> Rel
     except evaluator.AnswerKeyError as exc:
         problems.append(f"{track.key.name}: {exc}")
     public: tuple[Any, ...] | None = None
+    public_version: str | None = None
     try:
-        public = evaluator.read_rows(track, public_bytes, track.public.format).records
+        rows = evaluator.read_rows(track, public_bytes, track.public.format)
+        public, public_version = rows.records, rows.key_version
     except evaluator.DataFileError as exc:
         problems.append(f"{track.public.name}: cannot be read as {track.public.format}: {exc}")
     shape: list[str] = []
@@ -320,6 +352,8 @@ def check_release(track: AnyTrack, key_bytes: bytes, public_bytes: bytes) -> Rel
     hint = ""
     if key is not None:
         problems.extend(f"{track.key.name}: {p}" for p in evaluator.size_problems(key))
+        if public is not None:
+            problems.extend(version_problems(track, key.key_version, public_version))
         if public is not None and not shape:  # unusable rows would differ in every field
             disagree = (agreement_problems(key, public) if isinstance(key, evaluator.AnswerKey)
                         else _decision_agreement_problems(key, public))
@@ -332,4 +366,5 @@ def check_release(track: AnyTrack, key_bytes: bytes, public_bytes: bytes) -> Rel
     assert key is not None and public is not None
     return ReleaseReport(track=track, key=key, public_rows=len(public),
                          key_sha256=hashlib.sha256(key_bytes).hexdigest(),
-                         public_sha256=hashlib.sha256(public_bytes).hexdigest())
+                         public_sha256=hashlib.sha256(public_bytes).hexdigest(),
+                         public_key_version=public_version)

@@ -2,6 +2,12 @@
 
 Which benchmark is served (``LEADERBOARD_BENCHMARK``), where its key and records come from, the
 cache and the score limit. The table of variables is in the README.
+
+A local key that asks the shipped demo key's questions (the demo key itself, or a rotation of
+it: the same ids, texts and option texts) is *synthetic*: the app says so with the demo banner,
+and its board is the demo board unless a board is named (``LEADERBOARD_RECORDS_DIR``, or a
+Hub board through ``LEADERBOARD_RECORDS_REPO`` or ``HF_ENDPOINT``). Real rows beside synthetic
+questions would mean nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from pathlib import Path
 
 from huggingface_hub import constants
 
+import evaluator
 import spec
+from ledger.files import UnreadableFileError, read_regular_file
 from spec import Benchmark
 
 CACHE_TTL_S = 60
@@ -57,11 +65,19 @@ class Config:
     on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
     #: Public proxies in front of the Space's own that also append to X-Forwarded-For.
     trusted_proxy_hops: int = 0
+    #: The local key asks the shipped demo key's questions (the demo key or a rotation of it).
+    synthetic_key: bool = False
+    #: LEADERBOARD_RECORDS_REPO or HF_ENDPOINT is set: a board on a Hub is asked for.
+    hub_board_named: bool = False
 
     @property
     def demo(self) -> bool:
-        """True when neither a local key nor HF_TOKEN is given: demo key and demo board."""
-        return self.answer_key_path is None and self.token is None
+        """True when the board is the demo board (unless LEADERBOARD_RECORDS_DIR names one):
+        neither a local key nor HF_TOKEN is given (the demo key), or the local key is synthetic
+        and no Hub board is named."""
+        if self.answer_key_path is None:
+            return self.token is None
+        return self.synthetic_key and not self.hub_board_named
 
     @property
     def hub_name(self) -> str:
@@ -131,6 +147,27 @@ def _answer_key(env: Mapping[str, str], bench: Benchmark) -> Path | None:
     return path
 
 
+def _synthetic(bench: Benchmark, answer_key: Path | None) -> bool:
+    """Whether every key file of ``answer_key`` asks the questions of the shipped demo key of
+    its track. A file that cannot be read or parsed is not (loading it says why, later)."""
+    if answer_key is None:
+        return False
+    found = 0
+    for track in bench.tracks:
+        path = answer_key / track.key.name if answer_key.is_dir() else answer_key
+        if not path.is_file() or (not answer_key.is_dir() and track is not bench.tracks[0]):
+            continue
+        try:
+            local = evaluator.load_answer_key(track, read_regular_file(path))
+            demo = evaluator.load_answer_key(track, read_regular_file(bench.demo_key(track)))
+        except (UnreadableFileError, evaluator.AnswerKeyError):
+            return False
+        if not evaluator.same_questions(local, demo):
+            return False
+        found += 1
+    return found > 0
+
+
 def load_config(environ: Mapping[str, str] | None = None) -> Config:
     """Read the configuration from ``environ`` (default ``os.environ``), once.
 
@@ -167,9 +204,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
             )
         endpoint = endpoint.rstrip("/")
 
+    answer_key = _answer_key(env, bench)
     return Config(
         benchmark=bench,
-        answer_key_path=_answer_key(env, bench),
+        answer_key_path=answer_key,
         private_repo=_repo_id(env, "LEADERBOARD_PRIVATE_REPO", bench.hub.private_repo),
         token=_env(env, "HF_TOKEN"),
         records_dir=records_dir,
@@ -180,6 +218,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         score_window_s=_number(env, "LEADERBOARD_SCORE_WINDOW_S", SCORE_WINDOW_S, 1),
         on_space=_env(env, "SPACE_ID") is not None,
         trusted_proxy_hops=int(_number(env, "LEADERBOARD_TRUSTED_PROXY_HOPS", 0, 0, whole=True)),
+        synthetic_key=_synthetic(bench, answer_key),
+        hub_board_named=(_env(env, "LEADERBOARD_RECORDS_REPO") is not None
+                         or endpoint is not None),
     )
 
 

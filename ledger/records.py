@@ -51,7 +51,12 @@ _HOST = re.compile(rf"^{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?$")
 class RecordError(ValueError):
     """A record file does not validate against the schema; the message says which fields."""
 class Provenance(BaseModel):
-    """What a re-scored row was computed from, so anyone can reproduce it."""
+    """What a re-scored row was computed from, so anyone can reproduce it.
+
+    ``answers_sha256`` (``evaluator.ScoreResult.answers_sha256``) identifies the answers
+    whatever the file's bytes, so a re-indented copy is found as the same submission; rows
+    published before it existed have none, and their bytes have no such field.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -59,11 +64,12 @@ class Provenance(BaseModel):
     answer_key_sha256: str
     key_version: str | None
     scorer_version: str = Field(min_length=1)
+    answers_sha256: str | None = None
 
-    @field_validator("submission_sha256", "answer_key_sha256")
+    @field_validator("submission_sha256", "answer_key_sha256", "answers_sha256")
     @classmethod
-    def _sha256(cls, value: str) -> str:
-        if not _SHA256.match(value):
+    def _sha256(cls, value: str | None) -> str | None:
+        if value is not None and not _SHA256.match(value):
             raise ValueError("must be 64 lowercase hex digits (a sha256)")
         return value
 
@@ -309,10 +315,19 @@ class Record(BaseModel):
 
     def to_json(self) -> bytes:
         """The canonical bytes written to disk and to the Hub (no ``intervals`` field when the
-        record keeps none, so multiple-choice records read as they always have)."""
+        record keeps none, and no ``provenance.answers_sha256`` when it has none, so older
+        records read as they always have)."""
         payload = self.model_dump(mode="json", exclude={"intervals"} if self.intervals is None
                                   else None)
+        if self.provenance is not None and self.provenance.answers_sha256 is None:
+            del payload["provenance"]["answers_sha256"]
         return (json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+    @property
+    def key_version(self) -> str | None:
+        """The answer key version a re-scored row was scored on (None: unrecorded, or a paper
+        row, which was not scored here)."""
+        return self.provenance.key_version if self.provenance is not None else None
 
     @classmethod
     def from_json(cls, data: bytes) -> Record:
@@ -451,6 +466,13 @@ def ranking_value(record: Record, track: AnyTrack) -> float | None:
     return record.metrics.get(track.ranking_for(record.source))
 
 
+def on_other_key(record: Record, key_version: str | None) -> bool:
+    """Whether a re-scored row was scored on another key version than ``key_version`` (the
+    served key's): its letters are another key's, so a board marks it. A paper row never is
+    (it was not scored here); call this only when the served key is known."""
+    return record.source == "rescored" and record.key_version != key_version
+
+
 def metric_interval(record: Record, track: AnyTrack, key: str) -> tuple[float, float] | None:
     """A row's 95 % interval of one metric, in its display: the one it keeps (a re-scored
     decision row), else Wilson from its count (multiple choice), else None (a paper row, a
@@ -506,6 +528,7 @@ def rescored_record(
             answer_key_sha256=result.answer_key_sha256,
             key_version=result.key_version,
             scorer_version=result.scorer_version,
+            answers_sha256=result.answers_sha256,
         ),
         supersedes=supersedes,
         note=note,

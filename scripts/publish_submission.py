@@ -4,9 +4,15 @@ Runs on the maintainer's machine with the maintainer's own Hugging Face login (H
 `hf auth login`); the Space never writes. The submission is validated and scored by the same
 evaluator as the Score tab, then written once as `submissions/<uuid>.json` with
 `source: "rescored"`, the benchmark and track it was scored on, and its provenance (sha256 of
-the submission and of the answer key, key version, scorer version). A submission already on
-the board (among that benchmark's and track's rows) is refused unless `--supersedes` names the
-row it corrects. Any problem: a message on stderr, exit status 1, nothing written.
+the submission, of its answers and of the answer key, key version, scorer version). A
+submission already on the board (among that benchmark's and track's rows: the same file, or
+the same answers on the same key version whatever the file's bytes) is refused unless
+`--supersedes` names the row it corrects; a row of another team or method name is superseded
+only with `--force`, and so is a row of the same team and method left on another key version
+beside this one (after a rotation, scripts/rescore_board.py carries every row at once). A
+score significantly below chance (letters of another key version, most likely) is refused
+unless `--allow-below-chance`. Any problem: a message on stderr, exit status 1, nothing
+written.
 
 `--benchmark` and `--track` choose what is scored (default: $LEADERBOARD_BENCHMARK, else the
 Space's default, and its first track). `--leaderboard` defaults to the benchmark's records
@@ -26,6 +32,8 @@ Example:
     python scripts/publish_submission.py --dry-run ...
     # publish into a local folder laid out like the leaderboard dataset:
     python scripts/publish_submission.py --leaderboard-dir /tmp/board ...
+    # rows older than answer fingerprints: compare their answers too, from their files:
+    python scripts/publish_submission.py --submissions-dir ~/egomem-submissions ...
     # what the chosen benchmark's key file and input choices are:
     python scripts/publish_submission.py --benchmark egoargus --help
     # a row of another track, e.g. EgoArgus's decision episodes (JSON list or JSON Lines):
@@ -38,7 +46,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from _cli import (
@@ -47,10 +55,15 @@ from _cli import (
     UsageError,
     add_benchmark_arguments,
     add_target_arguments,
+    chance_line,
+    check_board,
     describe,
     load_key,
+    older_answers,
     open_store,
-    owner,
+    read_board,
+    refuse_below_chance,
+    rows_of,
     run,
     score_submission,
 )
@@ -127,71 +140,26 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     row.add_argument("--note", default=None, help="a note shown with the row (optional)")
     row.add_argument("--supersedes", type=_uuid, default=None, metavar="UUID",
                      help="id of the row on the board that this row corrects (of the same "
-                          "benchmark and track); the old row is then hidden. Required to "
-                          "publish a submission already on the board")
+                          "benchmark and track, team and method); the old row is then hidden. "
+                          "Required to publish a submission already on the board")
+    row.add_argument("--force", action="store_true",
+                     help="publish although --supersedes names a row of another team or "
+                          "method name, or although a row of the same team and method scored "
+                          "on another key version stays on the board (a warning says so)")
+    row.add_argument("--allow-below-chance", action="store_true",
+                     help="publish a score significantly below chance (its 95 %% interval "
+                          "under what answering at random scores), which almost always means "
+                          "letters of another key version; a warning says so")
 
     add_target_arguments(parser, chosen, title="where to publish (one of)")
+    parser.add_argument("--submissions-dir", type=Path, default=None, metavar="DIR",
+                        help="a folder with the submission files of the board's rows (found by "
+                             "sha256, searched recursively): rows published before records "
+                             "kept an answers sha256 are then compared by their answers too")
     parser.add_argument("--dry-run", action="store_true",
                         help="validate, score and print the record as JSON on stdout; write "
                              "nothing")
     return parser
-
-
-def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
-    """Every record on the board, of every benchmark, superseded ones included; unreadable
-    ones are named."""
-    records = []
-    for path, record in ledger.records_of(store):
-        if isinstance(record, ledger.RecordError):
-            print(f"warning: {path} is not a valid record, so it was not checked: {record}",
-                  file=sys.stderr)
-        else:
-            records.append(record)
-    return records
-
-
-def check_board(
-    everything: Sequence[ledger.Record], chosen: Chosen, sha256: str,
-    supersedes: uuid.UUID | None,
-) -> None:
-    """Refuse a duplicate submission, or a --supersedes that names no current row of the same
-    benchmark and track; rows of other benchmarks and tracks do not count."""
-    here = f"{chosen.bench.id}/{chosen.track.id}"
-    board = [r for r in everything
-             if ledger.record_track(r, chosen.bench) == chosen.track.id]
-    by_id = {r.id: r for r in board}
-    same = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
-    if supersedes is None:
-        if same:
-            rows = ", ".join(f"{r.id} ({r.method_name} by {r.team_name})" for r in same)
-            raise UsageError(
-                f"this submission (sha256 {sha256[:12]}...) is already on the board of {here} "
-                f"as {rows}; to correct that row, publish again with --supersedes <its uuid>"
-            )
-        return
-    if supersedes not in by_id:
-        elsewhere = [r for r in everything if r.id == supersedes]
-        if elsewhere:
-            raise UsageError(
-                f"--supersedes {supersedes}: that row belongs to {owner(elsewhere[0])}, not "
-                f"{here}; a row can only supersede a row of the same benchmark and track"
-            )
-        raise UsageError(
-            f"--supersedes {supersedes}: no such row on the board of {here}; give the uuid of "
-            "an existing row (the name of its submissions/<uuid>.json)"
-        )
-    if same and supersedes not in {r.id for r in same}:
-        rows = ", ".join(str(r.id) for r in same)
-        raise UsageError(
-            f"this submission is already on the board as {rows}, but --supersedes names "
-            f"{supersedes}; supersede the row that holds this submission"
-        )
-    newer = [r.id for r in board if r.supersedes == supersedes]
-    if newer:
-        raise UsageError(
-            f"--supersedes {supersedes}: that row is already superseded by "
-            f"{', '.join(str(i) for i in newer)}; supersede the newest row instead"
-        )
 
 
 def build_record(args: argparse.Namespace, chosen: Chosen,
@@ -235,9 +203,23 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     if args.key_version and not key.key_version:
         # The key file does not say its version; the maintainer does, for the provenance.
         result = result.model_copy(update={"key_version": args.key_version})
+    below = refuse_below_chance(track, result, f"--submission {args.submission}",
+                                args.allow_below_chance)
     record = build_record(args, chosen, result)
     store, where = open_store(args, missing_dir="refuse")
-    check_board(read_board(store), chosen, result.submission_sha256, args.supersedes)
+    everything = read_board(store)
+    known, unmatched = older_answers(rows_of(everything, chosen), chosen, args.submissions_dir)
+    warnings = check_board(everything, chosen, result, args.supersedes,
+                           team_name=args.team_name, method_name=args.method_name,
+                           force=args.force, answers_of=known)
+    if unmatched and result.answers_sha256 is not None:
+        had = "had no submission file in --submissions-dir" if args.submissions_dir else (
+            "were compared by file sha256 only; pass --submissions-dir with their files to "
+            "compare their answers too")
+        warnings.append(f"note: {unmatched} rows of the board predate answer fingerprints "
+                        f"(provenance.answers_sha256) and {had}")
+    if below:
+        warnings.append(below)
 
     ranking = track.ranking
     count = result.counts.get(ranking)
@@ -249,14 +231,18 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     summary = (f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
                f"{spec.format_metric(display, result.metrics[ranking])} ({detail}), "
                f"{result.n_abstained} abstentions")
+    for line in warnings:
+        print(line, file=sys.stderr)
     if args.dry_run:
         print(record.to_json().decode(), end="")
         print(f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
               file=sys.stderr)
+        print(chance_line(result), file=sys.stderr)
         return 0
     written = store.write(record, ledger.commit_message(record, track))
     print(f"published {record.path()} to {where} ({written})")
     print(summary)
+    print(chance_line(result))
     if record.supersedes:
         print(f"it supersedes {record.supersedes}, which the board now hides")
     if args.leaderboard_dir is None:

@@ -5,9 +5,12 @@ describe the same questions (release.check_agreement), and writes into --out-dir
 format the benchmark's spec declares for it (json, jsonl or csv; a CSV keeps its columns and
 row order):
 
-- the new key, under the key's file name (a JSON key as ``{"key_version": ..., "samples":
-  [...]}``; a JSONL or CSV key has no place for its version: give it to publish_submission.py);
-- the new public file, under its file name (only the letters of the options change);
+- the new key, under the key's file name, naming the new version (a JSON key as
+  ``{"key_version": ..., "samples": [...]}``; a JSONL or CSV key in a ``key_version`` field or
+  column of every row);
+- the new public file, under its file name: only the letters of the options change, and every
+  row names the new ``key_version`` (a column of a CSV file; a JSON object names it once), so
+  whoever answers it knows which letters they answer;
 - letter_map.json: private, per question old letter -> new letter, with both key versions
   and the sha256 of all four files; it never contains the salt.
 
@@ -18,6 +21,10 @@ same value of the track's first grouping and the same option count, correct lett
 spread as evenly as the old letters allow, so answering one letter everywhere scores chance
 in every column. A row flagged out of option keeps its answer as it is (it is not among the
 options); its options are permuted too, and it takes no part in the spread.
+
+The key and the public file must name the same version (or the public file none: a release
+from before public files named theirs). After a rotation, scripts/rescore_board.py carries the
+board's re-scored rows onto the new key (README, "Rotating the answer key").
 
 Only a multiple-choice track has letters: for a decision track (whose answers are true or
 false and a time) both commands stop with a message saying there is nothing to rotate.
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -59,6 +67,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import ledger
 import release
 from evaluator import (
+    KEY_VERSION_FIELD,
     MAX_EXAMPLES,
     AnswerKey,
     AnswerKeyError,
@@ -129,6 +138,7 @@ class Table:
     cells: tuple[tuple[str, ...], ...] = ()
     newline: str = "\n"
     changed: tuple[str, ...] = ()  # csv: the columns writing replaces
+    key_version: str | None = None  # the version the file names (evaluator.read_rows)
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -174,28 +184,48 @@ def _csv_cells(data: bytes) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...
 def read_table(track: Track, data: bytes, fmt: str, flag: str, path: Path,
                what: str) -> Table:
     """The rows of a data file in ``fmt``; ReshuffleError, naming the flag, if unreadable."""
+    top: dict[str, Any] | None = None
     if fmt == "json":
         decoded = _decode_json(data, flag, path, what)
-        if isinstance(decoded, list):
-            return Table(fmt, tuple(decoded))
         if isinstance(decoded, dict) and isinstance(decoded.get("samples"), list):
             top = {k: v for k, v in decoded.items() if k != "samples"}
-            return Table(fmt, tuple(decoded["samples"]), top=top)
-        raise ReshuffleError(
-            f'{flag} {path}: expected a JSON list of rows or an object {{"samples": [...]}}; '
-            f"{flag} takes {what}")
+        elif not isinstance(decoded, list):
+            raise ReshuffleError(
+                f'{flag} {path}: expected a JSON list of rows or an object {{"samples": '
+                f"[...]}}; {flag} takes {what}")
     try:
-        records = read_rows(track, data, fmt).records
+        rows = read_rows(track, data, fmt)
     except DataFileError as exc:
         raise ReshuffleError(f"{flag} {path} is not a {fmt} file of rows: {exc}; {flag} takes "
                              f"{what}") from None
-    if fmt == "jsonl":
-        return Table(fmt, records)
+    records, version = rows.records, rows.key_version
+    if fmt != "csv":
+        return Table(fmt, records, top=top, key_version=version)
     header, cells, newline = _csv_cells(data)
     if len(cells) != len(records):  # never expected: the evaluator read the same text
         raise ReshuffleError(f"{flag} {path}: its CSV rows could not be read consistently")
     changed = tuple(c for c in (track.fields.options, track.fields.answer) if c in header)
-    return Table(fmt, records, header=header, cells=cells, newline=newline, changed=changed)
+    return Table(fmt, records, header=header, cells=cells, newline=newline, changed=changed,
+                 key_version=version)
+
+
+def naming_version(table: Table, records: Sequence[Mapping[str, Any]], version: str,
+                   as_object: bool) -> tuple[Table, list[dict[str, Any]]]:
+    """The table and its rows so that writing them names ``version``: a JSON file written as
+    an object (``as_object``) names it once, and so does each row that already named one;
+    every other file in a ``key_version`` field or column of every row (a CSV gains the
+    column if it lacks it)."""
+    field = KEY_VERSION_FIELD
+    if as_object:
+        return table, [{**r, field: version} if field in r else dict(r) for r in records]
+    rows = [{**r, field: version} for r in records]
+    if table.format == "csv":
+        if field not in table.header:
+            table = dataclasses.replace(table, header=(*table.header, field),
+                                        cells=tuple((*c, "") for c in table.cells))
+        if field not in table.changed:
+            table = dataclasses.replace(table, changed=(*table.changed, field))
+    return table, rows
 
 
 def _dump(value: Any) -> bytes:
@@ -206,8 +236,8 @@ def write_table(table: Table, records: Sequence[Mapping[str, Any]],
                 key_version: str | None = None) -> bytes:
     """``records`` (the table's rows, changed) in the table's format.
 
-    A JSON key is written as an object naming ``key_version``; a CSV keeps every cell but
-    those of the changed columns (options as a JSON object).
+    A JSON file is written as an object naming ``key_version`` when it is given; a CSV keeps
+    every cell but those of the changed columns (options as a JSON object).
     """
     if table.format == "json":
         if key_version is not None:
@@ -237,11 +267,9 @@ def read_private(track: Track, data: bytes, path: Path) -> tuple[Table, AnswerKe
     fmt = track.key.format
     table = read_table(track, data, fmt, "--private", path,
                        f"the answer key, one {fmt} file ({track.key.name})")
-    # The object form as read, so the evaluator checks its key_version too.
-    rows: Any = (list(table.records) if table.top is None
-                 else {**table.top, "samples": list(table.records)})
     try:
-        key = parse_answer_key(track, rows, hashlib.sha256(data).hexdigest())
+        key = parse_answer_key(track, list(table.records), hashlib.sha256(data).hexdigest(),
+                               table.key_version)
     except AnswerKeyError as exc:
         raise ReshuffleError(
             f"--private {path}: {exc}; pass the private answer key ({track.key.name})"
@@ -451,19 +479,24 @@ def rotate(
         if record[f.id] not in flagged:
             new[f.answer] = mapping[record[f.answer]]
         samples.append(new)
-    private_bytes = write_table(private, samples, key_version)
+    # A JSON key is always written as an object; a JSON public file keeps its form.
+    private_table, samples = naming_version(private, samples, key_version,
+                                            as_object=private.format == "json")
+    private_bytes = write_table(private_table, samples, key_version)
     new_public = []
     for record in public.records:
         new = dict(record)
         new[f.options] = relettered(record[f.options], maps[record[f.id]])
         new_public.append(new)
-    public_bytes = write_table(public, new_public)
+    public_table, new_public = naming_version(public, new_public, key_version,
+                                              as_object=public.top is not None)
+    public_bytes = write_table(public_table, new_public,
+                               key_version if public.top is not None else None)
 
     new_key = load_answer_key(track, private_bytes)
-    if track.key.format != "json":
-        # The file has no place for its version; the rotation still names it (letter map).
-        new_key = parse_answer_key(track, [q.record for q in new_key.questions],
-                                   new_key.sha256, key_version)
+    if new_key.key_version != key_version or read_rows(
+            track, public_bytes, public.format).key_version != key_version:
+        raise RuntimeError(f"rotation bug: the new files do not name key version {key_version}")
     _self_check(key, new_key, new_public)
     letter_map = {
         "format": LETTER_MAP_FORMAT,
@@ -886,6 +919,11 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
             f"--key-version {version} is the version of the key being rotated; name the new "
             "key, e.g. bump v1.1 to v1.2"
         )
+    if public.key_version is not None and public.key_version != key.key_version:
+        raise ReshuffleError(
+            f"--public {args.public} names key version {public.key_version}, but --private "
+            f"{args.private} is key version {_version(key.key_version)}; pass the public file "
+            "released with this very key")
     release.check_agreement(key, public.records)
     rotation = rotate(table, key, public, hashlib.sha256(public_bytes).hexdigest(), salt,
                       version, _benchmark_flags(chosen))
@@ -906,9 +944,12 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     print(f"      {outputs[1]} (publish with the new key)")
     print(f"      {outputs[2]} (private: remaps submissions made against "
           f"{_version(key.key_version)})")
-    if track.key.format != "json":
-        print(f"A {track.key.format} key has no place for its version: publish with "
-              f"--key-version {version} (publish_submission.py) so rows record it.")
+    where = ("its key_version" if track.key.format == "json"
+             else f"a {KEY_VERSION_FIELD} {'column' if track.key.format == 'csv' else 'field'}")
+    print(f"Both files name key version {version} (the key in {where}, every public row in "
+          f"its {KEY_VERSION_FIELD}). Check them with validate_benchmark.py; then carry the "
+          "board's re-scored rows onto the new key with rescore_board.py (README, \"Rotating "
+          "the answer key\").")
     return 0
 
 

@@ -972,7 +972,9 @@ def test_demo_questions_are_all_marked_synthetic() -> None:
 def test_demo_public_file_is_the_key_without_answers() -> None:
     lines = (DEMO / "annotations_public.jsonl").read_text(encoding="utf-8").splitlines()
     public = [json.loads(line) for line in lines]
-    assert public == [{k: v for k, v in q.items() if k != "correct_answer"} for q in SAMPLES]
+    # ...and every row names the key's version, so whoever answers it knows which letters.
+    assert public == [{**{k: v for k, v in q.items() if k != "correct_answer"},
+                       "key_version": "demo-1"} for q in SAMPLES]
     assert all("correct_answer" not in record for record in public)
 
 

@@ -138,9 +138,10 @@ def test_a_key_in_the_working_folder_is_used(
     (tmp_path / "annotations_private.json").write_bytes(DEMO_KEY_BYTES)
     config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": ""})  # empty means unset
     assert config.answer_key_path == tmp_path  # the folder that holds the key file
-    assert not config.demo
     status = ledger.load_key(config, TRACK)
-    assert status.key is not None and status.origin.startswith("local file") and not status.demo
+    assert status.key is not None and status.origin.startswith("local file")
+    # a copy of the demo key is still the synthetic key: the banner and the demo board
+    assert config.synthetic_key and config.demo and status.demo
 
 
 @pytest.mark.parametrize(

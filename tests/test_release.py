@@ -151,7 +151,7 @@ def _resize_groups(r: Release) -> None:
 
 
 def _leak_answers(r: Release) -> None:
-    r.public = [dict(row) for row in r.key]
+    r.public = [{**row, "key_version": r.key_version} for row in r.key]  # the same version
 
 
 def _letter_out_of_range(r: Release) -> None:
@@ -430,7 +430,8 @@ def test_reshuffle_egoargus_s_demo_key(
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert "15 out-of-option rows keep their answer as it is" in done.stdout
-    assert "--key-version v2" in done.stdout  # a CSV key cannot carry it
+    # a CSV key names its version in a column, and so does every row of the public file
+    assert "Both files name key version v2 (the key in a key_version column" in done.stdout
     new_key, new_public = out_dir / track.key.name, out_dir / track.public.name
     release.check_release(track, new_key.read_bytes(), new_public.read_bytes())
 
@@ -439,8 +440,11 @@ def test_reshuffle_egoargus_s_demo_key(
     assert list(new_rows[0]) == list(old_rows[0])  # the same columns, in order
     flagged = 0
     for before, after in zip(old_rows, new_rows, strict=True):
-        assert {k: v for k, v in after.items() if k not in ("options", "correct_answer")} == \
-            {k: v for k, v in before.items() if k not in ("options", "correct_answer")}
+        assert (before["key_version"], after["key_version"]) == ("demo-1", "v2")
+        assert {k: v for k, v in after.items()
+                if k not in ("options", "correct_answer", "key_version")} == \
+            {k: v for k, v in before.items()
+             if k not in ("options", "correct_answer", "key_version")}
         old_options, new_options = json.loads(before["options"]), json.loads(after["options"])
         assert sorted(old_options.values()) == sorted(new_options.values())
         if before["label_status"] == "out_of_option":
@@ -452,7 +456,9 @@ def test_reshuffle_egoargus_s_demo_key(
     assert flagged == 15
     old_public, rotated_public = _csv_rows(public.read_bytes()), _csv_rows(new_public.read_bytes())
     assert [{k: v for k, v in r.items() if k != "options"} for r in rotated_public] == \
-        [{k: v for k, v in r.items() if k != "options"} for r in old_public]
+        [{k: v for k, v in r.items() if k != "options"} | {"key_version": "v2"}
+         for r in old_public]
+    assert evaluator.load_answer_key(track, new_key.read_bytes()).key_version == "v2"
 
     letter_map = json.loads((out_dir / "letter_map.json").read_bytes())
     assert "reshuffle_options.py --benchmark egoargus --remap-submission" in letter_map["note"]

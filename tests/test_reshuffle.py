@@ -203,8 +203,9 @@ def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str)
     new_public = [json.loads(line) for line in files["annotations_public.jsonl"].splitlines()]
     by_id = {s["example_id"]: s for s in new_samples}
     for before, after in zip(key.public_records(), new_public, strict=True):
+        # Only the letters change, and every row names the new key version.
         assert {k: v for k, v in after.items() if k != "options"} == \
-            {k: v for k, v in before.items() if k != "options"}
+            {**{k: v for k, v in before.items() if k != "options"}, "key_version": "v9"}
         assert after["options"] == by_id[after["example_id"]]["options"]
         assert "correct_answer" not in after
 
@@ -554,9 +555,17 @@ def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
 #: the same files): the rotation of a published key must not change with the code around it.
 PINNED = {
     "annotations_private.json": "705fbeb17d84319a63185b1fda805a78788690b1c2921759e5cabb9e2d6fba0b",
-    "annotations_public.jsonl": "f530ed88b70b9da211ff52967c16df123208f7b9ced204531aec4405cfeb1c2a",
-    "letter_map.json": "066f2554c583275e7bf120e2551489b1b54ad562d486e8d377d37768210def7b",
     "sample_v2.json": "e31e44f7111e6dd5147732cd4e632bc1d240189b4cb9054b4b059893caaed69e",
+}
+#: The public file and the letter map of that rotation, when public rows named no version:
+#: the public file is those bytes once each row's "key_version" is dropped, and the letter
+#: map's questions (its permutation) are the same.
+PINNED_UNVERSIONED_PUBLIC = "f530ed88b70b9da211ff52967c16df123208f7b9ced204531aec4405cfeb1c2a"
+PINNED_PERMUTATION = "9f8c6ee116e59c10087225db9ac6c973a94ac1054c93d20618737e0e09a8f644"
+#: ...and as they are now that every public row names its key version (demo-1, then demo-2).
+PINNED_VERSIONED = {
+    "annotations_public.jsonl": "5d7dd88894bba1eb408c655cb2c5017ede9e6542c7b7fd7e52cd0a3b11f3f0b9",
+    "letter_map.json": "abfc5be65c0ffc810fa22a59bafc052e5f1ca8a871060bd2525e099e8dc23092",
 }
 
 
@@ -570,5 +579,14 @@ def test_the_demo_rotation_is_byte_identical_to_the_one_before_the_spec(tmp_path
                           "--letter-map", str(out_dir / "letter_map.json"),
                           "--out", str(out_dir / "sample_v2.json")])
     assert (status, err) == (0, "")
+    pinned = {**PINNED, **PINNED_VERSIONED}
     assert {name: hashlib.sha256((out_dir / name).read_bytes()).hexdigest()
-            for name in PINNED} == PINNED
+            for name in pinned} == pinned
+
+    rows = [json.loads(line) for line in
+            (out_dir / "annotations_public.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row.pop("key_version") for row in rows} == {"demo-2"}
+    unversioned = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+    assert hashlib.sha256(unversioned).hexdigest() == PINNED_UNVERSIONED_PUBLIC
+    questions = json.loads((out_dir / "letter_map.json").read_bytes())["questions"]
+    assert hashlib.sha256(json.dumps(questions).encode()).hexdigest() == PINNED_PERMUTATION

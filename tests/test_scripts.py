@@ -1,5 +1,7 @@
-"""The maintainer CLIs: publish_submission.py, reproduce_row.py, seed_paper_baselines.py,
-validate_benchmark.py, on EgoMemReason's demo release (the default benchmark).
+"""The maintainer CLIs: publish_submission.py, reproduce_row.py, rescore_board.py,
+seed_paper_baselines.py, validate_benchmark.py, on EgoMemReason's demo release (the default
+benchmark). Versions of the key (rescore_board.py at work, below-chance refusals, duplicates by
+content) are in test_key_versions.py.
 
 Called through ``main([...])`` and, as the README shows them, as subprocesses from the repo
 root. Hub targets run the real huggingface_hub client against the loopback Hub server. The
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import publish_submission  # noqa: E402
 import reproduce_row  # noqa: E402
+import rescore_board  # noqa: E402
 import seed_paper_baselines  # noqa: E402
 import validate_benchmark  # noqa: E402
 
@@ -37,8 +40,8 @@ DEMO = BENCH.demo_dir
 KEY = BENCH.demo_key(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
 BOARD_REPO = BENCH.hub.records_repo
-SCRIPTS = ("publish_submission.py", "reproduce_row.py", "seed_paper_baselines.py",
-           "validate_benchmark.py")
+SCRIPTS = ("publish_submission.py", "reproduce_row.py", "rescore_board.py",
+           "seed_paper_baselines.py", "validate_benchmark.py")
 
 Main = Callable[[list[str] | None], int]
 
@@ -113,6 +116,7 @@ def hub_records(hub: HubServer) -> dict[str, bytes]:
 def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixture[str]) -> None:
     main: Main = {"publish_submission.py": publish_submission.main,
                   "reproduce_row.py": reproduce_row.main,
+                  "rescore_board.py": rescore_board.main,
                   "seed_paper_baselines.py": seed_paper_baselines.main,
                   "validate_benchmark.py": validate_benchmark.main}[script]
     assert main(["--help"]) == 0
@@ -126,6 +130,7 @@ def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixt
 MAINS: dict[str, Main] = {
     "publish_submission.py": publish_submission.main,
     "reproduce_row.py": reproduce_row.main,
+    "rescore_board.py": rescore_board.main,
     "seed_paper_baselines.py": seed_paper_baselines.main,
     "validate_benchmark.py": validate_benchmark.main,
 }
@@ -192,7 +197,9 @@ def test_publish_to_a_folder_writes_one_record(
         answer_key_sha256=hashlib.sha256(KEY.read_bytes()).hexdigest(),
         key_version="demo-1",
         scorer_version=TRACK.scorer_version,
+        answers_sha256=result.answers_sha256,
     )
+    assert "scored on answer key version demo-1 (chance 20.7 %)" in out
     assert (record.team_name, record.method_name, record.model_size) == (
         "Demo Lab", "DemoVLM-7B", "7B")
     assert record.uses_external is False and record.uses_frames == "frames-only"
@@ -633,15 +640,24 @@ def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
              if ledger.Record.from_json(d).source == "paper"}
     assert paper == seeded
 
-    # every re-scored demo row reproduces from the submission files kept beside it, with the
-    # key of its own track
+    # every current re-scored demo row reproduces from the submission files kept beside it,
+    # with the key of its own track; a superseded one (scored on an earlier key file) has a
+    # row on the current key with the same submission and numbers
     samples = sorted(demo.glob("*sample_submission.json"))
     inputs = {hashlib.sha256(p.read_bytes()).hexdigest(): p
               for p in [*samples, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]}
-    rescored = [n for n in committed if n not in paper]
+    records = {n: ledger.Record.from_json(d) for n, d in committed.items() if n not in paper}
+    newer = {r.supersedes: r for r in records.values() if r.supersedes is not None}
+    rescored = [n for n, r in records.items() if r.id not in newer]
     assert len(rescored) >= 2
+    for old in (r for r in records.values() if r.id in newer):
+        new = newer[old.id]
+        assert old.provenance is not None and new.provenance is not None
+        assert (new.counts, new.metrics, new.provenance.submission_sha256) == (
+            old.counts, old.metrics, old.provenance.submission_sha256)
+        assert new.provenance.key_version != old.provenance.key_version
     for name in rescored:
-        record = ledger.Record.from_json(committed[name])
+        record = records[name]
         assert record.provenance is not None and record.track is not None
         submission = inputs[record.provenance.submission_sha256]
         key = bench.demo_key(bench.any_track(record.track))

@@ -11,7 +11,9 @@ text). Decision: the spec's 789 episodes by scenario (116 / 104 / 102 / 118 / 11
 is not public), reviewed intervention times in seconds after the dialogue, and ids and row
 order that say nothing about the scenario (the public file must not give it away).
 
-A fixed seed per track makes every run write the same bytes.
+The understanding key and its public file name their key version in a ``key_version`` column
+(``KEY_VERSION``, the same on every row), so whoever answers the public file knows which
+letters they answer. A fixed seed per track makes every run write the same bytes.
 
 Example::
 
@@ -39,6 +41,7 @@ import spec
 HERE = Path(__file__).resolve().parent
 BENCHMARK_DIR = HERE.parent
 SEED = 20260601
+KEY_VERSION = "demo-1"
 DECISION_SEED = 20260602
 DECISION_SAMPLE = "decision_sample_submission.json"
 MARK = "[SYNTHETIC DEMO] "
@@ -67,10 +70,10 @@ RUN_ACCURACY = {"multimodal_grounded": 0.62, "contradictory": 0.20,
 RUN_ABSTAIN = 0.02
 
 KEY_COLUMNS = ("example_id", "sample_id", "video_uid", "scenario", "task", "dialogue",
-               "question", "options", "correct_answer", "label_status")
+               "question", "options", "correct_answer", "label_status", "key_version")
 #: The public file has no answer, and no flag either: "out of option" says the answer is not
 #: among the options, which is itself answer information.
-PUBLIC_COLUMNS = KEY_COLUMNS[:-2]
+PUBLIC_COLUMNS = tuple(c for c in KEY_COLUMNS if c not in ("correct_answer", "label_status"))
 
 GOALS = ("make a cup of tea", "repot the basil", "fix the bicycle chain", "fold the laundry",
          "bake a tray of scones", "hang the picture frame", "clean the aquarium",
@@ -199,7 +202,7 @@ def build_key(track: spec.Track, rng: random.Random) -> list[dict[str, str]]:
                     "scenario": scenario, "task": task,
                     "dialogue": _dialogue(rng, scenario, item), "question": item.question,
                     "options": json.dumps(item.options), "correct_answer": item.answer,
-                    "label_status": "",
+                    "label_status": "", "key_version": KEY_VERSION,
                 })
     for grouping in track.groupings[1:]:
         found = Counter(r[grouping.field] for r in rows)

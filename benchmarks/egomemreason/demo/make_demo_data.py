@@ -3,8 +3,10 @@
 The real answer key is private; the demo lets the Space, the tests and a new user run with no
 account and no network. Every question text says it is synthetic. The query types, their
 sizes, the option letters and the file names come from the benchmark's spec
-(benchmark.toml); the question templates below are EgoMemReason's. The same seed always gives
-byte-identical files.
+(benchmark.toml); the question templates below are EgoMemReason's. The key names its version
+(``{"key_version": "demo-1", "samples": [...]}``) and so does every row of the public file
+(``"key_version": "demo-1"``), so whoever answers it knows which letters they answer. The same
+seed always gives byte-identical files.
 
 Example:
 
@@ -137,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / track.key.name).write_text(
         json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     public_lines = [
-        json.dumps({k: v for k, v in q.items() if k != track.fields.answer}, ensure_ascii=False)
+        json.dumps({**{k: v for k, v in q.items() if k != track.fields.answer},
+                    "key_version": KEY_VERSION}, ensure_ascii=False)
         for q in samples
     ]
     (out / track.public.name).write_text("\n".join(public_lines) + "\n", encoding="utf-8")
