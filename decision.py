@@ -2,7 +2,10 @@
 
 A pure function of (track, answer key, submission bytes) -> ``evaluator.ScoreResult``, as for
 multiple choice: no I/O, no clock, no gradio, no huggingface_hub. ``evaluator.load_answer_key``,
-``evaluator.score`` and ``evaluator.size_problems`` hand a ``spec.DecisionTrack`` to this module.
+``evaluator.load_questions``, ``evaluator.validate``, ``evaluator.score`` and
+``evaluator.size_problems`` hand a ``spec.DecisionTrack`` (or its key or episodes) to this module.
+A submission is validated against the episode ids alone (``EpisodeSet``: a public file's, or a
+key's ``asked``), so a check without the key gives the messages scoring gives.
 
 These are **this Space's own definitions**: the benchmark's official decision scorer is not
 public. Each is written once, here and in the benchmark's about.md (Decision); changing one
@@ -73,6 +76,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import evaluator
@@ -130,6 +134,19 @@ class Episode:
 
 
 @dataclass(frozen=True)
+class EpisodeSet:
+    """The episodes of a decision track as its public file has them, without answers: their
+    ids. What ``validate`` checks a submission against, and all it needs."""
+
+    track: DecisionTrack
+    ids: frozenset[int | str]
+    key_version: str | None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True)
 class DecisionKey:
     """A validated decision key of one track, with its episodes by id and its sha256."""
 
@@ -142,6 +159,11 @@ class DecisionKey:
     def __len__(self) -> int:
         return len(self.episodes)
 
+    @cached_property
+    def asked(self) -> EpisodeSet:
+        """Its episodes without their answers, as the public file released with it has them."""
+        return EpisodeSet(self.track, frozenset(self._by_id), self.key_version)
+
 
 def _is_time(value: object) -> bool:
     """A number of seconds: finite and >= 0 (a boolean is not a number here)."""
@@ -153,19 +175,22 @@ def _is_time(value: object) -> bool:
         return False
 
 
-def _row_problems(track: DecisionTrack, record: object, index: int) -> list[str]:
-    """What makes one key row unusable, each as "<where>: <field>: <problem>"."""
+def _row_problems(track: DecisionTrack, record: object, index: int, *, key: bool) -> list[str]:
+    """What makes one row of a key (or, without ``key``, of a public file: its id alone)
+    unusable, each as "<where>: <field>: <problem>"."""
     f, field = track.fields, track.scenarios.field
     if not isinstance(record, dict):
-        return [f"episode #{index}: entry: expected a JSON object"]
+        return [f"{evaluator.nth(index, 'episode')}: entry: expected a JSON object"]
     ident = record.get(f.id)
-    where = f"{f.id} {ident!r}" if f.id in record else f"episode #{index}"
+    where = f"{f.id} {ident!r}" if f.id in record else evaluator.nth(index, "episode")
     out = []
     if f.id not in record:
         out.append(f"{where}: {f.id}: Field required")
     elif not evaluator._is_id(track, ident):
         kind = "integer" if f.id_type == "integer" else "non-empty string"
         out.append(f"{where}: {f.id}: Input should be a valid {kind}")
+    if not key:
+        return out
     for name in (field, ASSIST_TYPE):
         if name not in record:
             out.append(f"{where}: {name}: Field required")
@@ -182,6 +207,68 @@ def _row_problems(track: DecisionTrack, record: object, index: int) -> list[str]
     return out
 
 
+def _some(problems: list[str], kind: str, ids: Sequence[object], tail: str) -> None:
+    """Note ``kind`` for ``ids`` (its count and first few), if there are any."""
+    if ids:
+        problems.append(evaluator._agree(f"{len(ids)} {kind}", len(ids))
+                        + f" ({evaluator._examples(ids)}){tail}")
+
+
+def _valid_rows(track: DecisionTrack, data: Sequence[Any], *, key: bool) -> list[dict[str, Any]]:
+    """The rows of a key (or, without ``key``, of a public file), each checked; AnswerKeyError
+    (PublicFileError) lists every problem. A public file's checks are the key's for the ids."""
+    error: type[ValueError] = AnswerKeyError if key else evaluator.PublicFileError
+    what = "the answer key" if key else f"the public file {track.public.name}"
+    bad = [p for index, record in enumerate(data)
+           for p in _row_problems(track, record, index, key=key)]
+    if bad:
+        raise error(evaluator._agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
+                    + "; ".join(bad[:evaluator.MAX_EXAMPLES]))
+    f = track.fields
+    rows: list[dict[str, Any]] = list(data)
+    problems: list[str] = []
+    counts = Counter(r[f.id] for r in rows)
+    _some(problems, f"duplicate [{f.id}|{f.id}s]",
+          sorted(i for i, n in counts.items() if n > 1), "")
+    if key:
+        problems += _answer_problems(track, rows)
+    elif not rows:
+        problems.append("no episodes at all")
+    if problems:
+        raise error(f"invalid {what.removeprefix('the ')}: " + "; ".join(problems))
+    return rows
+
+
+def _answer_problems(track: DecisionTrack, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the key's scenarios, assist types and times disagree, or a scenario is absent."""
+    f, field, silent = track.fields, track.scenarios.field, track.silent_scenario
+    problems: list[str] = []
+    values = [g.value for g in track.scenarios.groups]
+    _some(problems, "[episode|episodes] with an unknown " + field,
+          [r[f.id] for r in rows if r[field] not in values], f"; expected one of: "
+          f"{', '.join(values)}")
+    _some(problems, f"[episode|episodes] of an assistance {field} whose {ASSIST_TYPE} is none",
+          [r[f.id] for r in rows if r[field] in values and r[field] != silent
+           and r[ASSIST_TYPE] == NONE],
+          f"; {ASSIST_TYPE} is none exactly on the {silent} episodes")
+    _some(problems, f"{silent} [episode|episodes] whose {ASSIST_TYPE} is not none",
+          [r[f.id] for r in rows if r[field] == silent and r[ASSIST_TYPE] != NONE],
+          f"; a {silent} episode needs no assistance: write none")
+    _some(problems, f"assistance [episode|episodes] without an {TIME}",
+          [r[f.id] for r in rows if r[ASSIST_TYPE] != NONE and r[TIME] is None],
+          "; each needs its reviewed earliest useful time in seconds")
+    _some(problems, f"no-assistance [episode|episodes] with an {TIME}",
+          [r[f.id] for r in rows if r[ASSIST_TYPE] == NONE and r[TIME] is not None],
+          "; write null: such an episode has no intervention time")
+    present = {r[field] for r in rows}
+    absent = [v for v in values if v not in present]
+    if absent and rows:
+        problems.append(f"no episodes of {field} {', '.join(absent)}")
+    if not rows:
+        problems.append("no episodes at all")
+    return problems
+
+
 def parse_key(track: DecisionTrack, data: Any, sha256: str = "",
               key_version: str | None = None) -> DecisionKey:
     """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``;
@@ -194,49 +281,8 @@ def parse_key(track: DecisionTrack, data: Any, sha256: str = "",
     if not isinstance(data, (list, tuple)):
         raise AnswerKeyError('a decision answer key must be JSON Lines of episodes, a JSON list '
                              'of them or an object {"samples": [...]}')
-    bad = [p for index, record in enumerate(data) for p in _row_problems(track, record, index)]
-    if bad:
-        raise AnswerKeyError(evaluator._agree(
-            f"the answer key has {len(bad)} invalid [field|fields]: ", len(bad))
-            + "; ".join(bad[:evaluator.MAX_EXAMPLES]))
-
-    f, field, silent = track.fields, track.scenarios.field, track.silent_scenario
-    rows: list[dict[str, Any]] = list(data)
-    problems: list[str] = []
-
-    def some(kind: str, ids: Sequence[object], tail: str) -> None:
-        if ids:
-            problems.append(evaluator._agree(f"{len(ids)} {kind}", len(ids))
-                            + f" ({evaluator._examples(ids)}){tail}")
-
-    counts = Counter(r[f.id] for r in rows)
-    some(f"duplicate [{f.id}|{f.id}s]", sorted(i for i, n in counts.items() if n > 1), "")
-    values = [g.value for g in track.scenarios.groups]
-    some("[episode|episodes] with an unknown " + field,
-         [r[f.id] for r in rows if r[field] not in values], f"; expected one of: "
-         f"{', '.join(values)}")
-    some(f"[episode|episodes] of an assistance {field} whose {ASSIST_TYPE} is none",
-         [r[f.id] for r in rows if r[field] in values and r[field] != silent
-          and r[ASSIST_TYPE] == NONE],
-         f"; {ASSIST_TYPE} is none exactly on the {silent} episodes")
-    some(f"{silent} [episode|episodes] whose {ASSIST_TYPE} is not none",
-         [r[f.id] for r in rows if r[field] == silent and r[ASSIST_TYPE] != NONE],
-         f"; a {silent} episode needs no assistance: write none")
-    some(f"assistance [episode|episodes] without an {TIME}",
-         [r[f.id] for r in rows if r[ASSIST_TYPE] != NONE and r[TIME] is None],
-         "; each needs its reviewed earliest useful time in seconds")
-    some(f"no-assistance [episode|episodes] with an {TIME}",
-         [r[f.id] for r in rows if r[ASSIST_TYPE] == NONE and r[TIME] is not None],
-         "; write null: such an episode has no intervention time")
-    present = {r[field] for r in rows}
-    absent = [v for v in values if v not in present]
-    if absent and rows:
-        problems.append(f"no episodes of {field} {', '.join(absent)}")
-    if not rows:
-        problems.append("no episodes at all")
-    if problems:
-        raise AnswerKeyError("invalid answer key: " + "; ".join(problems))
-
+    rows = _valid_rows(track, data, key=True)
+    f, field = track.fields, track.scenarios.field
     episodes = tuple(
         Episode(id=r[f.id], scenario=r[field], assist_type=r[ASSIST_TYPE],
                 time_s=None if r[TIME] is None else float(r[TIME]), record=r)
@@ -252,6 +298,17 @@ def load_key(track: DecisionTrack, data: bytes) -> DecisionKey:
         raise AnswerKeyError(f"the answer key is {exc}") from None
     return parse_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
                      rows.key_version)
+
+
+def load_episodes(track: DecisionTrack, data: bytes) -> EpisodeSet:
+    """Decode and validate the bytes of a decision track's public file (its declared format):
+    the episodes a submission answers, for ``validate``; PublicFileError if it does not."""
+    try:
+        rows = evaluator.read_rows(track, data, track.public.format)
+    except evaluator.DataFileError as exc:
+        raise evaluator.PublicFileError(f"the public file {track.public.name}: {exc}") from None
+    valid = _valid_rows(track, rows.records, key=False)
+    return EpisodeSet(track, frozenset(r[track.fields.id] for r in valid), rows.key_version)
 
 
 def size_problems(key: DecisionKey) -> list[str]:
@@ -369,13 +426,14 @@ def _read_assist(entry: dict[str, Any], position: int,
                  problems: evaluator._Problems) -> tuple[bool, bool | None]:
     """(usable, the entry's assist); a problem is noted when it is not usable."""
     if ASSIST not in entry:
-        problems.add(f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. entry #{{examples}}); '
-                     "write true or false, or null if the model gave no answer", str(position))
+        problems.add(f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
+                     "[entry|entries]); write true or false, or null if the model gave no answer",
+                     evaluator.ordinal(position + 1))
         return False, None
     raw = entry[ASSIST]
     if raw is None or isinstance(raw, bool):
         return True, raw
-    shown = f"entry #{position}: {evaluator._preview(raw)}"
+    shown = f"{evaluator.nth(position, 'entry')}: {evaluator._preview(raw)}"
     if isinstance(raw, str) and raw.strip().lower() in _BOOLEAN_WORDS:
         problems.add(f'{{n}} [entry writes|entries write] "{ASSIST}" as a string (e.g. '
                      "{examples}); write the JSON literal true or false, without quotes: "
@@ -391,13 +449,14 @@ def _read_time(entry: dict[str, Any], position: int,
                problems: evaluator._Problems) -> tuple[bool, float | None]:
     """(usable, the entry's time in seconds); a problem is noted when it is not usable."""
     if TIME not in entry:
-        problems.add(f'{{n}} [entry has|entries have] no "{TIME}" (e.g. entry #{{examples}}); '
-                     "give the time in seconds, or null when there is none", str(position))
+        problems.add(f'{{n}} [entry has|entries have] no "{TIME}" (e.g. the {{examples}} '
+                     "[entry|entries]); give the time in seconds, or null when there is none",
+                     evaluator.ordinal(position + 1))
         return False, None
     raw = entry[TIME]
     if raw is None:
         return True, None
-    shown = f"entry #{position}: {evaluator._preview(raw)}"
+    shown = f"{evaluator.nth(position, 'entry')}: {evaluator._preview(raw)}"
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         problems.add(f'{{n}} [entry has|entries have] an "{TIME}" that is not a number (e.g. '
                      "{examples}); write seconds as a JSON number such as 12.5, not a string, "
@@ -418,18 +477,19 @@ def _read_time(entry: dict[str, Any], position: int,
     return True, value
 
 
-def read_submission(key: DecisionKey, data: bytes) -> dict[int | str, Prediction]:
-    """Every episode's prediction; SubmissionError lists every problem of the file at once."""
-    track = key.track
+def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
+    """Every episode's prediction, the submission checked against the episodes alone (a public
+    file's, or a key's ``asked``); SubmissionError lists every problem of the file at once."""
+    track = episodes.track
     name = track.fields.id
     entries = decode(track, data)
     if not entries:
         raise SubmissionError([f"the list is empty; expected one entry for each of the "
-                               f"{len(key)} episodes"])
-    if len(entries) > evaluator.MAX_ENTRIES_PER_QUESTION * len(key):
+                               f"{len(episodes)} episodes"])
+    if len(entries) > evaluator.MAX_ENTRIES_PER_QUESTION * len(episodes):
         # Refused before reading the entries, as for multiple choice.
         raise SubmissionError([f"the list has {len(entries)} entries; expected one entry for "
-                               f"each of the {len(key)} episodes"])
+                               f"each of the {len(episodes)} episodes"])
     problems = evaluator._Problems()
     out: dict[int | str, Prediction] = {}
     seen: Counter[int | str] = Counter()
@@ -437,14 +497,14 @@ def read_submission(key: DecisionKey, data: bytes) -> dict[int | str, Prediction
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
             problems.add("{n} [entry is|entries are] not [a JSON object|JSON objects] (e.g. "
-                         "entry #{examples}); each entry must be "
+                         "{examples}); each entry must be "
                          + _shape(track).replace("{", "{{").replace("}", "}}"),
-                         f"{position} ({evaluator._json_type(entry)})")
+                         evaluator._not_an_object(entry, position))
             continue
         ident = evaluator._read_id(track, entry, position, problems)
         if ident is not None:
             seen[ident] += 1
-            if ident not in key._by_id:
+            if ident not in episodes.ids:
                 unknown.append(ident)
                 ident = None
             elif seen[ident] > 1:
@@ -454,7 +514,7 @@ def read_submission(key: DecisionKey, data: bytes) -> dict[int | str, Prediction
         if ident is not None and assist_ok and time_ok:
             out[ident] = Prediction(assist, time_s)
 
-    dupes = sorted(i for i, n in seen.items() if n > 1 and i in key._by_id)
+    dupes = sorted(i for i, n in seen.items() if n > 1 and i in episodes.ids)
     if dupes:
         problems.extend(evaluator._agree(f"{len(dupes)} [episode is|episodes are]", len(dupes))
                         + f" answered more than once ({evaluator._examples(dupes)}); keep one "
@@ -464,12 +524,14 @@ def read_submission(key: DecisionKey, data: bytes) -> dict[int | str, Prediction
         problems.extend(evaluator._agree(f"{len(listed)} [{name} is|{name}s are]", len(listed))
                         + f" not in the answer key ({evaluator._examples(listed)}); valid ids "
                         f"are those of the public file ({track.public.name})")
-    missing = sorted(i for i in key._by_id if i not in seen)
-    if missing:
+    missing = sorted(i for i in episodes.ids if i not in seen)
+    # When every entry names its episode by another field, that is the one problem to fix.
+    if missing and not all(evaluator._uses_an_id_alias(track, e) for e in entries):
         problems.extend(evaluator._agree(f"{len(missing)} [episode has|episodes have]",
                                          len(missing))
                         + f" no answer ({evaluator._examples(missing)}); expected one entry for "
-                        f'each of the {len(key)} episodes (use "{ASSIST}": null for no answer)')
+                        f"each of the {len(episodes)} episodes (use "
+                        f'"{ASSIST}": null for no answer)')
     rendered = problems.render()
     if rendered:
         raise SubmissionError(rendered)
@@ -616,7 +678,7 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
     be scored."""
     track = key.track
-    t = tally(key, read_submission(key, data))
+    t = tally(key, validate(key.asked, data))
     counts = counts_of(track, t)
     values = proportions(track, counts)
     timed = len(t.errors)

@@ -3,9 +3,15 @@
 No I/O, no clock, no gradio, no huggingface_hub: the app, the ledger and the scripts all call
 this one module, so a score means the same thing everywhere. What is scored (groups, sizes,
 letters, field names) comes from the track of a benchmark's spec (``spec.Track``); this module
-knows no benchmark. ``load_answer_key``, ``score`` and ``size_problems`` take a track or key of
-either kind: a decision track's are ``decision.py``'s (its definitions are in its docstring);
-the rest of this module is multiple choice.
+knows no benchmark. ``load_answer_key``, ``load_questions``, ``validate``, ``score`` and
+``size_problems`` take a track, key or questions of either kind: a decision track's are
+``decision.py``'s (its definitions are in its docstring); the rest of this module is multiple
+choice.
+
+Validation needs no answers: ``load_questions`` reads a public file into the questions alone
+(ids and option letters; a decision track's episode ids), ``validate`` checks a submission
+against them, and ``score`` runs that very check on its key's questions (``key.asked``) before
+it scores. So a file checked against the public file gets exactly the message Score gives.
 
 Metric definitions of a multiple-choice track (written once, here and in each benchmark's
 about.md):
@@ -41,6 +47,9 @@ Example::
     key = load_answer_key(track, Path("annotations_private.json").read_bytes())
     result = score(key, Path("submission.json").read_bytes())
     result.metrics["overall"], result.counts["overall"].correct
+    # without the key: the same checks, on the public file's questions
+    questions = load_questions(track, Path("annotations_public.jsonl").read_bytes())
+    validate(questions, Path("submission.json").read_bytes())  # letters by id, or SubmissionError
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from pydantic import BaseModel, ConfigDict
@@ -60,13 +70,14 @@ from pydantic import BaseModel, ConfigDict
 from spec import Aggregate, AnyTrack, DecisionTrack, Track
 
 if TYPE_CHECKING:
-    from decision import DecisionKey
+    from decision import DecisionKey, EpisodeSet, Prediction
 
 WILSON_Z = 1.959963984540054  # two-sided 95 %
 KEY_VERSION_FIELD = "key_version"  # a key object's version, and a row's (a CSV column)
 ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
 MAX_ENTRIES_PER_QUESTION = 4  # a longer list is refused without examining its entries
+REFERENCE_PREDICTION = "pred"  # what the reference evaluation scripts call a prediction
 
 
 class AnswerKeyError(ValueError):
@@ -75,6 +86,10 @@ class AnswerKeyError(ValueError):
 
 class DataFileError(ValueError):
     """A key or public file cannot be read as rows of its declared format."""
+
+
+class PublicFileError(ValueError):
+    """The public file does not validate; the message names the offending rows."""
 
 
 class SubmissionError(ValueError):
@@ -104,7 +119,7 @@ class Rows:
 
 def _row_name(track: AnyTrack, record: Any, index: int) -> str:
     ident = record.get(track.fields.id) if isinstance(record, dict) else None
-    return _short(ident) if _is_id(track, ident) else f"row #{index}"
+    return _short(ident) if _is_id(track, ident) else nth(index, "row")
 
 
 def _rows_version(track: AnyTrack, records: Sequence[Any],
@@ -248,6 +263,19 @@ class _Item:
 
 
 @dataclass(frozen=True)
+class QuestionSet:
+    """The questions of a track as its public file asks them, without answers: each id's
+    option letters. What ``validate`` checks a submission against, and all it needs."""
+
+    track: Track
+    letters: Mapping[int | str, frozenset[str]]
+    key_version: str | None
+
+    def __len__(self) -> int:
+        return len(self.letters)
+
+
+@dataclass(frozen=True)
 class AnswerKey:
     """A validated answer key of one track, with the lookups scoring needs and its sha256."""
 
@@ -260,9 +288,17 @@ class AnswerKey:
     def __len__(self) -> int:
         return len(self.questions)
 
+    @cached_property
+    def asked(self) -> QuestionSet:
+        """Its questions without their answers, as the public file released with it has them."""
+        return QuestionSet(self.track, {i: item.letters for i, item in self._items.items()},
+                           self.key_version)
+
 
 #: An answer key of either kind of track.
 AnyKey: TypeAlias = "AnswerKey | DecisionKey"
+#: The questions (or episodes) of either kind of track, as a public file has them.
+AnyQuestions: TypeAlias = "QuestionSet | EpisodeSet"
 
 
 def _short(item: object, width: int = 60) -> str:
@@ -284,6 +320,17 @@ def _agree(template: str, n: int) -> str:
     return _ONE_OR_MANY.sub(lambda m: m.group(1) if n == 1 else m.group(2), template)
 
 
+def ordinal(n: int) -> str:
+    """``n`` as an ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 22nd, 101st, 111th."""
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def nth(index: int, noun: str) -> str:
+    """The thing at ``index`` (from 0), counted from 1 as people count: "the 1st entry"."""
+    return f"the {ordinal(index + 1)} {noun}"
+
+
 def _letters_text(letters: Iterable[str]) -> str:
     ordered = sorted(letters)
     return f"{ordered[0]}-{ordered[-1]}" if ordered else "none"
@@ -295,13 +342,14 @@ def _is_id(track: AnyTrack, value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
-def _row_problems(track: Track, record: object, index: int) -> list[str]:
-    """What makes one key row unusable, each as "<where>: <field>: <problem>"."""
+def _row_problems(track: Track, record: object, index: int, *, key: bool) -> list[str]:
+    """What makes one row of a key (or, without ``key``, of a public file: no answer fields)
+    unusable, each as "<where>: <field>: <problem>"."""
     f = track.fields
     if not isinstance(record, dict):
-        return [f"question #{index}: entry: expected a JSON object"]
+        return [f"{nth(index, 'question')}: entry: expected a JSON object"]
     ident = record.get(f.id)
-    where = f"{f.id} {ident!r}" if f.id in record else f"question #{index}"
+    where = f"{f.id} {ident!r}" if f.id in record else nth(index, "question")
     out = []
     if f.id not in record:
         out.append(f"{where}: {f.id}: Field required")
@@ -310,7 +358,7 @@ def _row_problems(track: Track, record: object, index: int) -> list[str]:
         out.append(f"{where}: {f.id}: Input should be a valid {kind}")
     elif isinstance(ident, int) and ident < 0:
         out.append(f"{where}: {f.id}: Value error, {f.id} must be a non-negative integer")
-    text_fields = [f.question, f.answer, *(g.field for g in track.groupings)]
+    text_fields = [f.question, *([f.answer] if key else []), *(g.field for g in track.groupings)]
     for name in text_fields:
         if name not in record:
             out.append(f"{where}: {name}: Field required")
@@ -323,36 +371,32 @@ def _row_problems(track: Track, record: object, index: int) -> list[str]:
             isinstance(k, str) and isinstance(v, str) for k, v in options.items()):
         out.append(f"{where}: {f.options}: Input should be an object of letters to texts")
     flag = track.out_of_option
-    if flag is not None and flag.field in record and not isinstance(record[flag.field], str):
+    if (key and flag is not None and flag.field in record
+            and not isinstance(record[flag.field], str)):
         out.append(f"{where}: {flag.field}: Input should be a valid string")
     return out
 
 
-def parse_answer_key(track: Track, data: Any, sha256: str = "",
-                     key_version: str | None = None) -> AnswerKey:
-    """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``."""
-    if isinstance(data, dict) and "samples" in data:
-        key_version = data.get("key_version") if key_version is None else key_version
-        if not (key_version is None or isinstance(key_version, str)):
-            raise AnswerKeyError("the answer key's key_version must be a string")
-        data = data["samples"]
-    if not isinstance(data, (list, tuple)):
-        raise AnswerKeyError(
-            'an answer key must be a JSON list of questions or an object {"samples": [...]}'
-        )
+def _valid_rows(track: Track, data: Sequence[Any], *,
+                key: bool) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
+    """The rows of a key (or, without ``key``, of a public file), each checked, and per grouping
+    the index of each group value; AnswerKeyError (PublicFileError) lists the problems.
+
+    The checks of a public file are the key's, but for the answers: ids, option letters, groups.
+    """
+    error: type[ValueError] = AnswerKeyError if key else PublicFileError
+    what = "the answer key" if key else f"the public file {track.public.name}"
     bad: list[str] = []
     n_bad = 0
     for index, record in enumerate(data):
-        found = _row_problems(track, record, index)
+        found = _row_problems(track, record, index, key=key)
         n_bad += len(found)
         bad.extend(found)
     if n_bad:
-        raise AnswerKeyError(
-            _agree(f"the answer key has {n_bad} invalid [field|fields]: ", n_bad)
-            + "; ".join(bad[:MAX_EXAMPLES])
-        )
+        raise error(_agree(f"{what} has {n_bad} invalid [field|fields]: ", n_bad)
+                    + "; ".join(bad[:MAX_EXAMPLES]))
 
-    f, opts, flag = track.fields, track.options, track.out_of_option
+    f, opts = track.fields, track.options
     rows: list[dict[str, Any]] = list(data)
     problems: list[str] = []
     counts = Counter(r[f.id] for r in rows)
@@ -373,27 +417,8 @@ def parse_answer_key(track: Track, data: Any, sha256: str = "",
             + f" whose option letters are not {opts.letters[0]}.. without gaps, "
             f"{opts.min} to {opts.max} of them ({_examples(bad_options)})"
         )
-
-    def flagged(r: Mapping[str, Any]) -> bool:
-        return flag is not None and r.get(flag.field) == flag.value
-
-    bad_answer = [r[f.id] for r in rows if r[f.answer] not in r[f.options] and not flagged(r)]
-    if bad_answer:
-        problems.append(
-            _agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
-            + f" whose {f.answer} is not one of their options "
-            f"({_examples(bad_answer)})"
-            + (f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
-               if flag is not None else "")
-        )
-    if flag is not None:
-        wrongly = [r[f.id] for r in rows if flagged(r) and r[f.answer] in r[f.options]]
-        if wrongly:
-            problems.append(
-                _agree(f"{len(wrongly)} [question is|questions are]", len(wrongly))
-                + f" flagged {flag.field} = {flag.value} although their {f.answer} is one of "
-                f"their options ({_examples(wrongly)})"
-            )
+    if key:
+        problems += _answer_problems(track, rows)
     group_index: list[dict[str, int]] = []
     for grouping in track.groupings:
         values = {g.value: i for i, g in enumerate(grouping.groups)}
@@ -412,12 +437,59 @@ def parse_answer_key(track: Track, data: Any, sha256: str = "",
             if absent:
                 problems.append(f"no questions of {label} {', '.join(absent)}")
     if problems:
-        raise AnswerKeyError("invalid answer key: " + "; ".join(problems))
+        raise error(f"invalid {what.removeprefix('the ')}: " + "; ".join(problems))
+    return rows, group_index
 
+
+def _flagged(track: Track, row: Mapping[str, Any]) -> bool:
+    flag = track.out_of_option
+    return flag is not None and row.get(flag.field) == flag.value
+
+
+def _answer_problems(track: Track, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Answers that are not among their options, unless flagged out of option, and flags on
+    answers that are."""
+    f, flag = track.fields, track.out_of_option
+    problems = []
+    bad_answer = [r[f.id] for r in rows
+                  if r[f.answer] not in r[f.options] and not _flagged(track, r)]
+    if bad_answer:
+        problems.append(
+            _agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
+            + f" whose {f.answer} is not one of their options "
+            f"({_examples(bad_answer)})"
+            + (f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
+               if flag is not None else "")
+        )
+    if flag is not None:
+        wrongly = [r[f.id] for r in rows if _flagged(track, r) and r[f.answer] in r[f.options]]
+        if wrongly:
+            problems.append(
+                _agree(f"{len(wrongly)} [question is|questions are]", len(wrongly))
+                + f" flagged {flag.field} = {flag.value} although their {f.answer} is one of "
+                f"their options ({_examples(wrongly)})"
+            )
+    return problems
+
+
+def parse_answer_key(track: Track, data: Any, sha256: str = "",
+                     key_version: str | None = None) -> AnswerKey:
+    """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``."""
+    if isinstance(data, dict) and "samples" in data:
+        key_version = data.get("key_version") if key_version is None else key_version
+        if not (key_version is None or isinstance(key_version, str)):
+            raise AnswerKeyError("the answer key's key_version must be a string")
+        data = data["samples"]
+    if not isinstance(data, (list, tuple)):
+        raise AnswerKeyError(
+            'an answer key must be a JSON list of questions or an object {"samples": [...]}'
+        )
+    rows, group_index = _valid_rows(track, data, key=True)
+    f = track.fields
     questions = tuple(
         Question(
             id=r[f.id], text=r[f.question], options=dict(r[f.options]), answer=r[f.answer],
-            groups=tuple(r[g.field] for g in track.groupings), out_of_option=flagged(r),
+            groups=tuple(r[g.field] for g in track.groupings), out_of_option=_flagged(track, r),
             record=r,
         )
         for r in rows
@@ -455,6 +527,32 @@ def load_answer_key(track: AnyTrack, data: bytes) -> AnyKey:
         raise AnswerKeyError(f"the answer key is {exc}") from None
     return parse_answer_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
                             rows.key_version)
+
+
+@overload
+def load_questions(track: Track, data: bytes) -> QuestionSet: ...
+@overload
+def load_questions(track: DecisionTrack, data: bytes) -> EpisodeSet: ...
+@overload
+def load_questions(track: AnyTrack, data: bytes) -> AnyQuestions: ...
+
+
+def load_questions(track: AnyTrack, data: bytes) -> AnyQuestions:
+    """Decode and validate the bytes of a track's public file (its declared format): the
+    questions a submission answers, without answers, for ``validate``. PublicFileError if it
+    does not validate (the key's checks, but for the answers)."""
+    if isinstance(track, DecisionTrack):
+        import decision
+
+        return decision.load_episodes(track, data)
+    try:
+        rows = read_rows(track, data, track.public.format)
+    except DataFileError as exc:
+        raise PublicFileError(f"the public file {track.public.name}: {exc}") from None
+    valid, _ = _valid_rows(track, rows.records, key=False)
+    f = track.fields
+    return QuestionSet(track, {r[f.id]: frozenset(r[f.options]) for r in valid},
+                       rows.key_version)
 
 
 def size_problems(key: AnyKey) -> list[str]:
@@ -659,13 +757,7 @@ def _top_level_hint(track: Track, data: Any) -> str:
     ident, pred = track.fields.id, track.fields.prediction
     if isinstance(data, dict):
         if isinstance(data.get("results"), list):
-            return (
-                'the file is an object with a "results" list, as the reference evaluation '
-                'scripts write it; take its "results" list and rename "pred" to '
-                f'"{pred}" in each entry, e.g. '
-                f'[{{"{ident}": r["{ident}"], "{pred}": r["pred"]}} '
-                'for r in data["results"]]'
-            )
+            return _results_hint(track, data["results"])
         for name in ("predictions", "submissions", "samples", "answers"):
             if isinstance(data.get(name), list):
                 return (
@@ -680,6 +772,60 @@ def _top_level_hint(track: Track, data: Any) -> str:
         f"the top level is a JSON {_json_type(data)}; "
         f'expected a list of {{"{ident}": ..., "{pred}": ...}} objects'
     )
+
+
+def _either(names: Sequence[str]) -> str:
+    """'"a"', '"a" or "b"', '"a", "b" or "c"'."""
+    quoted = [f'"{n}"' for n in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _read_from(entries: Sequence[dict[str, Any]], names: Sequence[str]) -> list[str]:
+    """The field names of ``names`` that the entries use, each one some entry needs (it has
+    none of the names before it), in the order of ``names``."""
+    used: list[str] = []
+    for name in names:
+        if any(name in r and not any(u in r for u in used) for r in entries):
+            used.append(name)
+    return used
+
+
+def _reading(entries: Sequence[dict[str, Any]], used: Sequence[str]) -> str:
+    """A Python expression for the value of an entry ``r`` under one of ``used``, that runs on
+    every entry: ``r["pred"]`` when each has that one, else ``r.get(...)`` (None when none)."""
+    if len(used) == 1 and all(used[0] in r for r in entries):
+        return f'r["{used[0]}"]'
+    expression = f'r.get("{used[-1]}")'
+    for name in reversed(used[:-1]):
+        expression = f'r.get("{name}", {expression})'
+    return expression
+
+
+def _results_hint(track: Track, results: list[Any]) -> str:
+    """How to turn the reference scripts' ``{"results": [...]}`` into a submission, with code
+    that runs on this very file (its own field names, entries that lack one, odd entries)."""
+    f = track.fields
+    head = 'the file is an object with a "results" list, as the reference evaluation scripts ' \
+           "write it"
+    entries = [r for r in results if isinstance(r, dict)]
+    id_names, pred_names = (f.id, *f.id_aliases), (f.prediction, *f.prediction_aliases)
+    if entries:
+        ids, preds = _read_from(entries, id_names), _read_from(entries, pred_names)
+    else:  # nothing to go by: the names the scripts write
+        ids, preds = [f.id], [REFERENCE_PREDICTION]
+    lacking = [f"{what} ({_either(names)})" for what, names, used in
+               (("an id", id_names, ids), ("a prediction", pred_names, preds)) if not used]
+    if lacking:
+        return (f"{head}, but no entry of it has {' or '.join(lacking)}; a submission is a JSON "
+                f'list of {{"{f.id}": ..., "{f.prediction}": ...}} objects, one per question')
+    renames = [f'{_either(others)} to "{name}"'
+               for name, used in ((f.id, ids), (f.prediction, preds))
+               if (others := [n for n in used if n != name])]
+    odd = "" if len(entries) == len(results) else " if isinstance(r, dict)"
+    code = (f'[{{"{f.id}": {_reading(entries, ids)}, "{f.prediction}": '
+            f'{_reading(entries, preds)}}} for r in data["results"]{odd}]')
+    rename = f" and rename {' and '.join(renames)} in each entry" if renames else ""
+    return f'{head}; take its "results" list{rename}, e.g. {code}'
 
 
 def _json_type(value: Any) -> str:
@@ -732,15 +878,15 @@ def _read_answer(track: Track, entry: dict[str, Any], position: int,
         for alias in track.fields.prediction_aliases:
             if alias in entry:
                 problems.add(
-                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. entry #{{examples}}); '
-                    f'rename the field to "{pred}"',
-                    str(position),
+                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
+                    f'[entry|entries]); rename the field to "{pred}"',
+                    ordinal(position + 1),
                 )
                 return None
         problems.add(
-            f'{{n}} [entry has|entries have] no "{pred}" (e.g. entry #{{examples}}); use null '
-            "if the model gave no answer",
-            str(position),
+            f'{{n}} [entry has|entries have] no "{pred}" (e.g. the {{examples}} '
+            "[entry|entries]); use null if the model gave no answer",
+            ordinal(position + 1),
         )
         return None
     raw = entry[pred]
@@ -751,10 +897,15 @@ def _read_answer(track: Track, entry: dict[str, Any], position: int,
             f'{{n}} [entry has|entries have] a "{pred}" that is not a string '
             f'(e.g. {{examples}}); write one option letter such as "{track.options.letters[1]}", '
             "or null to abstain",
-            f"entry #{position}: {_preview(raw)}",
+            f"{nth(position, 'entry')}: {_preview(raw)}",
         )
         return None
     return raw.strip().upper()
+
+
+def _uses_an_id_alias(track: AnyTrack, entry: object) -> bool:
+    return (isinstance(entry, dict) and track.fields.id not in entry
+            and any(alias in entry for alias in track.fields.id_aliases))
 
 
 def _read_id(track: AnyTrack, entry: dict[str, Any], position: int,
@@ -765,14 +916,14 @@ def _read_id(track: AnyTrack, entry: dict[str, Any], position: int,
         for alias in track.fields.id_aliases:
             if alias in entry:
                 problems.add(
-                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. entry #{{examples}}); '
-                    f'rename the field to "{name}"',
-                    str(position),
+                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
+                    f'[entry|entries]); rename the field to "{name}"',
+                    ordinal(position + 1),
                 )
                 return None
         problems.add(
-            f'{{n}} [entry has|entries have] no "{name}" (e.g. entry #{{examples}})',
-            str(position),
+            f'{{n}} [entry has|entries have] no "{name}" (e.g. the {{examples}} [entry|entries])',
+            ordinal(position + 1),
         )
         return None
     ident = entry[name]
@@ -781,21 +932,26 @@ def _read_id(track: AnyTrack, entry: dict[str, Any], position: int,
             problems.add(
                 f'{{n}} [entry has|entries have] an "{name}" that is not an integer '
                 '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
-                f"entry #{position}: {_preview(ident)}",
+                f"{nth(position, 'entry')}: {_preview(ident)}",
             )
         else:
             problems.add(
                 f'{{n}} [entry has|entries have] an "{name}" that is not a non-empty string '
                 "(e.g. {examples}); write ids as JSON strings, exactly as in the public file",
-                f"entry #{position}: {_preview(ident)}",
+                f"{nth(position, 'entry')}: {_preview(ident)}",
             )
         return None
     return ident  # type: ignore[no-any-return]
 
 
-def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
+def _not_an_object(entry: object, position: int) -> str:
+    """An entry that is not an object, as an example in a message: "the 1st entry (integer)"."""
+    return f"{nth(position, 'entry')} ({_json_type(entry)})"
+
+
+def _answers(questions: QuestionSet, decoded: list[Any]) -> dict[int | str, str | None]:
     """Every question's normalised answer (None: abstained); SubmissionError lists all problems."""
-    track = key.track
+    track = questions.track
     ident_name = track.fields.id
     problems = _Problems()
     answers: dict[int | str, str | None] = {}
@@ -805,15 +961,15 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
         if not isinstance(entry, dict):
             problems.add(
                 "{n} [entry is|entries are] not [a JSON object|JSON objects] "
-                "(e.g. entry #{examples}); each entry must be "
+                "(e.g. {examples}); each entry must be "
                 f'{{{{"{ident_name}": ..., "{track.fields.prediction}": ...}}}}',
-                f"{position} ({_json_type(entry)})",
+                _not_an_object(entry, position),
             )
             continue
         ident = _read_id(track, entry, position, problems)
         if ident is not None:
             seen[ident] += 1
-            if ident not in key._items:
+            if ident not in questions.letters:
                 unknown.append(ident)
                 ident = None
             elif seen[ident] > 1:
@@ -821,7 +977,7 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
         answer = _read_answer(track, entry, position, problems)
         if ident is None or answer is None:
             continue
-        letters = key._items[ident].letters
+        letters = questions.letters[ident]
         if answer and answer not in letters:
             raw = entry[track.fields.prediction]
             match = _decorated(track).match(answer)
@@ -841,7 +997,7 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
             continue
         answers[ident] = answer or None
 
-    dupes = sorted(i for i, n in seen.items() if n > 1 and i in key._items)
+    dupes = sorted(i for i, n in seen.items() if n > 1 and i in questions.letters)
     if dupes:
         problems.extend(
             _agree(f"{len(dupes)} [question is|questions are]", len(dupes))
@@ -855,13 +1011,14 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
             + " not in the answer key "
             f"({_examples(unknown_sorted)}); valid ids are those of the public annotations file"
         )
-    missing = [i for i in key._items if i not in seen]
-    if missing:
+    missing = [i for i in questions.letters if i not in seen]
+    # When every entry names its question by another field, that is the one problem to fix.
+    if missing and not all(_uses_an_id_alias(track, e) for e in decoded):
         missing.sort()
         problems.extend(
             _agree(f"{len(missing)} [question has|questions have]", len(missing))
             + f" no answer ({_examples(missing)}); expected one "
-            f"entry for each of the {len(key)} questions (use null to abstain)"
+            f"entry for each of the {len(questions)} questions (use null to abstain)"
         )
     rendered = problems.render()
     if rendered:
@@ -869,28 +1026,54 @@ def _answers(key: AnswerKey, decoded: list[Any]) -> dict[int | str, str | None]:
     return answers
 
 
-def score(key: AnyKey, data: bytes) -> ScoreResult:
-    """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
-    it cannot be scored."""
-    if not isinstance(key, AnswerKey):
+@overload
+def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]: ...
+@overload
+def validate(questions: EpisodeSet, data: bytes) -> dict[int | str, Prediction]: ...
+
+
+def validate(questions: AnyQuestions,
+             data: bytes) -> dict[int | str, str | None] | dict[int | str, Prediction]:
+    """The answers of the raw bytes of a submission, checked against the questions alone (a
+    public file's, or a key's ``asked``): by id, each normalised letter or None for an
+    abstention (a decision track: each ``decision.Prediction``). SubmissionError, listing every
+    problem, if it cannot be scored; ``score`` gives exactly the same for the same questions.
+
+    Example::
+
+        questions = load_questions(track, Path("annotations_public.jsonl").read_bytes())
+        answers = validate(questions, Path("submission.json").read_bytes())
+    """
+    if not isinstance(questions, QuestionSet):
         import decision
 
-        return decision.score(key, data)
-    track = key.track
+        return decision.validate(questions, data)
+    track = questions.track
     decoded = _decode(track, data)
     if not isinstance(decoded, list):
         raise SubmissionError([_top_level_hint(track, decoded)])
     if not decoded:
         raise SubmissionError(
-            [f"the list is empty; expected one entry for each of the {len(key)} questions"]
+            [f"the list is empty; expected one entry for each of the {len(questions)} questions"]
         )
-    if len(decoded) > MAX_ENTRIES_PER_QUESTION * len(key):
+    if len(decoded) > MAX_ENTRIES_PER_QUESTION * len(questions):
         # Refused before reading the entries: a 5 MB list of millions costs seconds of CPU.
         raise SubmissionError(
             [f"the list has {len(decoded)} entries; expected one entry for each of the "
-             f"{len(key)} questions"]
+             f"{len(questions)} questions"]
         )
-    answers = _answers(key, decoded)
+    return _answers(questions, decoded)
+
+
+def score(key: AnyKey, data: bytes) -> ScoreResult:
+    """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
+    it cannot be scored (``validate``'s, on the key's questions)."""
+    if not isinstance(key, AnswerKey):
+        import decision
+
+        return decision.score(key, data)
+    track = key.track
+    answers = validate(key.asked, data)
 
     tallies = [[[0, 0] for _ in grouping.groups] for grouping in track.groupings]
     answerable = [0, 0]

@@ -128,7 +128,7 @@ def _is_id(track: AnyTrack, value: object) -> bool:
 def _where(track: AnyTrack, record: Mapping[str, Any], index: int) -> object:
     """A row's id for a message, or its position when it has no usable id."""
     ident = record.get(track.fields.id)
-    return ident if _is_id(track, ident) else f"row #{index}"
+    return ident if _is_id(track, ident) else evaluator.nth(index, "row")
 
 
 def public_problems(track: Track, records: Sequence[Any]) -> list[str]:
@@ -147,9 +147,9 @@ def shape_problems(track: Track, records: Sequence[Any]) -> list[str]:
     if not_objects:
         problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
                         f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-                        f"({_some(f'row #{i}' for i in not_objects)})")
+                        f"({_some(evaluator.nth(i, 'row') for i in not_objects)})")
     kind = "an integer" if f.id_type == "integer" else "a non-empty string"
-    bad_id = [f"row #{i}" for i, r in rows if not _is_id(track, r.get(f.id))]
+    bad_id = [evaluator.nth(i, "row") for i, r in rows if not _is_id(track, r.get(f.id))]
     if bad_id:
         problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "
                         f"{'has' if len(bad_id) == 1 else 'have'} no {f.id} that is {kind} "
@@ -238,9 +238,9 @@ def _decision_shape_problems(track: DecisionTrack, records: Sequence[Any]) -> li
     if not_objects:
         problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
                         f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-                        f"({_some(f'row #{i}' for i in not_objects)})")
+                        f"({_some(evaluator.nth(i, 'row') for i in not_objects)})")
     kind = "an integer" if track.fields.id_type == "integer" else "a non-empty string"
-    bad_id = [f"row #{i}" for i, r in enumerate(records)
+    bad_id = [evaluator.nth(i, "row") for i, r in enumerate(records)
               if isinstance(r, dict) and not _is_id(track, r.get(track.fields.id))]
     if bad_id:
         problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "

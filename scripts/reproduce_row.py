@@ -173,7 +173,8 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
         print(f"note: the record was scored by {record.provenance.scorer_version}, this is "
               f"{result.scorer_version}", file=sys.stderr)
     if diffs:
-        print(f"NOT reproduced: {label}: {len(diffs)} fields differ:", file=sys.stderr)
+        differ = "1 field differs" if len(diffs) == 1 else f"{len(diffs)} fields differ"
+        print(f"NOT reproduced: {label}: {differ}:", file=sys.stderr)
         for line in diffs:
             print(f"  {line}", file=sys.stderr)
         return 1

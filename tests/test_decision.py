@@ -361,31 +361,33 @@ BAD_SUBMISSIONS: list[tuple[str, bytes, list[str]]] = [
     ("broken-jsonl-line", _jsonl(TINY_RUN[:2]) + b'{"example_id": "e03",\n',
      ["line 3 is not valid JSON ("]),
     ("yes-instead-of-true", _edit(0, assist="yes"),
-     ['1 entry writes "assist" as a string (e.g. entry #0: "yes"); write the JSON literal true '
-      'or false, without quotes: "assist": true, not "assist": "yes"']),
-    ("true-in-quotes", _edit(1, assist="true"), ['writes "assist" as a string (e.g. entry #1: '
-                                                 '"true")']),
+     ['1 entry writes "assist" as a string (e.g. the 1st entry: "yes"); write the JSON '
+      'literal true or false, without quotes: "assist": true, not "assist": "yes"']),
+    ("true-in-quotes", _edit(1, assist="true"), ['writes "assist" as a string (e.g. the 2nd '
+                                                 'entry: "true")']),
     ("assist-a-number", _edit(0, assist=1),
-     ['1 entry has an "assist" that is not true, false or null (e.g. entry #0: 1)']),
+     ['1 entry has an "assist" that is not true, false or null (e.g. the 1st entry: 1)']),
     ("no-assist", _edit(2, assist=_DROP),
-     ['1 entry has no "assist" (e.g. entry #2); write true or false, or null if the model gave '
-      "no answer"]),
+     ['1 entry has no "assist" (e.g. the 3rd entry); write true or false, or null if the '
+      "model gave no answer"]),
     ("no-time", _edit(2, intervention_time_s=_DROP),
-     ['1 entry has no "intervention_time_s" (e.g. entry #2); give the time in seconds, or null']),
+     ['1 entry has no "intervention_time_s" (e.g. the 3rd entry); give the time in seconds, '
+      "or null"]),
     ("time-as-text", _edit(0, intervention_time_s="12.5"),
-     ['1 entry has an "intervention_time_s" that is not a number (e.g. entry #0: "12.5"); '
-      "write seconds as a JSON number such as 12.5, not a string, or null"]),
+     ['1 entry has an "intervention_time_s" that is not a number (e.g. the 1st entry: '
+      '"12.5"); write seconds as a JSON number such as 12.5, not a string, or null']),
     ("time-boolean", _edit(0, intervention_time_s=True),
-     ['an "intervention_time_s" that is not a number (e.g. entry #0: true)']),
+     ['an "intervention_time_s" that is not a number (e.g. the 1st entry: true)']),
     ("negative-time", _edit(5, intervention_time_s=-1.5),
-     ['1 entry has a negative "intervention_time_s" (e.g. entry #5: -1.5); times are seconds '
-      "from the start of the video, 0 or more"]),
+     ['1 entry has a negative "intervention_time_s" (e.g. the 6th entry: -1.5); times are '
+      "seconds from the start of the video, 0 or more"]),
     ("nan-time", _edit(0, intervention_time_s=math.nan),
-     ['1 entry has an "intervention_time_s" that is not a finite number (e.g. entry #0: NaN)']),
+     ['1 entry has an "intervention_time_s" that is not a finite number (e.g. the 1st entry: '
+      "NaN)"]),
     ("infinite-time", _edit(0, intervention_time_s=math.inf),
-     ['not a finite number (e.g. entry #0: Infinity)']),
+     ['not a finite number (e.g. the 1st entry: Infinity)']),
     ("huge-integer-time", _edit(0, intervention_time_s=10 ** 400),
-     ['not a finite number (e.g. entry #0: ']),
+     ['not a finite number (e.g. the 1st entry: ']),
     ("duplicate-id", json.dumps([*TINY_RUN, TINY_RUN[0]]).encode(),
      ["1 episode is answered more than once (e01); keep one entry per example_id"]),
     ("unknown-id", json.dumps([*TINY_RUN, {**TINY_RUN[0], "example_id": "zzz"}]).encode(),
@@ -395,14 +397,14 @@ BAD_SUBMISSIONS: list[tuple[str, bytes, list[str]]] = [
      ['1 episode has no answer (e10); expected one entry for each of the 10 episodes (use '
       '"assist": null for no answer)']),
     ("integer-id", _edit(0, example_id=1),
-     ['1 entry has an "example_id" that is not a non-empty string (e.g. entry #0: 1); write ids '
-      "as JSON strings, exactly as in the public file", "1 episode has no answer (e01)"]),
+     ['1 entry has an "example_id" that is not a non-empty string (e.g. the 1st entry: 1); '
+      "write ids as JSON strings, exactly as in the public file", "1 episode has no answer (e01)"]),
     ("sample-id-alias", json.dumps([{**{k: v for k, v in e.items() if k != "example_id"},
                                      "sample_id": e["example_id"]} for e in TINY_RUN]).encode(),
-     ['10 entries use "sample_id" (e.g. entry #0, 1, 2, 3, 4, 5, 6, 7, 8, 9); rename the field '
-      'to "example_id"']),
+     ['10 entries use "sample_id" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th '
+      'entries); rename the field to "example_id"']),
     ("not-objects", json.dumps([1, *TINY_RUN]).encode(),
-     ["1 entry is not a JSON object (e.g. entry #0 (integer)); each entry must be "
+     ["1 entry is not a JSON object (e.g. the 1st entry (integer)); each entry must be "
       '{"example_id": ..., "assist": ..., "intervention_time_s": ...}']),
     ("far-too-long", json.dumps([TINY_RUN[0]] * 41).encode(),
      ["the list has 41 entries; expected one entry for each of the 10 episodes"]),
@@ -429,6 +431,20 @@ def test_every_problem_of_a_file_is_reported_at_once() -> None:
         evaluator.score(_key(), json.dumps(entries).encode())
     assert len(raised.value.problems) == 5, raised.value.problems
     assert str(raised.value).startswith("This submission cannot be scored (5 problems):\n- ")
+
+
+def test_an_id_alias_on_every_entry_is_the_one_problem() -> None:
+    renamed = [{("sample_id" if k == "example_id" else k): v for k, v in e.items()}
+               for e in TINY_RUN]
+    with pytest.raises(evaluator.SubmissionError) as raised:
+        evaluator.score(_key(), json.dumps(renamed).encode())
+    assert raised.value.problems == (
+        '10 entries use "sample_id" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th '
+        'entries); rename the field to "example_id"',)
+    renamed[0] = dict(TINY_RUN[0])  # only some: the episodes left unanswered are named too
+    with pytest.raises(evaluator.SubmissionError) as raised:
+        evaluator.score(_key(), json.dumps(renamed).encode())
+    assert raised.value.problems[1].startswith("9 episodes have no answer (e02, e03, ")
 
 
 # --- malformed keys -----------------------------------------------------------------------------
@@ -469,6 +485,8 @@ BAD_KEYS: list[tuple[str, list[Row], str]] = [
     ("duplicate-id", _key_with(1, example_id="e01"), "1 duplicate example_id (e01)"),
     ("absent-scenario", [r for r in TINY if r["scenario"] != "text_grounded"],
      "no episodes of scenario text_grounded"),
+    ("id-missing", _key_with(2, example_id=_DROP),
+     "the 3rd episode: example_id: Field required"),
 ]
 
 

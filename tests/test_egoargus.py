@@ -278,13 +278,13 @@ def test_the_out_of_option_answer_itself_is_not_a_valid_prediction() -> None:
 
 @pytest.mark.parametrize(("entries", "message"), [
     ([{"example_id": 1, "predicted_answer": "A"}],
-     'an "example_id" that is not a non-empty string (e.g. entry #10: 1)'),
+     'an "example_id" that is not a non-empty string (e.g. the 11th entry: 1)'),
     ([{"example_id": "mmg-1", "predicted_answer": "A"}],
      "1 question is answered more than once (mmg-1)"),
     ([{"example_id": "zzz-9", "predicted_answer": "A"}],
      "1 example_id is not in the answer key (zzz-9)"),
     ([{"sample_id": "mmg-1", "predicted_answer": "A"}],
-     'uses "sample_id" (e.g. entry #10); rename the field to "example_id"'),
+     'uses "sample_id" (e.g. the 11th entry); rename the field to "example_id"'),
 ])
 def test_ids_are_strings_and_each_question_is_answered_once(
         entries: list[dict[str, Any]], message: str) -> None:

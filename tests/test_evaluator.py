@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal, getcontext
 from pathlib import Path
 from typing import Any
@@ -261,24 +262,26 @@ BAD_SUBMISSIONS = [
                  id="empty-list"),
     pytest.param(edit(lambda e: e.__setitem__(slice(0, 4), [17, "B", ["A"], None])),
                  ["4 entries are not JSON objects",
-                  "entry #0 (integer), 1 (string), 2 (list), 3 (null)",
+                  "the 1st entry (integer), the 2nd entry (string), the 3rd entry (list), "
+                  "the 4th entry (null)",
                   "4 questions have no answer (1, 2, 3, 4)"], [], id="entries-not-objects"),
     pytest.param(edit(lambda e: e.__setitem__(5, "C")),
-                 ["1 entry is not a JSON object (e.g. entry #5 (string))",
+                 ["1 entry is not a JSON object (e.g. the 6th entry (string))",
                   "1 question has no answer (6)"], ["1 entries"], id="one-entry-not-object"),
     pytest.param(edit(rename_all("example_id", "sample_id")),
-                 ['500 entries use "sample_id"', 'rename the field to "example_id"',
-                  "500 questions have no answer"], [], id="sample_id"),
+                 ['500 entries use "sample_id"', 'rename the field to "example_id"'],
+                 ["have no answer"], id="sample_id"),
     pytest.param(edit(rename_all("example_id", "id")),
                  ['500 entries use "id"', 'rename the field to "example_id"'], [], id="id"),
     pytest.param(edit(rename_all("predicted_answer", "pred")),
                  ['500 entries use "pred"', 'rename the field to "predicted_answer"'],
                  ["have no answer"], id="pred"),
     pytest.param(edit(lambda e: e[0].pop("predicted_answer")),
-                 ['1 entry has no "predicted_answer" (e.g. entry #0)', "use null"], [],
+                 ['1 entry has no "predicted_answer" (e.g. the 1st entry)', "use null"], [],
                  id="no-predicted_answer"),
     pytest.param(edit(lambda e: e[0].pop("example_id")),
-                 ['1 entry has no "example_id" (e.g. entry #0)', "1 question has no answer (1)"],
+                 ['1 entry has no "example_id" (e.g. the 1st entry)',
+                  "1 question has no answer (1)"],
                  [], id="no-example_id"),
     pytest.param(edit(set_answer(Q1["example_id"], f"({Q1['correct_answer']})")),
                  ["1 answer carries more than the option letter", "keep only the letter",
@@ -300,21 +303,21 @@ BAD_SUBMISSIONS = [
     pytest.param(edit(set_answer(FOUR["example_id"], "T")),
                  [f'id {FOUR["example_id"]}: "T" (valid A-D)'], [], id="first-capital-T"),
     pytest.param(edit(set_answer(1, 2)),
-                 ['"predicted_answer" that is not a string', "entry #0: 2", "null to abstain"],
+                 ['"predicted_answer" that is not a string', "the 1st entry: 2", "null to abstain"],
                  [], id="answer-integer"),
-    pytest.param(edit(set_answer(1, ["A"])), ["not a string", "entry #0: a JSON list"], [],
+    pytest.param(edit(set_answer(1, ["A"])), ["not a string", "the 1st entry: a JSON list"], [],
                  id="answer-list"),
-    pytest.param(edit(set_answer(1, True)), ["not a string", "entry #0: true"], [],
+    pytest.param(edit(set_answer(1, True)), ["not a string", "the 1st entry: true"], [],
                  id="answer-boolean"),
     pytest.param(edit(lambda e: e[16].__setitem__("example_id", "17")),
-                 ['1 entry has an "example_id" that is not an integer', 'entry #16: "17"',
+                 ['1 entry has an "example_id" that is not an integer', 'the 17th entry: "17"',
                   'JSON numbers, e.g. 17, not "17"', "1 question has no answer (17)"], [],
                  id="string-example_id"),
     pytest.param(edit(lambda e: e[16].__setitem__("example_id", 17.0)),
-                 ["not an integer", "entry #16: 17.0"], [], id="float-example_id"),
+                 ["not an integer", "the 17th entry: 17.0"], [], id="float-example_id"),
     # True == 1 in Python: a boolean id must not answer question 1.
     pytest.param(edit(lambda e: e[0].__setitem__("example_id", True)),
-                 ["not an integer", "entry #0: true", "1 question has no answer (1)"], [],
+                 ["not an integer", "the 1st entry: true", "1 question has no answer (1)"], [],
                  id="boolean-example_id"),
     pytest.param(edit(lambda e: e.__delitem__(slice(0, 12))),
                  ["12 questions have no answer (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)",
@@ -352,11 +355,11 @@ BAD_SUBMISSIONS = [
                  ["not a string", ": NaN"], [], id="nan-answer"),
     pytest.param(lambda: dumps(perfect_entries()).replace(b'"example_id": 1,',
                                                            b'"example_id": NaN,', 1),
-                 ["not an integer", "entry #0: NaN", "1 question has no answer (1)"], [],
+                 ["not an integer", "the 1st entry: NaN", "1 question has no answer (1)"], [],
                  id="nan-example_id"),
     pytest.param(lambda: dumps(perfect_entries()).replace(b'"example_id": 1,',
                                                            b'"example_id": -Infinity,', 1),
-                 ["not an integer", "entry #0: -Infinity"], [], id="infinite-example_id"),
+                 ["not an integer", "the 1st entry: -Infinity"], [], id="infinite-example_id"),
 ]
 
 
@@ -417,6 +420,265 @@ def test_utf8_bom_is_accepted() -> None:
     with_bom = evaluator.score(KEY, b"\xef\xbb\xbf" + SAMPLE_SUBMISSION)
     assert with_bom.metrics == plain.metrics
     assert with_bom.counts == plain.counts
+
+
+# --- how messages count entries ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "expected"), [
+    (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (10, "10th"), (11, "11th"), (12, "12th"),
+    (13, "13th"), (14, "14th"), (21, "21st"), (22, "22nd"), (23, "23rd"), (100, "100th"),
+    (101, "101st"), (102, "102nd"), (111, "111th"), (112, "112th"), (113, "113th"),
+    (121, "121st"), (1001, "1001st"), (1011, "1011th"),
+])
+def test_ordinals(n: int, expected: str) -> None:
+    assert evaluator.ordinal(n) == expected
+
+
+def test_entries_are_counted_from_one_in_every_message() -> None:
+    """The first entry is "the 1st entry", as people count; ids start at 1, positions too."""
+    entries: list[Any] = perfect_entries()
+    for e in entries[:25]:
+        del e["predicted_answer"]
+    entries[30]["predicted_answer"] = 7
+    entries[111] = "B"
+    message = submission_error(dumps(entries))
+    assert ('25 entries have no "predicted_answer" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, '
+            "7th, 8th, 9th, 10th, ... entries); use null") in message
+    assert '1 entry has a "predicted_answer" that is not a string (e.g. the 31st entry: 7)' \
+        in message
+    assert "1 entry is not a JSON object (e.g. the 112th entry (string))" in message
+    assert "#" not in message and "entry 0" not in message
+
+
+def test_key_rows_are_counted_from_one() -> None:
+    records: list[Any] = small_key()
+    records[0] = "not a row"
+    del records[2]["example_id"]
+    with pytest.raises(evaluator.AnswerKeyError) as info:
+        evaluator.load_answer_key(TRACK, dumps(records))
+    assert "the 1st question: entry: expected a JSON object" in str(info.value)
+    assert "the 3rd question: example_id: Field required" in str(info.value)
+    rows = small_key()
+    rows[3]["key_version"] = 2
+    del rows[3]["example_id"]
+    with pytest.raises(evaluator.DataFileError, match=r"\(the 4th row\)"):
+        evaluator.read_rows(TRACK, dumps(rows), "json")
+
+
+# --- when every entry names a field another way --------------------------------------------------
+
+
+def renamed(entries: list[dict[str, Any]], old: str, new: str,
+            indices: range | None = None) -> list[dict[str, Any]]:
+    out = [dict(e) for e in entries]
+    for i in indices if indices is not None else range(len(out)):
+        out[i][new] = out[i].pop(old)
+    return out
+
+
+@pytest.mark.parametrize("alias", ["sample_id", "id"])
+def test_an_id_alias_on_every_entry_is_the_one_problem(alias: str) -> None:
+    entries = renamed(perfect_entries(), "example_id", alias)
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(KEY, dumps(entries))
+    assert info.value.problems == (
+        f'500 entries use "{alias}" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th, '
+        '... entries); rename the field to "example_id"',)
+
+
+@pytest.mark.parametrize("alias", ["pred", "answer", "prediction"])
+def test_a_prediction_alias_on_every_entry_is_the_one_problem(alias: str) -> None:
+    entries = renamed(perfect_entries(), "predicted_answer", alias)
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(KEY, dumps(entries))
+    assert len(info.value.problems) == 1
+    assert info.value.problems[0].startswith(f'500 entries use "{alias}" (e.g. the 1st, 2nd')
+
+
+def test_both_aliases_on_every_entry_are_the_two_problems() -> None:
+    entries = renamed(renamed(perfect_entries(), "example_id", "sample_id"),
+                      "predicted_answer", "pred")
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(KEY, dumps(entries))
+    assert [p.split(" (")[0] for p in info.value.problems] == [
+        '500 entries use "sample_id"', '500 entries use "pred"']
+
+
+def test_an_id_alias_on_some_entries_also_names_the_questions_left_unanswered() -> None:
+    entries = renamed(perfect_entries(), "example_id", "sample_id", range(3))
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(KEY, dumps(entries))
+    assert info.value.problems == (
+        '3 entries use "sample_id" (e.g. the 1st, 2nd, 3rd entries); rename the field to '
+        '"example_id"',
+        "3 questions have no answer (1, 2, 3); expected one entry for each of the 500 questions "
+        "(use null to abstain)")
+
+
+# --- hints that carry code: the code runs on the file that triggered it --------------------------
+
+
+@dataclass(frozen=True)
+class Board:
+    """A multiple-choice track with its demo key and the demo's sample submission."""
+
+    track: spec.Track
+    key: evaluator.AnswerKey
+    sample: list[dict[str, Any]]
+    public: list[dict[str, Any]]
+
+
+def _board(bench_id: str) -> Board:
+    bench = spec.load_benchmark(bench_id)
+    track = bench.track()
+    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    public = evaluator.read_rows(track, bench.demo_public(track).read_bytes(),
+                                 track.public.format).records
+    return Board(track, key, json.loads((bench.demo_dir / "sample_submission.json").read_text()),
+                 list(public))
+
+
+BOARDS = {"egomemreason": _board("egomemreason"), "egoargus": _board("egoargus")}
+
+
+def reference_output(board: Board, id_name: str, pred_name: str) -> dict[str, Any]:
+    """What a reference script writes for the sample run, naming the fields as given."""
+    f = board.track.fields
+    answers = {q.id: q.answer for q in board.key.questions}
+    return {"results": [{id_name: e[f.id], "correct_answer": answers[e[f.id]],
+                         pred_name: e[f.prediction],
+                         "is_correct": e[f.prediction] == answers[e[f.id]]}
+                        for e in board.sample],
+            "summary": {"accuracy": 0.0}}
+
+
+def _mixed_ids(board: Board) -> dict[str, Any]:
+    out = reference_output(board, "example_id", "pred")
+    for r in out["results"][::2]:
+        r["sample_id"] = r.pop("example_id")
+    return out
+
+
+def _some_without_pred(board: Board) -> dict[str, Any]:
+    out = reference_output(board, "sample_id", "pred")
+    for r in out["results"][:7]:
+        del r["pred"]
+    return out
+
+
+def _odd_entries(board: Board) -> dict[str, Any]:
+    out = reference_output(board, "example_id", "pred")
+    out["results"][3:3] = [None, "oops", 17]
+    return out
+
+
+def _release_sample_ids(board: Board) -> dict[str, Any]:
+    """EgoArgus's release sample_id: another value than example_id, and not unique."""
+    out = reference_output(board, "example_id", "pred")
+    sample_id = {r["example_id"]: r.get("sample_id") for r in board.public}
+    for r in out["results"]:
+        r["sample_id"] = sample_id[r.pop("example_id")]
+    return out
+
+
+def _both_ids(board: Board) -> dict[str, Any]:
+    out = reference_output(board, "example_id", "predicted_answer")
+    for r in out["results"]:
+        r["sample_id"] = "whatever"
+        r["pred"] = "Z"  # the canonical names win: "predicted_answer" is read
+    return out
+
+
+def _trigger_files() -> list[Any]:
+    cases = []
+    for name, board in BOARDS.items():
+        f = board.track.fields
+        for id_name in (f.id, *f.id_aliases):
+            for pred_name in (f.prediction, *f.prediction_aliases):
+                cases.append(pytest.param(
+                    board, reference_output(board, id_name, pred_name),
+                    id=f"{name}-{id_name}-{pred_name}"))
+        for build in (_mixed_ids, _some_without_pred, _odd_entries, _both_ids):
+            cases.append(pytest.param(board, build(board),
+                                      id=f"{name}-{build.__name__.strip('_')}"))
+        cases.append(pytest.param(board, {"results": []}, id=f"{name}-empty-results"))
+    cases.append(pytest.param(BOARDS["egoargus"], _release_sample_ids(BOARDS["egoargus"]),
+                              id="egoargus-release-sample_ids"))
+    return cases
+
+
+def hint_code(error: evaluator.SubmissionError) -> list[str]:
+    """The code a message offers: after an "e.g. ", the rest of a problem when it is a Python
+    expression that reads ``data`` (the decoded file)."""
+    found = []
+    for problem in error.problems:
+        for at in re.finditer(r"e\.g\. ", problem):
+            tail = problem[at.end():]
+            try:
+                tree = ast.parse(tail, mode="eval")
+            except SyntaxError:
+                continue
+            if any(isinstance(n, ast.Name) and n.id == "data" for n in ast.walk(tree)):
+                found.append(tail)
+    return found
+
+
+def run_hints(key: evaluator.AnswerKey, data: bytes) -> list[str]:
+    """Score ``data``; run every piece of code its message offers on the decoded file, and
+    score what the code gives: it scores, or its message is another one. The code run."""
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(key, data)
+    codes = hint_code(info.value)
+    for code in codes:
+        converted = eval(code, {"data": json.loads(data)})  # the hint, as offered
+        try:
+            evaluator.score(key, json.dumps(converted).encode())
+        except evaluator.SubmissionError as again:
+            assert str(again) != str(info.value)
+            assert not hint_code(again), str(again)
+    return codes
+
+
+@pytest.mark.parametrize(("board", "output"), _trigger_files())
+def test_the_results_hint_code_runs_on_its_file_and_the_result_scores_or_says_more(
+        board: Board, output: dict[str, Any]) -> None:
+    codes = run_hints(board.key, dumps(output))
+    assert len(codes) == 1, "the results hint offers code for every shape of results"
+
+
+@pytest.mark.parametrize("board", BOARDS.values(), ids=BOARDS)
+def test_the_results_hint_code_of_the_scripts_own_output_gives_the_sample_run(
+        board: Board) -> None:
+    sample = evaluator.score(board.key, dumps(board.sample))
+    for id_name in ("example_id", "sample_id"):
+        output = reference_output(board, id_name, "pred")
+        (code,) = run_hints(board.key, dumps(output))
+        converted = eval(code, {"data": output})
+        assert evaluator.score(board.key, dumps(converted)).answers_sha256 == \
+            sample.answers_sha256, id_name
+
+
+def test_results_whose_entries_name_no_question_get_no_code() -> None:
+    output = {"results": [{"question": "q", "pred": "A"}]}
+    with pytest.raises(evaluator.SubmissionError) as info:
+        evaluator.score(KEY, dumps(output))
+    assert info.value.problems == (
+        'the file is an object with a "results" list, as the reference evaluation scripts '
+        'write it, but no entry of it has an id ("example_id", "sample_id" or "id"); a '
+        'submission is a JSON list of {"example_id": ..., "predicted_answer": ...} objects, '
+        "one per question",)
+
+
+@pytest.mark.parametrize(("build", "words", "absent"), BAD_SUBMISSIONS)
+def test_every_code_a_bad_submission_message_offers_runs(
+        build: Callable[[], bytes], words: list[str], absent: list[str]) -> None:
+    data = build()
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return  # not JSON: there is no ``data`` for code to read
+    run_hints(KEY, data)
 
 
 # --- the rules ----------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import reproduce_row  # noqa: E402
 import rescore_board  # noqa: E402
 import seed_paper_baselines  # noqa: E402
 import validate_benchmark  # noqa: E402
+import validate_submission  # noqa: E402
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -41,7 +42,7 @@ KEY = BENCH.demo_key(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
 BOARD_REPO = BENCH.hub.records_repo
 SCRIPTS = ("publish_submission.py", "reproduce_row.py", "rescore_board.py",
-           "seed_paper_baselines.py", "validate_benchmark.py")
+           "seed_paper_baselines.py", "validate_benchmark.py", "validate_submission.py")
 
 Main = Callable[[list[str] | None], int]
 
@@ -118,7 +119,8 @@ def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixt
                   "reproduce_row.py": reproduce_row.main,
                   "rescore_board.py": rescore_board.main,
                   "seed_paper_baselines.py": seed_paper_baselines.main,
-                  "validate_benchmark.py": validate_benchmark.main}[script]
+                  "validate_benchmark.py": validate_benchmark.main,
+                  "validate_submission.py": validate_submission.main}[script]
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
     assert "Example:" in text and f"python scripts/{script}" in text
@@ -133,6 +135,7 @@ MAINS: dict[str, Main] = {
     "rescore_board.py": rescore_board.main,
     "seed_paper_baselines.py": seed_paper_baselines.main,
     "validate_benchmark.py": validate_benchmark.main,
+    "validate_submission.py": validate_submission.main,
 }
 
 
@@ -489,6 +492,25 @@ def test_reproduce_a_tampered_record_names_the_field(
     for field in ("metrics.overall", "metrics.event", "counts.overall", "counts.event"):
         assert field in err
     assert "metrics.entity" not in err and "sha256" not in err
+
+
+def test_reproduce_counts_the_fields_that_differ_in_agreement(
+    published: ledger.Record, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = json.loads(published.to_json())
+    label = f"{published.method_name} by {published.team_name}"
+    tampered = tmp_path / "tampered.json"
+    for differ in ("1 field differs", "2 fields differ"):
+        if differ == "1 field differs":
+            payload["n_abstained"] += 1
+        else:
+            payload["metrics"]["overall"] += 1
+        tampered.write_text(json.dumps(payload))
+        capsys.readouterr()
+        assert reproduce_row.main(["--record", str(tampered), "--submission", str(SAMPLE),
+                                   "--private", str(KEY)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"NOT reproduced: {label} ({tampered}): {differ}:\n"), err
 
 
 def test_reproduce_refuses_a_row_of_another_benchmark(

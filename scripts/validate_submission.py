@@ -1,0 +1,100 @@
+"""Check a submission against a track's public file, without the answer key, before uploading it.
+
+Runs the evaluator's own validation (`evaluator.validate`, the one the Score tab runs before it
+scores) on the questions of the public file alone: every question answered exactly once, ids
+as the public file writes them, each letter among its question's options (a decision track:
+each episode's id, `assist` true, false or null, the time a number of seconds or null). The
+public file carries no answers, so nothing here needs or opens the answer key, and nothing about
+it can be learnt: a file that passes is one the Score tab scores, and one that fails gets the
+very message the Score tab would give.
+
+Exit status 0 and a one-line summary ("valid: 500 answers, 12 abstentions, for the 500
+questions of <benchmark>/<track> (key version ...)") when the file validates; 1 and the Score
+tab's message, on stderr, otherwise (1 and "error: ..." for a bad public file). The benchmark
+and track are `--benchmark` and `--track` (default $LEADERBOARD_BENCHMARK, else the Space's
+default, and its first track); `--help` names the track's public file.
+
+Example:
+
+    # a submission to EgoMemReason, checked against the public file it answers:
+    python scripts/validate_submission.py --benchmark egomemreason \\
+        --public annotations_public.jsonl submission.json
+    # the demo's sample submission, which passes:
+    python scripts/validate_submission.py --benchmark egomemreason \\
+        --public benchmarks/egomemreason/demo/<public file> \\
+        benchmarks/egomemreason/demo/sample_submission.json
+    # another track (here EgoArgus's decision episodes), in a pipeline:
+    python scripts/validate_submission.py --benchmark egoargus --track decision \\
+        --public <decision public file> run.jsonl && echo "ready to upload"
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from _cli import (
+    Chosen,
+    Parser,
+    UsageError,
+    add_benchmark_arguments,
+    describe,
+    read_input,
+    run,
+)
+
+import evaluator
+
+
+def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
+    public = chosen.track.public
+    parser = Parser(description=__doc__, epilog=describe(chosen),
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_benchmark_arguments(parser)
+    parser.add_argument("--public", type=Path, required=True,
+                        help=f"the track's public file, {public.name} ({public.format}): the "
+                             "questions the submission answers")
+    parser.add_argument("submission", type=Path,
+                        help="the submission file to check, as it would be uploaded")
+    return parser
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def check(args: argparse.Namespace, chosen: Chosen) -> int:
+    track = chosen.track
+    try:
+        questions = evaluator.load_questions(track, read_input(args.public, "public file"))
+    except evaluator.PublicFileError as exc:
+        raise UsageError(f"--public {args.public}: {exc}") from None
+    data = read_input(args.submission, "submission")
+    try:
+        if isinstance(questions, evaluator.QuestionSet):
+            letters = evaluator.validate(questions, data)
+            abstained = sum(letter is None for letter in letters.values())
+            asked = _count(len(questions), "question", "questions")
+        else:
+            predictions = evaluator.validate(questions, data)
+            abstained = sum(p.assist is None for p in predictions.values())
+            asked = _count(len(questions), "episode", "episodes")
+    except evaluator.SubmissionError as exc:
+        print(exc, file=sys.stderr)  # exactly what the Score tab shows
+        return 1
+    version = (f"key version {questions.key_version}" if questions.key_version is not None
+               else "unversioned: the public file names no key_version")
+    # A valid file answers every question once: as many answers as questions.
+    print(f"valid: {_count(len(questions), 'answer', 'answers')}, "
+          f"{_count(abstained, 'abstention', 'abstentions')}, for the {asked} of "
+          f"{chosen.bench.id}/{track.id} ({version})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(build_parser, check, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
