@@ -1,20 +1,23 @@
 """A benchmark's leaderboard Space: Leaderboard, Score and About.
 
 The benchmark comes from its spec (``benchmarks/<id>/benchmark.toml``, chosen by
-``LEADERBOARD_BENCHMARK``): this module knows none. ``build_demo`` assembles the page from the
-spec and what ``ledger`` loaded; nothing here touches the network or reads data at import.
+``LEADERBOARD_BENCHMARK``): this module knows none. ``build_page`` assembles the page from the
+spec and what ``ledger`` loaded for each track (``build_demo``: one track); nothing here touches
+the network or reads data at import.
 ``python app.py`` (or ``make run``) serves it on http://127.0.0.1:7860, or where
 ``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` say.
 
 Example::
 
     config = ledger.load_config()
-    demo = build_from_config(config)  # the benchmark's first track
+    demo = build_from_config(config)  # every track of the benchmark, a switch between them
     demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -24,7 +27,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +40,11 @@ from anyio import to_thread
 from gradio.components.plot import PlotData
 from starlette.middleware import Middleware
 
+import decision
 import evaluator
 import ledger
+import queue_limits
+import uploads
 from board_view import (
     DEFAULT_WIDTH,
     EXTERNAL_CHOICES,
@@ -51,11 +58,14 @@ from board_view import (
     board_filter,
     board_frame,
     board_layout,
+    chart_axis,
+    chart_groups,
+    chart_keys,
     export_csv,
     export_rows,
+    formatted,
     listed,
     md_escape,
-    one_decimal,
     quoted,
     split_chart,
     visible_columns,
@@ -71,12 +81,15 @@ from guard import (
     log_refusals_briefly,
     score_limits,
 )
-from score_view import score_json, score_summary, score_table
-from spec import Benchmark, Track
+from score_view import entry_shape, fitting_track, score_json, score_summary, score_table
+from spec import AnyTrack, Benchmark, Track
 
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
-UPLOAD_CACHE = (60, 120)  # delete uploads older than 120 s, checking every 60 s
+UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
+#: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
+DETECT = "auto"
+DECISION_SCORE_WIDTHS: list[str | int] = ["38%", "19%", "20%", "23%"]  # Metric, Value, ...
 
 
 #: The header's links, in this order, for those a spec gives.
@@ -91,7 +104,7 @@ CSS = """
 #board-status {font-size: 0.9rem; opacity: 0.85;}
 #score-summary h3 {margin-top: 0;}
 .gradio-container, .gradio-container main, .gradio-container .column {min-width: 0 !important;}
-#about-text pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+#about-text pre, #about-text pre code {white-space: pre-wrap; overflow-wrap: anywhere;}
 #about-text table {display: block; overflow-x: auto;}
 #about-text th, #about-text td {overflow-wrap: normal; word-break: normal;}
 #board-table, #score-table, #board-chart, #score-chart, #citation, #about-text {
@@ -135,20 +148,85 @@ def demo_banner(bench: Benchmark) -> str:
             "README says.")
 
 
-def score_help(track: Track) -> str:
-    fields = track.fields
-    return (f'Upload a submission (a JSON list of `{{"{fields.id}", "{fields.prediction}"}}`, '
-            "5 MB at most) to score it privately against the held-out answer key. Nothing is "
-            "stored, and you never see which questions were right. See **About** for the "
-            "format and how to get listed.")
+def submission_format(track: AnyTrack) -> str:
+    """A track's submission file in a few words: a JSON list of `{"example_id", ...}`."""
+    if isinstance(track, Track):
+        fields = f'"{track.fields.id}", "{track.fields.prediction}"'
+        return f"a JSON list of `{{{fields}}}`"
+    fields = f'"{track.fields.id}", "{decision.ASSIST}", "{decision.TIME}"'
+    return f"a JSON list (or JSON Lines saved as .json) of `{{{fields}}}`"
+
+
+def _rows(track: AnyTrack) -> str:
+    return "questions" if isinstance(track, Track) else "episodes"
+
+
+def score_help(track: AnyTrack) -> str:
+    return (f"Upload a submission ({submission_format(track)}, 5 MB at most) to score it "
+            "privately against the held-out answer key. Nothing is stored, and you never see "
+            f"which {_rows(track)} were right. See **About** for the format and how to get "
+            "listed.")
+
+
+def tracks_help(tracks: Sequence[AnyTrack]) -> str:
+    """The Score tab's help when a benchmark has several tracks: each one's format."""
+    formats = "\n".join(f"- **{t.title}**: {submission_format(t)}" for t in tracks)
+    return ("Upload a submission (5 MB at most) to score it privately against the held-out "
+            "answer key of its track: pick the track, or leave **Detect from the file** and "
+            "the file's entries tell.\n\n"
+            f"{formats}\n\n"
+            "Nothing is stored, and you never see which entries were right. See **About** for "
+            "the formats and how to get listed.")
+
+
+def wrong_track(picked: AnyTrack, fits: AnyTrack) -> str:
+    """What a file for another track than the one picked is told: which track it fits."""
+    return (f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
+            f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
+            f"{fits.title} as the track above the upload, or Detect from the file (through the "
+            f'API: track "{fits.id}" or "{DETECT}").')
+
+
+def chart_texts(track: AnyTrack) -> tuple[str, str]:
+    """The board chart's heading and title: "### Compare entries per split", "Accuracy per
+    split" (per scenario on a decision board)."""
+    per = chart_groups(track)
+    noun = chart_axis(track)[0].split(" (")[0]
+    return f"### Compare entries per {per}", f"{noun} per {per}"
+
+
+def paper_caption(track: AnyTrack) -> str:
+    """Under a board whose paper rows carry columns of their own: where they are, and that they
+    are ranked among themselves ("" for a board without such columns)."""
+    if not track.paper_metric_keys:
+        return ""
+    paper = set(track.paper_metric_keys)
+    views = [v.title for v in track.views if paper & set(v.metrics)]
+    where = f" (the **{md_escape(views[0])}** view)" if views else ""
+    return (f"Rows marked *Paper-reported* carry the paper's own columns{where}, not this "
+            "Space's, and are ranked among themselves by "
+            f"{md_escape(track.labels[track.paper_ranking])}.")
+
+
+def score_chart_title(track: AnyTrack, with_paper: bool) -> str:
+    if isinstance(track, Track):
+        return "Your splits beside the best paper baseline"
+    per = chart_groups(track)
+    if with_paper:
+        return f"Your {per}s beside the best paper baseline"
+    return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {per}"
 
 
 # --- the page -----------------------------------------------------------------------------------
 
 
-def _read_upload(path: str | None, upload_dir: str, track: Track) -> bytes:
-    """The bytes of a file the visitor uploaded; any other path on the server is refused."""
-    if not path:
+def _read_upload(submission: Mapping[str, Any] | str | None, upload_dir: str,
+                 expected: str) -> bytes:
+    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it or its path;
+    any other path on the server is refused. ``expected`` names a submission's entries
+    (score_view.entry_shape), for the message on a file of another type."""
+    path = submission.get("path") if isinstance(submission, Mapping) else submission
+    if not path or not isinstance(path, str):
         raise gr.Error("Choose a submission .json file to score.", print_exception=False)
     file = Path(path).resolve()
     # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
@@ -156,8 +234,8 @@ def _read_upload(path: str | None, upload_dir: str, track: Track) -> bytes:
         raise gr.Error("Upload the file through /gradio_api/upload first, then pass the path "
                        "it returns.", print_exception=False)
     if file.suffix.lower() != ".json":
-        raise gr.Error(f"Upload a .json file (a JSON list of {track.fields.id}/"
-                       f"{track.fields.prediction} objects).", print_exception=False)
+        raise gr.Error(f"Upload a .json file (a JSON list of {expected} objects).",
+                       print_exception=False)
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
@@ -219,6 +297,20 @@ def _ago(seconds: float) -> str:
     return f"{seconds // 3600} h ago"
 
 
+#: A score as the Score tab shows it: summary, table, chart, the numbers, the track scored.
+Scored = tuple[str, pd.DataFrame, PlotData, dict[str, Any], AnyTrack]
+
+
+@dataclass(frozen=True)
+class Served:
+    """One track as the page serves it: its spec, its answer key and its board."""
+
+    track: AnyTrack
+    #: The current key (ledger.KeyLoader retries one that failed at boot).
+    keys: Callable[[], ledger.KeyStatus]
+    board: ledger.BoardCache
+
+
 def build_demo(
     bench: Benchmark,
     track: Track,
@@ -227,98 +319,214 @@ def build_demo(
     limiter: ScoreLimiter,
     clock: Callable[[], float] = time.time,
 ) -> gr.Blocks:
-    """The whole page of one track of ``bench``; every handler is safe for anyone to call
-    (hiding is not access control). LayoutError if the spec's board cannot be laid out.
+    """The whole page of one track of ``bench`` (``build_page`` with that track alone).
 
     ``keys`` gives the current answer key of ``track`` (ledger.KeyLoader retries one that
     failed at boot); ``board`` is the track's board.
     """
-    layout = board_layout(bench, track)  # fails here, at boot, on a clashing spec
+    return build_page(bench, [Served(track, keys, board)], limiter, clock)
+
+
+def _notes(frame: pd.DataFrame) -> str:
+    """The board's notes under it: one line per note, naming the rows that carry it."""
+    rows: dict[str, list[str]] = {}
+    for name, text in zip(frame["_name"], frame["_note"], strict=True):
+        if text:
+            rows.setdefault(str(text), []).append(str(name))
+    return "  \n".join(f"† **{md_escape(', '.join(names))}**: {md_escape(text)}"
+                       for text, names in rows.items())
+
+
+def build_page(
+    bench: Benchmark,
+    served: Sequence[Served],
+    limiter: ScoreLimiter,
+    clock: Callable[[], float] = time.time,
+) -> gr.Blocks:
+    """The whole page of ``bench``'s ``served`` tracks; every handler is safe for anyone to
+    call (hiding is not access control). LayoutError if a spec's board cannot be laid out.
+
+    With one track the page has no track switch. With several, the Leaderboard's Track radio
+    (``#board-track``) switches the board, its column groups and its chart between them;
+    Score's (``#score-track``) says which track a file is for, or leaves it to the file's
+    entries (``DETECT``); ``/score`` takes the file and that track; ``/leaderboard`` gives the
+    first track's board and ``/leaderboard_<track id>`` each track's. A track whose key is
+    unavailable disables Score for that track alone.
+    """
+    tracks = {s.track.id: s for s in served}
+    first = served[0]
+    many = len(served) > 1
+    # Fails here, at boot, on a clashing spec.
+    layouts = {tid: board_layout(bench, s.track) for tid, s in tracks.items()}
+    offered = {title for layout in layouts.values() for title in layout.groups}
     log = app_logger(bench)
-    boot_status = keys()
+    boot = {tid: s.keys() for tid, s in tracks.items()}
     about = bench.about_path.read_text(encoding="utf-8")
     citation = bench.citation_path.read_text(encoding="utf-8")
-    exports = _Exports(f"{bench.id}-leaderboard")
+    exports = {tid: _Exports(f"{bench.id}-{tid}-leaderboard" if many else
+                             f"{bench.id}-leaderboard") for tid in tracks}
     hops_untold = threading.Lock()  # held once the first scored request's hops are logged
-    ranking = track.ranking
-    metric_labels = list(layout.metrics.values())
+    expected = " or ".join(entry_shape(s.track) for s in served)
 
-    def unavailable(status: ledger.KeyStatus) -> str:
-        return f"### Scoring is unavailable\n{status.error}" if status.key is None else ""
+    def pick(value: object) -> Served:
+        """The track an event names (None: the first); BadInput if it names none."""
+        if value is None:
+            return first
+        if not isinstance(value, str) or value not in tracks:
+            raise BadInput(f"Track: {quoted(value)} is not one of {listed(list(tracks))}.")
+        return tracks[value]
+
+    def picked(value: object) -> Served:
+        try:  # before any work: anyone can send any input
+            return pick(value)
+        except BadInput as exc:
+            raise gr.Error(str(exc), print_exception=False) from None
+
+    def unavailable(statuses: Mapping[str, ledger.KeyStatus]) -> str:
+        down = [(tracks[tid].track, s) for tid, s in statuses.items() if s.key is None]
+        if not many:
+            return f"### Scoring is unavailable\n{down[0][1].error}" if down else ""
+        return "\n\n".join(f"### Scoring is unavailable for {track.title}\n{status.error}"
+                           for track, status in down)
 
     def score_state() -> Any:
-        status = keys()
-        return gr.update(value=unavailable(status), visible=status.key is None)
+        text = unavailable({tid: s.keys() for tid, s in tracks.items()})
+        return gr.update(value=text, visible=bool(text))
 
-    def current() -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
-        snapshot = board.snapshot()
-        return snapshot, board_frame(snapshot.records, bench, track)
+    def current(s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
+        snapshot = s.board.snapshot()
+        return snapshot, board_frame(snapshot.records, bench, s.track)
 
     def view(search: str, sources: list[str], external: list[str], inputs: list[str],
-             sizes: list[str], group: str) -> tuple[Any, ...]:
+             sizes: list[str], group: str, track_id: str | None = None) -> tuple[Any, ...]:
         try:  # before any work: anyone can send any input
             wanted = board_filter(search, sources, external, inputs, sizes, bench)
-            if group is not None and (not isinstance(group, str) or group not in layout.groups):
+            s = pick(track_id)
+            layout = layouts[s.track.id]
+            # A group of another track's board (a switch under way) shows this one's first.
+            if group is not None and (not isinstance(group, str) or group not in offered):
                 raise BadInput(f"Column group: {quoted(group)} is not one of "
                                f"{listed(list(layout.groups))}.")
         except BadInput as exc:
             raise gr.Error(str(exc), print_exception=False) from None
-        snapshot, frame = current()
+        snapshot, frame = current(s)
         chosen = wanted.apply(frame)
-        csv_path, json_path = exports.write(export_rows(chosen, snapshot.records, track))
-        notes = "  \n".join(f"† **{md_escape(str(n))}**: {md_escape(str(t))}"
-                            for n, t in zip(frame["_name"], frame[layout.info["note"]],
-                                            strict=True) if t)
+        csv_path, json_path = exports[s.track.id].write(
+            export_rows(chosen, snapshot.records, s.track))
+        notes = _notes(frame)
+        if "paper" in set(frame["_source"]) and paper_caption(s.track):
+            notes = f"{paper_caption(s.track)}\n\n{notes}"
         if frame.empty:
             notes = "No entries yet. See **About** for how to get listed."
-        shown = visible_columns(chosen, group, bench, track)
+        shown = visible_columns(chosen, group, bench, s.track)
         table_update = gr.Dataframe(
-            value=one_decimal(shown, metric_labels),
+            value=formatted(shown, layout.formats),
             datatype=[layout.datatypes.get(c, "str") for c in shown.columns],
             column_widths=[layout.widths.get(c, DEFAULT_WIDTH) for c in shown.columns])
         return (table_update, _status_line(snapshot, clock()), notes,
                 csv_path, json_path)
 
-    def chart(methods: list[str]) -> PlotData:
+    def chart(methods: list[str], track_id: str | None = None) -> PlotData:
         methods = methods or []
         if (not isinstance(methods, list) or len(methods) > MAX_PICKS
                 or not all(isinstance(m, str) for m in methods)):
             raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.",
                            print_exception=False)
-        snapshot = board.snapshot()
+        s = picked(track_id)
+        snapshot = s.board.snapshot()
         by_name = {r.method_name: r for r in snapshot.records}
-        picked = [m for m in methods if m in by_name]  # one gone since the page loaded: left out
-        return split_chart({m: dict(by_name[m].metrics) for m in picked},
-                           "Accuracy per split", track)
+        picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
+        return split_chart({m: dict(by_name[m].metrics) for m in picked_rows},
+                           chart_texts(s.track)[1], s.track)
 
-    def on_load() -> tuple[Any, ...]:
-        _, frame = current()
-        names = list(frame["_name"])
+    def on_load(track_id: str | None = None) -> tuple[Any, ...]:
+        s = picked(track_id)
+        snapshot, frame = current(s)
+        keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
+        # The rows the chart can show: a paper row of other columns has none of its bars.
+        names = [by_id[i].method_name for i in frame["_id"]
+                 if any(k in by_id[i].metrics for k in keys)]
         top = names[:5]
         if not names:  # an empty board has nothing to compare: no empty chart under it
             hidden = gr.update(visible=False)
             return hidden, hidden, hidden
-        return (gr.update(visible=True), gr.update(choices=names, value=top),
-                chart(top))
+        return (gr.update(visible=True, value=chart_texts(s.track)[0]),
+                gr.update(choices=names, value=top), chart(top, s.track.id))
 
-    def leaderboard() -> list[dict[str, Any]]:
-        snapshot, frame = current()
-        return export_rows(frame, snapshot.records, track)
+    def switch(track_id: str | None) -> tuple[Any, ...]:
+        """Another track's board: its column groups, its chart (the table follows)."""
+        s = picked(track_id)
+        groups = list(layouts[s.track.id].groups)
+        return (gr.update(choices=groups, value=groups[0]), *on_load(s.track.id))
 
-    # The API page shows this as the endpoint's description.
-    leaderboard.__doc__ = (f"The whole board, best {layout.ranking} first: metrics unrounded, "
-                           "ranks, counts, links.")
+    def board_api(s: Served) -> Callable[[], list[dict[str, Any]]]:
+        def leaderboard() -> list[dict[str, Any]]:
+            snapshot, frame = current(s)
+            return export_rows(frame, snapshot.records, s.track)
 
-    def best_paper() -> ledger.Record | None:
-        papers = [r for r in board.snapshot().records if r.source == "paper"]
-        return max(papers, key=lambda r: r.metrics.get(ranking, 0.0), default=None)
+        # The API page shows this as the endpoint's description.
+        which = f"The {s.track.title} board" if many else "The whole board"
+        leaderboard.__doc__ = (f"{which}, best {layouts[s.track.id].ranking} first: metrics "
+                               "unrounded, ranks, counts, links.")
+        return leaderboard
 
-    async def score(path: str | None, request: gr.Request) -> tuple[Any, ...]:
+    def best_paper(s: Served) -> ledger.Record | None:
+        """The best paper row of the track that carries a metric of its chart."""
+        keys = chart_keys(s.track)
+        papers = [r for r in s.board.snapshot().records if r.source == "paper"
+                  and any(k in r.metrics for k in keys)]
+        return max(papers, key=lambda r: ledger.ranking_value(r, s.track) or 0.0, default=None)
+
+    def key_of(s: Served) -> evaluator.AnswerKey:
+        """The track's current key; gr.Error with the reason Score is unavailable for it."""
+        status = s.keys()
+        if status.key is None:
+            where = f" for {s.track.title}" if many else ""
+            raise gr.Error(f"Scoring{where} is unavailable: {status.error}",
+                           print_exception=False)
+        return status.key
+
+    async def score(submission: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
         """Score a submission file; returns summary, table, chart and the numbers as JSON."""
-        key_status = keys()
-        if key_status.key is None:
-            raise gr.Error(f"Scoring is unavailable: {key_status.error}", print_exception=False)
-        data = _read_upload(path, demo.GRADIO_CACHE, track)
+        return shown(await scored(submission, first, request))
+
+    async def score_any(submission: dict[str, Any] | None, track: str | None,
+                        request: gr.Request) -> tuple[Any, ...]:
+        """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
+        null) to let the file's entries tell; returns summary, table, chart and the numbers as
+        JSON (with the track scored)."""
+        return shown(await scored_as(submission, track, request))
+
+    async def scored_as(submission: dict[str, Any] | None, track: str | None,
+                        request: gr.Request) -> Scored:
+        if track is None or track == DETECT:
+            return await scored(submission, None, request)
+        if not isinstance(track, str) or track not in tracks:  # before any work
+            raise gr.Error(f"Track: {quoted(track)} is not one of "
+                           f"{listed([DETECT, *tracks])}.", print_exception=False)
+        return await scored(submission, tracks[track], request)
+
+    async def scored(submission: dict[str, Any] | None, chosen: Served | None,
+                     request: gr.Request) -> Scored:
+        """(summary, table, chart, numbers, track) of a file scored as ``chosen``'s track, or
+        the one its entries tell (None)."""
+        # How the track was chosen: picked (by the visitor or the page), told (by the file's
+        # entries), or unknown (entries of no track's shape: the first scorer that can says
+        # what is wrong with them).
+        how = "picked"
+        if chosen is not None:
+            key = key_of(chosen)
+            data = _read_upload(submission, demo.GRADIO_CACHE, expected)
+        else:
+            data = _read_upload(submission, demo.GRADIO_CACHE, expected)
+            fits = await to_thread.run_sync(fitting_track, bench, data)
+            if fits is not None:
+                chosen, how = tracks[fits.id], "told"
+            else:
+                chosen = next((s for s in served if s.keys().key is not None), first)
+                how = "unknown"
+            key = key_of(chosen)
+        track = chosen.track
         limits = limiter.limits
         if limits.on_space and hops_untold.acquire(blocking=False):
             # How the Spaces proxy lays the header out is documented nowhere: show the operator.
@@ -331,43 +539,88 @@ def build_demo(
         except RateLimited as exc:
             raise gr.Error(str(exc), print_exception=False) from None
         try:
-            if len(data) > THREAD_SCORE_BYTES:  # a big file must not hold the event loop
-                result = await to_thread.run_sync(evaluator.score, key_status.key, data)
+            # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
+            # event loop.
+            if len(data) > THREAD_SCORE_BYTES or track.kind == "decision":
+                result = await to_thread.run_sync(evaluator.score, key, data)
             else:
-                result = evaluator.score(key_status.key, data)
+                result = evaluator.score(key, data)
         except evaluator.SubmissionError as exc:
             limiter.release(client, stamp)
-            raise gr.Error(str(exc), duration=None, print_exception=False) from None
-        log.info("scored one submission (%d bytes)", len(data))
+            message = str(exc)
+            if many and how == "picked":
+                fits = await to_thread.run_sync(fitting_track, bench, data)
+                if fits is not None and fits.id != track.id:
+                    message = wrong_track(track, fits)
+            elif how == "unknown":
+                message += (f" (The file's entries carry no track's fields, so it was read as "
+                            f"a file for the {track.title} track; for another track, pick it "
+                            "above the upload.)")
+            raise gr.Error(message, duration=None, print_exception=False) from None
+        log.info("scored one submission (%d bytes)%s", len(data),
+                 f" of the {track.id} track" if many else "")
         series = {"Your submission": dict(result.metrics)}
-        paper = best_paper()
+        paper = best_paper(chosen)
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        # Plain values, not component updates: Gradio post-processes them faster.
+        numbers = score_json(result)
+        if many:
+            numbers = {"track": track.id, **numbers}
         return (score_summary(result, track), score_table(result, track),
-                split_chart(series, "Your splits beside the best paper baseline", track),
-                score_json(result))
+                split_chart(series, score_chart_title(track, paper is not None), track),
+                numbers, track)
+
+    def shown(parts: Scored) -> tuple[Any, ...]:
+        """What Score's outputs get: plain values, not component updates (Gradio post-processes
+        them faster, and /score gives them as they are); show_results shows them."""
+        return parts[:4]
+
+    async def rescore(submission: dict[str, Any] | None, track: str | None,
+                      request: gr.Request) -> tuple[Any, ...]:
+        """The file already chosen, scored as the track just picked (none chosen: nothing)."""
+        if submission is None:
+            return reset_score()
+        return shown(await scored_as(submission, track, request))
 
     def reset_score() -> tuple[Any, ...]:
         """Clear the previous file's results as soon as another file arrives."""
         return ("", gr.Dataframe(visible=False), gr.Plot(visible=False), None)
 
-    def show_results() -> tuple[Any, ...]:
-        return gr.Dataframe(visible=True), gr.Plot(visible=True)
+    def show_results(numbers: dict[str, Any] | None) -> tuple[Any, ...]:
+        """The table and chart of a score shown (none: left hidden), a decision score's table
+        with widths that keep its numbers in view on a phone (its metric names are long)."""
+        if numbers is None:
+            return gr.Dataframe(), gr.Plot()
+        named = numbers.get("track") if isinstance(numbers, dict) else None  # anyone can send
+        scored_track = (tracks[named] if isinstance(named, str) and named in tracks
+                        else first).track
+        if not many and scored_track.kind != "decision":
+            return gr.Dataframe(visible=True), gr.Plot(visible=True)
+        widths = DECISION_SCORE_WIDTHS if scored_track.kind == "decision" else None
+        return gr.Dataframe(visible=True, column_widths=widths), gr.Plot(visible=True)
 
+    first_layout = layouts[first.track.id]
+    boot_text = unavailable(boot)
     demo: gr.Blocks
-    with gr.Blocks(title=f"{bench.title} Leaderboard", delete_cache=UPLOAD_CACHE) as demo:
+    # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
+    # cleans the folder instead (launch_kwargs).
+    with gr.Blocks(title=f"{bench.title} Leaderboard") as demo:
         gr.Markdown(header_markdown(bench), elem_id="title")
-        gr.Markdown(demo_banner(bench) if boot_status.demo else "", elem_id="demo-banner",
-                    visible=boot_status.demo)
+        shown_demo = any(status.demo for status in boot.values())
+        gr.Markdown(demo_banner(bench) if shown_demo else "", elem_id="demo-banner",
+                    visible=shown_demo)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
+                board_track = gr.Radio(
+                    [(s.track.title, s.track.id) for s in served], value=first.track.id,
+                    label="Track", elem_id="board-track") if many else None
                 status = gr.Markdown(elem_id="board-status")
                 with gr.Row(equal_height=True):
                     search = gr.Textbox(placeholder="Search method, team, size…",
                                         show_label=False, scale=2, min_width=260,
                                         max_length=MAX_SEARCH_CHARS, elem_id="board-search")
-                    group = gr.Radio(list(layout.groups), value=next(iter(layout.groups)),
+                    group = gr.Radio(list(first_layout.groups),
+                                     value=next(iter(first_layout.groups)),
                                      show_label=False, scale=3, min_width=300,
                                      elem_id="column-group")
                 with gr.Accordion("Filters", open=False):
@@ -393,18 +646,25 @@ def build_demo(
                                                     min_width=150, elem_id="download-json")
                     refresh = gr.Button("Refresh", size="sm", scale=0, min_width=110,
                                         elem_id="board-refresh")
-                compare = gr.Markdown("### Compare entries per split", elem_id="board-compare")
+                compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
                 picks = gr.Dropdown(multiselect=True, label=f"Entries (up to {MAX_PICKS})",
                                     elem_id="chart-picks", max_choices=MAX_PICKS)
                 board_plot = gr.Plot(show_label=False, elem_id="board-chart")
             with gr.Tab("Score", id="score"):
-                disabled = gr.Markdown(unavailable(boot_status), elem_id="score-disabled",
-                                       visible=boot_status.key is None)
-                gr.Markdown(score_help(track))
+                disabled = gr.Markdown(boot_text, elem_id="score-disabled",
+                                       visible=bool(boot_text))
+                gr.Markdown(tracks_help([s.track for s in served]) if many
+                            else score_help(first.track))
+                score_track = gr.Radio(
+                    [("Detect from the file", DETECT),
+                     *((s.track.title, s.track.id) for s in served)], value=DETECT,
+                    label="Track", elem_id="score-track") if many else None
                 upload = gr.File(label="Submission (.json)", file_types=[".json"],
                                  type="filepath", elem_id="score-upload")
                 summary = gr.Markdown(elem_id="score-summary")
-                score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False)
+                # Wrapped, as high as a decision score's 17 rows: it fits a phone's width.
+                score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False,
+                                        max_height=900, wrap=True)
                 score_plot = gr.Plot(show_label=False, elem_id="score-chart", visible=False)
                 with gr.Accordion("The numbers as JSON (what the /score API returns)",
                                   open=False):
@@ -415,51 +675,108 @@ def build_demo(
                 gr.Code(citation, language=None, interactive=False, label="BibTeX",
                         wrap_lines=True, elem_id="citation")
 
-        filters = [search, sources, external, inputs, sizes, group]
+        on_track = [board_track] if board_track is not None else []
+        filters = [search, sources, external, inputs, sizes, group, *on_track]
         board_outputs = [table, status, notes, csv_button, json_button]
         private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
         demo.load(view, filters, board_outputs, **private)
-        demo.load(on_load, None, [compare, picks, board_plot], **private)
+        demo.load(on_load, on_track or None, [compare, picks, board_plot], **private)
         demo.load(score_state, None, disabled, **private)
         for control in (sources, external, inputs, sizes, group):
             control.change(view, filters, board_outputs, **private)
         search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
         refresh.click(view, filters, board_outputs, **private)
-        picks.change(chart, picks, board_plot, trigger_mode="always_last", **private)
+        # Unprocessed: on a track switch the page may send the old track's picks once, which
+        # Gradio would refuse as no choice; chart() bounds its input and skips unknown names.
+        picks.change(chart, [picks, *on_track], board_plot, trigger_mode="always_last",
+                     preprocess=False, **private)
+        if board_track is not None:
+            board_track.change(switch, board_track, [group, compare, picks, board_plot],
+                               **private).then(view, filters, board_outputs, **private)
         score_outputs = [summary, score_df, score_plot, score_numbers]
+        scoring: dict[str, Any] = {"concurrency_limit": 4, "preprocess": False}
+        if many:  # rescoring on a track switch shares Score's bound
+            scoring["concurrency_id"] = "score"
+        score_inputs = [upload] if score_track is None else [upload, score_track]
         upload.upload(reset_score, None, score_outputs, queue=False, **private).then(
-            score, upload, score_outputs, api_name="score", concurrency_limit=4,
-        ).success(show_results, None, [score_df, score_plot], queue=False, **private)
+            # Unprocessed: gr.File(type="filepath") leaves an empty tmp file per call in the cache.
+            score if score_track is None else score_any, score_inputs, score_outputs,
+            api_name="score", **scoring,
+        ).success(show_results, score_numbers, [score_df, score_plot], queue=False, **private)
         upload.clear(reset_score, None, score_outputs, queue=False, **private)
-        gr.api(leaderboard, api_name="leaderboard")  # type: ignore[attr-defined]
+        if score_track is not None:
+            score_track.change(reset_score, None, score_outputs, queue=False, **private).then(
+                rescore, score_inputs, score_outputs, **scoring, **private).success(
+                show_results, score_numbers, [score_df, score_plot], queue=False, **private)
+        gr.api(board_api(first), api_name="leaderboard")  # type: ignore[attr-defined]
+        if many:
+            for s in served:
+                gr.api(board_api(s), api_name=f"leaderboard_{s.track.id}")  # type: ignore[attr-defined]
     return demo
 
 
-def launch_kwargs() -> dict[str, Any]:
-    """How ``launch()`` serves the page: upload and body limits, sessions kept, theme, style,
-    and no monitoring dashboard (Gradio's /monitoring is open to anyone)."""
+def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
+    """How ``launch()`` serves the page: upload and body limits, the upload cache and its
+    cleanup (``cache``, by default as ``upload_policy()`` says), the queue's bounds
+    (queue_limits), sessions kept, theme, style, and no monitoring dashboard (Gradio's
+    /monitoring is open to anyone)."""
+    cache = cache or uploads.UploadCache(upload_policy())
     return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
             "ssr_mode": False, "theme": gr.themes.Soft(primary_hue="indigo"), "css": CSS,
             "footer_links": ["api"], "enable_monitoring": False,
-            "app_kwargs": {"middleware": [Middleware(BodyLimit)]}}
+            "app_kwargs": {"middleware": [Middleware(BodyLimit), cache.middleware()],
+                           "lifespan": functools.partial(_serving, cache)}}
+
+
+@contextlib.asynccontextmanager
+async def _serving(cache: uploads.UploadCache, server: Any) -> AsyncIterator[None]:
+    """While the server runs: Gradio's queue within queue_limits' bounds (set before the first
+    event), the upload cache cleaned."""
+    queue_limits.bound(server.get_blocks()._queue)
+    async with cache.lifespan(server):
+        yield
+
+
+def upload_policy(environ: Mapping[str, str] | None = None) -> uploads.CachePolicy:
+    """What the upload cache takes: one submission file per upload, kept as the
+    LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
+    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES,
+                                suffixes=UPLOAD_SUFFIXES)
 
 
 def build_from_config(config: ledger.Config) -> gr.Blocks:
-    """The page of the configured benchmark's first track, its key and board loaded as
-    ``config`` says (a multi-track board is not built yet)."""
+    """The page of the configured benchmark: every track, each with its key and its board
+    loaded as ``config`` says. A track whose local key cannot be used disables Score for that
+    track alone (with one track, or when no track's can be used, it stops the boot)."""
     bench = config.benchmark
-    track = bench.track()
     log = app_logger(bench)
     limits = score_limits(config)
-    keys = ledger.KeyLoader(config, track)
-    key_status = keys()
-    if key_status.key is None:
-        log.warning("Score is disabled until the key loads: %s", key_status.error)
-    else:
-        log.info("answer key: %d questions from %s", len(key_status.key), key_status.origin)
-    board = ledger.BoardCache(ledger.board_store(config), bench, track,
-                              ttl_s=config.cache_ttl_s)
-    return build_demo(bench, track, keys, board, ScoreLimiter(limits))
+    many = len(bench.tracks) > 1
+    served, refused = [], []
+    for track in bench.tracks:
+        try:
+            # ledger.keys is typed for multiple choice; load_key serves either kind.
+            keys: Callable[[], ledger.KeyStatus] = ledger.KeyLoader(
+                config, track)  # type: ignore[arg-type]
+        except ledger.ConfigError as exc:
+            if not many:
+                raise
+            refused.append(exc)
+            keys = functools.partial(ledger.KeyStatus, None, "LEADERBOARD_ANSWER_KEY",
+                                     False, str(exc))
+        key_status = keys()
+        which = f" of {track.title}" if many else ""
+        if key_status.key is None:
+            log.warning("Score%s is disabled until the key loads: %s", which, key_status.error)
+        else:
+            log.info("answer key%s: %d %s from %s", which, len(key_status.key), _rows(track),
+                     key_status.origin)
+        board = ledger.BoardCache(ledger.board_store(config), bench, track,
+                                  ttl_s=config.cache_ttl_s)
+        served.append(Served(track, keys, board))
+    if len(refused) == len(bench.tracks):
+        raise refused[0]
+    return build_page(bench, served, ScoreLimiter(limits))
 
 
 def main() -> int:
@@ -471,13 +788,17 @@ def main() -> int:
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     try:
         config = ledger.load_config()
+        cache = uploads.UploadCache(upload_policy())
+        # The cleanup deletes whatever is old in the upload folder: it must be this app's
+        # alone. Made before any block is built: each reads it once.
+        uploads.private_upload_folder()
         demo = build_from_config(config)
     except (ledger.ConfigError, ledger.LedgerError) as exc:
         # A configuration mistake is one line that names the variable, not a traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 1
     log_refusals_briefly(app_logger(config.benchmark))
-    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
+    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs(cache))
     return 0
 
 

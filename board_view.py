@@ -4,6 +4,12 @@
 the whole board (best first, unrounded, with rank ranges from the ranking metric's intervals);
 ``board_filter`` checks what a visitor asked to see before any work; ``export_rows`` and
 ``export_csv`` are what Download and ``/leaderboard`` give.
+
+A track of either kind: every metric is shown as its spec's ``display`` says (a percent to one
+decimal, a 0-1 ratio to three, seconds to two, a count whole) and ranked the way it is better.
+Rows are ranked against the rows ranked by the same metric: on a decision board the re-scored
+rows by this Space's F1, the paper rows after them by the paper's own F1 (``ranking_for``),
+since the two need not be the same quantity.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from gradio.components.plot import PlotData
 import evaluator
 import ledger
 from evaluator import Count
-from spec import Benchmark, Track
+from spec import AnyTrack, Benchmark, Display, MultipleChoiceTrack
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -86,7 +92,16 @@ HEADER_CHAR_PX, HEADER_PAD_PX = 9, 12
 
 
 #: Columns of the board frame that are never shown: ids and what filters and search read.
-HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_text"]
+HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_text", "_note"]
+
+
+#: The longest note a board cell shows whole; a longer one is cut there (the notes under the
+#: board give it in full), so one long note does not make its row a column of text.
+NOTE_CELL_CHARS = 60
+
+
+#: Decimals a board cell shows, by the metric's display (its header names the unit).
+DECIMALS: Mapping[Display, int] = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}
 
 
 class LayoutError(ValueError):
@@ -102,6 +117,7 @@ class BoardLayout:
     info: Mapping[str, str]  # info column of the spec's vocabulary -> header
     datatypes: Mapping[str, Literal["str", "number", "markdown"]]
     widths: Mapping[str, str]
+    formats: Mapping[str, str]  # metric header -> how its cells are formatted ("{:.1f}")
 
     @property
     def ranking(self) -> str:
@@ -114,12 +130,12 @@ class BoardLayout:
         return self.groups["All"]
 
 
-def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
+def board_layout(bench: Benchmark, track: AnyTrack) -> BoardLayout:
     """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
     metric, then the view's metrics and columns), then Details and All; LayoutError if two
-    columns or groups would share a header."""
+    columns or groups would share a header. Paper-only metrics are columns too."""
     metrics = {track.ranking: track.labels[track.ranking]}
-    metrics.update({k: track.labels[k] for k in track.metric_keys if k != track.ranking})
+    metrics.update({k: track.labels[k] for k in track.all_metric_keys if k != track.ranking})
     info = {**INFO_LABELS, "ci": f"{metrics[track.ranking]} 95% CI", "input": bench.input.label}
     lead = ("Rank", "Method", metrics[track.ranking])
     groups: dict[str, tuple[str, ...]] = {}
@@ -148,7 +164,8 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
         info["links"]: "markdown", **{label: "number" for label in metrics.values()}}
     widths = {"Rank": "62px", "Method": "200px", **{info[c]: w for c, w in WIDTHS.items()},
               **{label: _metric_width(label) for label in metrics.values()}}
-    return BoardLayout(groups, metrics, info, datatypes, widths)
+    formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
+    return BoardLayout(groups, metrics, info, datatypes, widths, formats)
 
 
 def _metric_width(label: str) -> str:
@@ -157,11 +174,14 @@ def _metric_width(label: str) -> str:
     return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
 
 
-def macro_keys(track: Track) -> set[str]:
+def macro_keys(track: AnyTrack) -> set[str]:
+    """The macro means of a multiple-choice track (no count of their own); none elsewhere."""
+    if not isinstance(track, MultipleChoiceTrack):
+        return set()
     return {a.key for a in track.summaries if a.aggregation == "macro"}
 
 
-def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
+def record_counts(record: ledger.Record, track: AnyTrack) -> dict[str, Count]:
     """A record's counts; for paper rows, its percentages over the track's sizes (a macro mean
     has no count of its own to recover, so it gets none)."""
     if record.counts is not None:
@@ -174,8 +194,15 @@ def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
     }
 
 
-def rank_ranges(intervals: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
-    """Per row: 1 + rows whose interval lies entirely above it, and the worst rank it could hold."""
+def rank_ranges(intervals: Sequence[tuple[float, float]],
+                higher_is_better: bool | None = True) -> list[tuple[int, int]]:
+    """Per row: 1 + rows whose interval lies entirely better than it (above it; below it when
+    lower is better; nearer 0 for a signed error), and the worst rank it could hold."""
+    if higher_is_better is False:
+        intervals = [(-high, -low) for low, high in intervals]
+    elif higher_is_better is None:  # the distance from 0, negated: nearer is better
+        intervals = [(-max(abs(low), abs(high)), 0.0 if low <= 0 <= high else
+                      -min(abs(low), abs(high))) for low, high in intervals]
     lows = sorted(low for low, _ in intervals)
     highs = sorted(high for _, high in intervals)
     n = len(intervals)
@@ -228,22 +255,74 @@ def _links(record: ledger.Record) -> str:
     return " · ".join(parts)
 
 
-def _ranking_count(record: ledger.Record, track: Track) -> Count:
-    return record_counts(record, track)[track.ranking]
+def ranking_interval(record: ledger.Record, track: AnyTrack) -> tuple[float, float] | None:
+    """The 95 % interval of the metric a row is ranked by, in its display: the one it keeps or
+    Wilson's from its count (a paper row's from its percentage over the sizes); None when there
+    is neither (a paper row's F1) or the row lacks the metric."""
+    key = track.ranking_for(record.source)
+    if key not in record.metrics:
+        return None
+    interval = ledger.metric_interval(record, track, key)
+    if interval is not None:
+        return interval
+    count = record_counts(record, track).get(key)
+    if count is not None and track.display.get(key) == "percent":
+        return evaluator.wilson_interval(count.correct, count.total)
+    return None
+
+
+def _ranked(records: Sequence[ledger.Record], track: AnyTrack
+            ) -> list[tuple[ledger.Record, tuple[int, int] | None,
+                            tuple[float, float] | None]]:
+    """Rows best first, each with its rank range and ranking interval. Rows are ranked against
+    those ranked by the same metric: the track's ranking first, then a paper-only ranking; rows
+    lacking their metric come last, unranked. A row without an interval is ranked by its value
+    alone (a point interval)."""
+    metrics = list(dict.fromkeys([track.ranking, *(track.ranking_for(r.source) for r in records)]))
+    out: list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]] = []
+    unranked = []
+    for key in metrics:
+        better = track.higher_is_better.get(key, True)
+        rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
+
+        def order(r: ledger.Record, better: bool | None = better, key: str = key
+                  ) -> tuple[float, str]:
+            value = r.metrics[key]  # best first: the highest, the lowest, or the nearest 0
+            return ({True: -value, False: value, None: abs(value)}[better], r.method_name)
+
+        rows.sort(key=order)
+        intervals = [ranking_interval(r, track) for r in rows]
+        points = [i or (r.metrics[key], r.metrics[key]) for r, i in zip(rows, intervals,
+                                                                          strict=True)]
+        ranks = rank_ranges(points, better)
+        out.extend(zip(rows, ranks, intervals, strict=True))
+        unranked += [r for r in records if track.ranking_for(r.source) == key
+                     and key not in r.metrics]
+    out.extend((r, None, None) for r in sorted(unranked, key=lambda r: r.method_name))
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _interval_text(interval: tuple[float, float] | None, display: Display) -> str:
+    if interval is None:
+        return "—"
+    low, high = interval
+    return f"{low:.{DECIMALS[display]}f}–{high:.{DECIMALS[display]}f}"
 
 
 def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
-                track: Track) -> pd.DataFrame:
+                track: AnyTrack) -> pd.DataFrame:
     """The whole board, best ranking metric first, with unrounded metrics and the rank columns
     (the "All" group's columns, then the hidden ones)."""
     layout = board_layout(bench, track)
-    info, ranking = layout.info, track.ranking
-    rows = sorted(records, key=lambda r: (-r.metrics.get(ranking, 0.0), r.method_name))
-    counts = [_ranking_count(r, track) for r in rows]
-    intervals = [evaluator.wilson_interval(c.correct, c.total) for c in counts]
-    ranks = rank_ranges(intervals)
+    info = layout.info
     table = []
-    for record, (best, worst), (low, high) in zip(rows, ranks, intervals, strict=True):
+    for record, ranks, interval in _ranked(records, track):
+        best, worst = ranks or (None, None)
+        display = track.display[track.ranking_for(record.source)]
         method = md_escape(record.method_name) + (" †" if record.note else "")
         if record.project_url:
             method = f"[{method}]({record.project_url})"
@@ -251,7 +330,8 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
         external = _yes_no(record.uses_external)
         row: dict[str, Any] = {
             "Rank": best,
-            info["rank_range"]: f"{best}" if best == worst else f"{best}–{worst}",
+            info["rank_range"]: "—" if best is None else f"{best}" if best == worst
+            else f"{best}–{worst}",
             "Method": method,
             info["team"]: record.team_name,
             info["size"]: record.model_size or "—",
@@ -261,10 +341,10 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
         }
         row.update({label: record.metrics.get(k) for k, label in layout.metrics.items()})
         row.update({
-            info["ci"]: f"{low:.1f}–{high:.1f}",
+            info["ci"]: _interval_text(interval, display),
             info["date"]: record.created_at.date().isoformat(),
             info["links"]: _links(record),
-            info["note"]: record.note or "",
+            info["note"]: _cut(record.note or "", NOTE_CELL_CHARS),
             "_id": str(record.id),
             "_name": record.method_name,
             "_source": record.source,
@@ -273,6 +353,7 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
             "_input": shown_input,
             "_text": " ".join([record.method_name, record.team_name, record.model_size,
                                record.method_description]).lower(),
+            "_note": record.note or "",
         })
         table.append(row)
     return pd.DataFrame(table, columns=[*layout.columns, *HIDDEN_COLUMNS])
@@ -360,31 +441,33 @@ def listed(choices: Sequence[str]) -> str:
 
 
 def visible_columns(frame: pd.DataFrame, group: str, bench: Benchmark,
-                    track: Track) -> pd.DataFrame:
+                    track: AnyTrack) -> pd.DataFrame:
     """The columns of one column group, the first if unknown (metrics unrounded:
     ``one_decimal`` formats them)."""
     groups = board_layout(bench, track).groups
     return frame[list(groups.get(group, next(iter(groups.values()))))]
 
 
-def one_decimal(frame: pd.DataFrame, columns: Sequence[str]) -> Any:
-    """A Styler showing ``columns`` to one decimal; the cells stay numbers, so sorting works."""
-    present: list[Hashable] = [c for c in columns if c in frame.columns]
-    return frame.style.format("{:.1f}", subset=present, na_rep="—")
+def formatted(frame: pd.DataFrame, formats: Mapping[str, str]) -> Any:
+    """A Styler showing each metric column as ``formats`` says (``BoardLayout.formats``: one
+    decimal for a percent, three for a ratio...); the cells stay numbers, so sorting works."""
+    present: dict[Hashable, str] = {c: f for c, f in formats.items() if c in frame.columns}
+    return frame.style.format(present, na_rep="—")  # type: ignore[arg-type]
 
 
 def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
-                track: Track) -> list[dict[str, Any]]:
-    """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included."""
+                track: AnyTrack) -> list[dict[str, Any]]:
+    """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included (the
+    ranking metric's interval; a track that keeps intervals also gives each row's own). A row
+    lacking its ranking metric has no rank (null)."""
     by_id = {str(r.id): r for r in records}
     ranking = track.ranking
     rows = []
     for _, row in frame.iterrows():
         record = by_id[row["_id"]]
-        count = _ranking_count(record, track)
-        low, high = evaluator.wilson_interval(count.correct, count.total)
+        low, high = ranking_interval(record, track) or (None, None)
         out: dict[str, Any] = {
-            "rank": int(row["Rank"]),
+            "rank": None if pd.isna(row["Rank"]) else int(row["Rank"]),
             "rank_range": row[INFO_LABELS["rank_range"]],
             "id": row["_id"],
             "method_name": record.method_name,
@@ -394,7 +477,7 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
             "uses_frames": record.uses_frames,
             "source": record.source,
         }
-        out.update({k: record.metrics.get(k) for k in track.metric_keys})
+        out.update({k: record.metrics.get(k) for k in track.all_metric_keys})
         out.update({
             f"{ranking}_ci_low": low,
             f"{ranking}_ci_high": high,
@@ -402,6 +485,11 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
             "counts": None if record.counts is None
             else {k: record.counts[k].model_dump() for k in track.metric_keys
                   if k in record.counts},
+        })
+        if track.keeps_intervals:
+            out["intervals"] = None if record.intervals is None else {
+                k: list(record.intervals[k]) for k in track.metric_keys if k in record.intervals}
+        out.update({
             "n_abstained": record.n_abstained,
             "created_at": record.created_at.isoformat(),
             "project_url": record.project_url,
@@ -427,26 +515,53 @@ def _inert_cell(value: Any) -> Any:
     return value
 
 
-def chart_keys(track: Track) -> tuple[str, ...]:
+def chart_keys(track: AnyTrack) -> tuple[str, ...]:
     """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
     groups of the first grouping."""
     return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
 
 
+#: A chart's value axis by the display of its metrics (the spec gives a chart one display).
+AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
+    "percent": ("Percent", (0, 100)), "ratio": ("Ratio (0–1)", (0, 1)),
+    "seconds": ("Seconds", None), "count": ("Count", None)}
+
+
+def chart_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
+    """The value axis of a track's split chart: its title and fixed domain (None: from 0 to
+    the data). Accuracies in percent are "Accuracy (%)", as on every multiple-choice board."""
+    keys = chart_keys(track)
+    display = track.display[keys[0]]
+    accuracy = isinstance(track, MultipleChoiceTrack) or all(
+        k == track.by_scenario or k.startswith(f"{track.by_scenario}/") for k in keys)
+    title, domain = AXES[display]
+    return ("Accuracy (%)" if accuracy and display == "percent" else title), domain
+
+
+def chart_groups(track: AnyTrack) -> str:
+    """What a split chart's bars are per: "split" (multiple choice), a decision track's
+    scenario field ("scenario")."""
+    if isinstance(track, MultipleChoiceTrack):
+        return "split"
+    return track.scenarios.field.replace("_", " ")
+
+
 @functools.lru_cache(maxsize=128)
-def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str) -> str:
+def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, axis: str,
+                domain: tuple[float, float] | None) -> str:
     """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
+    scale = alt.Scale(domain=list(domain)) if domain is not None else alt.Scale(zero=True)
     chart = (
         alt.Chart(title=title)
         .mark_bar(cornerRadiusEnd=2)
         .encode(
             y=alt.Y("Split:N", sort=list(order), title=None),
             yOffset=alt.YOffset("Entry:N", sort=list(entries)),
-            x=alt.X("Accuracy (%):Q", scale=alt.Scale(domain=[0, 100])),
+            x=alt.X(f"{axis}:Q", scale=scale),
             color=alt.Color("Entry:N", sort=list(entries),
                             legend=alt.Legend(orient="bottom", direction="vertical",
                                               title=None, labelLimit=320)),
-            tooltip=["Entry:N", "Split:N", "Accuracy (%):Q"],
+            tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
         )
         # As wide as its block (see CSS): it fits phones and laptops alike.
         .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14))
@@ -457,17 +572,25 @@ def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str) ->
     return str(chart.to_json())
 
 
-def split_chart(series: dict[str, dict[str, float]], title: str, track: Track) -> PlotData:
-    """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series.
+def split_chart(series: dict[str, dict[str, float]], title: str,
+                track: AnyTrack) -> PlotData:
+    """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
+    on the axis of their display (``chart_axis``). A series carrying none of the chart's
+    metrics (a paper row of other columns) is left out.
 
     Horizontal, so the chart fits the width of any screen and only grows in height.
     """
     keys = chart_keys(track)
     labels = track.labels
-    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title))
+    series = {name: metrics for name, metrics in series.items()
+              if any(k in metrics for k in keys)}
+    axis, domain = chart_axis(track)
+    digits = DECIMALS[track.display[keys[0]]] + 1
+    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis,
+                                  domain))
     spec.pop("datasets", None)
     spec["data"] = {"values": [
-        {"Split": labels[k], "Accuracy (%)": round(metrics[k], 2), "Entry": name}
+        {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
         for name, metrics in series.items() for k in keys if k in metrics
     ]}
     return PlotData(type="altair", plot=json.dumps(spec))

@@ -15,10 +15,11 @@ from bench.procs import isolate_hub_environment
 
 isolate_hub_environment("leaderboard-bench-hf-home-")  # before huggingface_hub is imported
 
-from bench import p1_score, p2_http, p3_board, p4_boot  # noqa: E402
+from bench import p1_score, p2_http, p3_board, p4_boot, p5_uploads  # noqa: E402
 from bench.report import Row, machine, table, write_benchmarks  # noqa: E402
 
-PARTS = {"P1": p1_score.run, "P2": p2_http.run, "P3": p3_board.run, "P4": p4_boot.run}
+PARTS = {"P1": p1_score.run, "P2": p2_http.run, "P3": p3_board.run, "P4": p4_boot.run,
+         "P5": p5_uploads.run}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """The app's view of the board: a time-to-live cache over a record store.
 
-It shows only the records of its benchmark's track (others are skipped with a log line), each
-checked against the spec, superseded rows hidden, best first.
+It shows only the records of its benchmark's track (others are skipped with a log line; those
+of the benchmark's other tracks, which share the store, quietly), each checked against the
+spec, superseded rows hidden, best first.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ledger.config import CACHE_TTL_S
-from ledger.records import Record, RecordError, check_record, ranking_value
+from ledger.records import Record, RecordError, check_record, ranking_value, record_track
 from ledger.stores import HubUnreachableError, LedgerError, RecordStore, VersionedStore
-from spec import Benchmark, Track
+from spec import AnyTrack, Benchmark
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
 
@@ -31,7 +32,7 @@ class BoardSnapshot:
     last_success: float | None  # clock() time of the last successful refresh
     stale: bool  # the last refresh attempt failed
     error: str | None  # why it failed (no token)
-    skipped: tuple[str, ...]  # paths of records that could not be used
+    skipped: tuple[str, ...]  # paths of records that could not be used (not other tracks')
 
     def age_s(self, now: float) -> float | None:
         """Seconds since the last successful refresh, or None if there was none."""
@@ -44,7 +45,8 @@ _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, s
 @dataclass(frozen=True)
 class _Parsed:
     version: str  # of the bytes parsed
-    record: Record | None  # None: they did not validate
+    record: Record | None  # None: they did not validate, or are a sibling track's
+    sibling: bool = False  # a record of another track of the benchmark: not this board's
 
 
 class BoardCache:
@@ -59,13 +61,14 @@ class BoardCache:
         self,
         store: RecordStore,
         bench: Benchmark,
-        track: Track,
+        track: AnyTrack,
         ttl_s: float = CACHE_TTL_S,
         clock: Callable[[], float] = time.time,
         log: logging.Logger | None = None,
     ) -> None:
         self._store = store
         self._bench, self._track = bench, track
+        self._siblings = {t.id for t in bench.tracks if t.id != track.id}
         self._ttl_s = ttl_s
         self._clock = clock
         self._log = log or logging.getLogger(__name__)
@@ -169,7 +172,7 @@ class BoardCache:
             parsed = self._parsed.get(path)
             if parsed is not None and parsed.record is not None:
                 valid.append(parsed.record)
-            else:
+            elif parsed is None or not parsed.sibling:
                 skipped.append(path)
         hidden = {r.supersedes for r in valid if r.supersedes is not None}
         shown = [r for r in valid if r.id not in hidden]
@@ -229,6 +232,8 @@ class BoardCache:
             record = Record.from_json(data)
             if record.path() != path:
                 raise RecordError(f"its id {record.id} does not match the file name")
+            if record_track(record, self._bench) in self._siblings:
+                return _Parsed(version, None, sibling=True)  # another board shows it
             check_record(record, self._bench, self._track)
         except RecordError as exc:
             self._note_skip(path, str(exc))

@@ -176,3 +176,65 @@ def test_a_bad_configuration_stops_the_boot_with_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], lines
     assert "Traceback" not in done.stderr
+
+
+# --- a benchmark of two tracks: EgoArgus --------------------------------------------------------
+
+ARGUS = spec.load_benchmark("egoargus")
+DECISION = ARGUS.any_track("decision")
+DECISION_SAMPLE = ARGUS.demo_dir / "decision_sample_submission.json"
+UNDERSTANDING_SAMPLE = ARGUS.demo_dir / "sample_submission.json"
+
+
+@pytest.fixture(scope="module")
+def argus() -> Iterator[AppServer]:
+    with AppServer(env={"LEADERBOARD_BENCHMARK": "egoargus",
+                        "LEADERBOARD_SCORE_LIMIT": "1000"}) as running:
+        yield running
+
+
+def test_both_tracks_score_through_gradio_client_the_file_telling_its_track(
+        argus: AppServer) -> None:
+    client = Client(argus.url, verbose=False)
+    key = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read_bytes())
+    expected = evaluator.score(key, DECISION_SAMPLE.read_bytes())
+    summary, _table, _chart, numbers = client.predict(handle_file(str(DECISION_SAMPLE)),
+                                                      api_name="/score")
+    assert numbers["track"] == "decision" and numbers["metrics"] == expected.metrics
+    assert summary.startswith(f"### Decision F1: {expected.metrics['decision_f1']:.3f}")
+    numbers = client.predict(handle_file(str(UNDERSTANDING_SAMPLE)), "understanding",
+                             api_name="/score")[3]
+    assert numbers["track"] == "understanding" and "overall" in numbers["metrics"]
+    with pytest.raises(AppError, match="This file is for the Understanding track"):
+        client.predict(handle_file(str(UNDERSTANDING_SAMPLE)), "decision", api_name="/score")
+    rows = client.predict(api_name="/leaderboard_decision")
+    assert {r["source"] for r in rows} == {"rescored", "paper"}
+    assert [r["method_name"] for r in client.predict(api_name="/leaderboard")] == [
+        r["method_name"] for r in client.predict(api_name="/leaderboard_understanding")]
+
+
+def test_plain_http_scores_with_the_track_null_for_detect(argus: AppServer) -> None:
+    with httpx.Client(base_url=argus.url, timeout=30) as http:
+        uploaded = http.post("/gradio_api/upload", files={
+            "files": ("d.json", DECISION_SAMPLE.read_bytes())}).json()[0]
+    kind, stream = _queue_call(argus.url, "score",
+                               [{"path": uploaded, "meta": {"_type": "gradio.FileData"}}, None])
+    assert kind == "complete" and '"track": "decision"' in stream
+
+
+def test_a_folder_without_one_track_s_key_boots_with_that_track_s_score_off(
+        tmp_path: Path) -> None:
+    understanding = ARGUS.track()
+    (tmp_path / understanding.key.name).write_bytes(
+        ARGUS.demo_key(understanding).read_bytes())
+    env = {"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_ANSWER_KEY": str(tmp_path)}
+    with AppServer(env=env) as half:
+        page = httpx.get(half.url + "/config", timeout=10).text
+        assert "Scoring is unavailable for Decision" in page
+        assert "Scoring is unavailable for Understanding" not in page
+        client = Client(half.url, verbose=False)
+        with pytest.raises(AppError, match="Scoring for Decision is unavailable"):
+            client.predict(handle_file(str(DECISION_SAMPLE)), api_name="/score")
+        assert client.predict(handle_file(str(UNDERSTANDING_SAMPLE)),
+                              api_name="/score")[3]["track"] == "understanding"
+        assert "Score of Decision is disabled" in half.log()

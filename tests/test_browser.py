@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import pytest
@@ -604,3 +605,119 @@ def test_every_tab_fits_the_screen_and_is_photographed(
         assert not visit.errors, f"JS errors: {visit.errors}"
     finally:
         visit.context.close()
+
+
+# --- EgoArgus's second track: Decision ---------------------------------------------------------
+
+DECISION = ARGUS.bench.any_track("decision")
+DECISION_SAMPLE = ARGUS.bench.demo_dir / "decision_sample_submission.json"
+
+
+def _decision_records() -> list[dict[str, Any]]:
+    folder = ARGUS.bench.demo_board / "submissions"
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    mine = [r for r in records if r.get("benchmark") == ARGUS.bench.id
+            and r.get("track") == DECISION.id]
+    hidden = {r["supersedes"] for r in mine if r.get("supersedes")}
+    return [r for r in mine if r["id"] not in hidden]
+
+
+def _switch_to_decision(visit: Visit) -> None:
+    """The Leaderboard's Track switch set to Decision; waits for its board."""
+    names = sorted(str(r["method_name"]) for r in _decision_records())
+    visit.page.locator("#board-track label", has_text=DECISION.title).click()
+    _wait_for_board(visit, shown=names, gone=[])
+    expect(visit.page.locator("#column-group")).to_contain_text(DECISION.views[0].title)
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Browser,
+                                           device: str) -> None:
+    viewport = DESKTOP if device == "desktop" else PHONE
+    suffix = "" if device == "desktop" else "-phone"
+    records = _decision_records()
+    visit = _open(browser, argus_server.url, viewport, chart=False, row=_top_row(ARGUS))
+    try:
+        page = visit.page
+        _switch_to_decision(visit)
+        page.wait_for_selector("#board-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        status = page.locator("#board-status").inner_text().strip()
+        assert status.startswith(f"{len(records)} entries"), status
+        headers, rows = visit.grid("board-table")
+        view = DECISION.views[0]
+        expected = ["Rank", "Method", DECISION.labels[DECISION.ranking],
+                    *(DECISION.labels[k] for k in view.metrics)]
+        assert headers[:len(expected)] == expected, headers
+        assert len(rows) == len(records)
+        f = headers.index(DECISION.labels[DECISION.ranking])
+        rescored = sorted((r for r in records if r["source"] == "rescored"),
+                          key=lambda r: -float(r["metrics"]["decision_f1"]))
+        for row, record in zip(rows, rescored, strict=False):  # best F1 first, to 3 decimals
+            assert row[f] == f"{record['metrics']['decision_f1']:.3f}"
+        papers = [r for r in records if r["source"] == "paper"]
+        assert all(row[f] == "—" for row in rows[len(rescored):])  # not this Space's F1
+        notes = page.locator("#board-notes")
+        expect(notes).to_contain_text("ranked among themselves by Paper F1")
+        expect(notes).to_contain_text(str(papers[0]["note"]))
+        scroll, client = visit.overflow()
+        assert scroll <= client + 1, f"the Decision board scrolls sideways: {scroll} > {client}"
+        visit.shot(f"egoargus-decision-leaderboard{suffix}.png")
+
+        page.locator("#column-group label", has_text="Paper (Table 2)").click()
+        table = page.locator("#board-table")
+        paper_label = DECISION.labels[DECISION.paper_ranking]
+        expect(table).to_contain_text(paper_label, timeout=TIMEOUT_MS)
+        best_paper = max(papers, key=lambda r: float(r["metrics"]["paper_f1"]))
+        expect(table).to_contain_text(f"{best_paper['metrics']['paper_f1']:.3f}")
+        visit.shot(f"egoargus-decision-paper{suffix}.png")
+
+        result = evaluator.score(evaluator.load_answer_key(
+            DECISION, ARGUS.bench.demo_key(DECISION).read_bytes()), DECISION_SAMPLE.read_bytes())
+        _upload(visit, DECISION_SAMPLE)  # the track left to the file's entries
+        summary = page.locator("#score-summary")
+        expect(summary).to_contain_text(
+            f"Decision F1: {result.metrics['decision_f1']:.3f}", timeout=TIMEOUT_MS)
+        low, high = result.intervals["decision_f1"]
+        expect(summary).to_contain_text(f"95 % CI {low:.3f}–{high:.3f} (bootstrap)")
+        score_table = page.locator("#score-table")
+        for key in ("decision_recall", "timing_mae_s", "decision_accuracy/no_assistance"):
+            expect(score_table).to_contain_text(DECISION.names[key])
+        recall = result.counts["decision_recall"]
+        expect(score_table).to_contain_text(f"{recall.correct} of {recall.total}")
+        page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        scroll, client = visit.overflow()
+        assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
+        visit.shot(f"egoargus-decision-score{suffix}.png")
+        assert not visit.errors, f"JS errors: {visit.errors}"
+    finally:
+        visit.context.close()
+
+
+def test_egoargus_score_says_which_track_a_file_fits(open_argus: Callable[..., Visit]) -> None:
+    visit = open_argus()
+    page = visit.page
+    visit.tab("Score")
+    page.locator("#score-track label", has_text=DECISION.title).click()
+    page.locator("#score-upload input[type=file]").set_input_files(str(ARGUS.sample))
+    toast = page.locator("[data-testid='toast-body']")
+    expect(toast).to_be_visible(timeout=TIMEOUT_MS)
+    expect(toast).to_have_css("opacity", "1")
+    expect(toast).to_contain_text("This file is for the Understanding track")
+    expect(page.locator("#score-summary")).not_to_contain_text("F1")
+    visit.shot("egoargus-decision-wrong-track.png")
+    # Picking the track it fits scores the file already chosen.
+    page.locator("#score-track label", has_text=ARGUS.track.title).click()
+    expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
+    assert not visit.errors, f"JS errors: {visit.errors}"
+
+
+def test_egoargus_about_gives_the_decision_definitions(open_argus: Callable[..., Visit]) -> None:
+    visit = open_argus(PHONE)
+    visit.tab("About")
+    about = visit.page.locator("#about-text")
+    expect(about).to_contain_text("F1 = 2 TP / (2 TP + FP + FN)")
+    expect(about).to_contain_text("Decision submission format")
+    scroll, client = visit.overflow()
+    assert scroll <= client + 1, f"About scrolls sideways: {scroll} > {client}"
+    about.get_by_text("Decision submission format").scroll_into_view_if_needed()
+    visit.page.screenshot(path=str(SCREENSHOTS / "egoargus-decision-about-phone.png"))

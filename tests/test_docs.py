@@ -57,7 +57,7 @@ def test_the_about_conversion_snippet_turns_reference_output_into_a_valid_submis
 
 
 def test_every_variable_the_code_reads_is_in_the_readme() -> None:
-    sources = "".join(p.read_text() for p in [*(ROOT / "ledger").glob("*.py"), ROOT / "app.py"])
+    sources = "".join(p.read_text() for p in [*(ROOT / "ledger").glob("*.py"), *ROOT.glob("*.py")])
     names = set(re.findall(r"\"((?:LEADERBOARD|HF|GRADIO|SPACE)_[A-Z_]+)\"", sources))
     names -= {"HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "GRADIO_ANALYTICS_ENABLED"}
     assert {"LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_SCORE_LIMIT",

@@ -200,7 +200,8 @@ FAULTS: list[Any] = [
     pytest.param("egomemreason", _edit_query_type, ["1 question whose query types differ (17)"],
                  1, id="grouping-value"),
     pytest.param("egomemreason", _drop_question,
-                 ["annotations_public.jsonl: 1 row of the public file is not an object (the 4th row)",
+                 ["annotations_public.jsonl: 1 row of the public file is not an object "
+                  "(the 4th row)",
                   "annotations_public.jsonl: 1 row of the public file has no text question (17)"],
                  2, id="unusable-public-rows"),
     pytest.param("egomemreason", _resize_groups,

@@ -1,0 +1,521 @@
+"""Gradio's upload cache, kept bounded: what the Score tab's promise ("nothing is stored") needs.
+
+Gradio 6.31 alone leaves the cache open-ended: its scheduled cleanup (``delete_cache``) walks the
+live set of uploads in a worker thread while uploads add to it, dies of "Set changed size during
+iteration" under a burst and never runs again; one ``/gradio_api/upload`` request may carry
+1,000 files; a request refused with 400 (a bad file name, a part under another field name)
+leaves its files in the cache, untracked; an aborted or stalled upload leaves its partial file.
+Here instead:
+
+- ``UploadGuard`` (ASGI middleware in front of the upload route) lets through one ``files``
+  part with an accepted name and suffix per request, at most ``max_file_bytes`` of it, within
+  the cache's budget of files and bytes; a stalled or cut-off upload is stopped. Every refusal
+  is raised inside Gradio's multipart parser, which then deletes the files it had started.
+- ``sweep`` deletes every file in the cache folder older than ``max_age_s``, tracked or not
+  (besides uploads, the folder holds only Gradio's copies of the board's CSV/JSON downloads,
+  which age the same way), and ``UploadCache.lifespan`` runs it every ``every_s`` for as long
+  as the server runs. A pass walks the folder, never Gradio's live sets (it drops what it
+  deleted from them back on the event loop, where uploads add to them); an error is logged
+  and the next pass runs anyway.
+
+The cache folder must be the app's alone: ``private_upload_folder`` makes one when
+``GRADIO_TEMP_DIR`` is not set (Gradio's default, ``<tmp>/gradio``, is shared by every Gradio
+app of the user).
+
+Example::
+
+    policy = uploads.cache_policy(max_file_bytes=5 * 2**20, suffixes=(".json",))
+    cache = uploads.UploadCache(policy)
+    demo.launch(app_kwargs={"middleware": [cache.middleware()], "lifespan": cache.lifespan})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import math
+import os
+import stat
+import tempfile
+import time
+from collections.abc import AsyncIterator, Collection, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from anyio import to_thread
+from gradio_client.utils import strip_invalid_filename_characters
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser, parse_options_header
+from starlette.formparsers import MultiPartException
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import ledger
+
+UPLOAD_ROUTE = "/gradio_api/upload"
+FIELD = "files"  # the multipart field Gradio's upload route reads (the browser and gradio_client)
+
+MAX_AGE_S = 120.0  # an upload is deleted this long after its last write
+MAX_FILES = 2_000  # files the cache may hold, uploads of the last MAX_AGE_S included
+MAX_MB = 1_024  # and megabytes
+STALL_S = 30.0  # an upload that sends nothing for this long is dropped
+UPLOAD_S = 300.0  # and one that takes longer than this (5 MB at ~17 kB/s)
+PART_OVERHEAD_BYTES = 64 * 1024  # a body's boundaries and part headers beyond its file
+
+AGE_VAR = "LEADERBOARD_UPLOAD_MAX_AGE_S"
+FILES_VAR = "LEADERBOARD_UPLOAD_CACHE_FILES"
+MB_VAR = "LEADERBOARD_UPLOAD_CACHE_MB"
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """How much the upload cache may hold, and for how long."""
+
+    max_age_s: float = MAX_AGE_S
+    max_files: int = MAX_FILES
+    max_bytes: int = MAX_MB * 2**20
+    max_file_bytes: int = 5 * 2**20
+    suffixes: tuple[str, ...] = ()  # accepted file name endings, lower case; empty: any
+
+    @property
+    def every_s(self) -> float:
+        """How often the cleanup runs: a file is gone at most 1.25 x ``max_age_s`` after its
+        last write."""
+        return min(30.0, self.max_age_s / 4)
+
+    @property
+    def stall_s(self) -> float:
+        """Below ``max_age_s``, so the partial file of an upload still arriving is never old."""
+        return min(STALL_S, self.max_age_s / 2)
+
+    @property
+    def max_body_bytes(self) -> int:
+        return self.max_file_bytes + PART_OVERHEAD_BYTES
+
+
+def cache_policy(environ: Mapping[str, str] | None = None, *, max_file_bytes: int = 5 * 2**20,
+                 suffixes: Collection[str] = ()) -> CachePolicy:
+    """The policy LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES and _CACHE_MB set (defaults 120 s,
+    2,000 files, 1,024 MB); ledger.ConfigError naming the variable on a bad value."""
+    env = os.environ if environ is None else environ
+    age = _number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
+    files = _number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
+    megabytes = _number(env, MB_VAR, MAX_MB, 1, 10_000_000)
+    return CachePolicy(age, int(files), int(megabytes * 2**20), max_file_bytes,
+                       tuple(s.lower() for s in suffixes))
+
+
+def _number(env: Mapping[str, str], name: str, default: float, low: float,
+            high: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high:  # nan and inf too
+        raise ledger.ConfigError(f"{name} must be a number from {_shown(low)} to "
+                                 f"{_shown(high)}; found {raw!r}. Unset it for the default of "
+                                 f"{_shown(default)}")
+    return value
+
+
+def _shown(number: float) -> str:
+    return f"{number:,.0f}" if number == int(number) else f"{number:g}"
+
+
+def private_upload_folder(environ: MutableMapping[str, str] = os.environ) -> Path:
+    """GRADIO_TEMP_DIR, set to a new folder of this process's own if it was not set.
+
+    Call it before Gradio builds the page: each block reads the folder when it is created.
+    """
+    current = environ.get("GRADIO_TEMP_DIR", "").strip()
+    if not current:
+        current = tempfile.mkdtemp(prefix="leaderboard-uploads-")
+        environ["GRADIO_TEMP_DIR"] = current
+    return Path(current)
+
+
+# --- what is in the cache, and how much more it may take ----------------------------------------
+
+
+@dataclass
+class CacheBudget:
+    """Files and bytes in the cache: what the last sweep counted, plus what uploads reserved
+    since. Used on the event loop only (the middleware and the cleanup's bookkeeping).
+
+    An upload reserves one file and its declared length (a body of undeclared length: its
+    bytes as they arrive), and gives them back if it fails; a pass of the cleanup replaces the
+    count with what it found plus what was stored meanwhile, so the count errs high, never low.
+    """
+
+    max_files: int
+    max_bytes: int
+    files: int = 0  # at the last recount, plus uploads committed since
+    bytes: int = 0
+    in_flight_files: int = 0
+    in_flight_bytes: int = 0
+    committed_files: int = 0  # running totals of finished uploads, for the recount
+    committed_bytes: int = 0
+
+    def reserve_file(self) -> bool:
+        if self.used_files + 1 > self.max_files:
+            return False
+        self.in_flight_files += 1
+        return True
+
+    def reserve_bytes(self, size: int) -> bool:
+        if self.used_bytes + size > self.max_bytes:
+            return False
+        self.in_flight_bytes += size
+        return True
+
+    def settle(self, files: int, size: int, stored: bool) -> None:
+        """An upload ended: its reservation is in the cache now, or given back."""
+        self.in_flight_files -= files
+        self.in_flight_bytes -= size
+        if stored:
+            self.files += files
+            self.bytes += size
+            self.committed_files += files
+            self.committed_bytes += size
+
+    def mark(self) -> tuple[int, int]:
+        """Taken when a sweep starts; ``recount`` adds what was committed after it."""
+        return self.committed_files, self.committed_bytes
+
+    def recount(self, files: int, size: int, mark: tuple[int, int]) -> None:
+        self.files = files + self.committed_files - mark[0]
+        self.bytes = size + self.committed_bytes - mark[1]
+
+    @property
+    def used_files(self) -> int:
+        return self.files + self.in_flight_files
+
+    @property
+    def used_bytes(self) -> int:
+        return self.bytes + self.in_flight_bytes
+
+
+# --- the cleanup --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What one pass over the cache folder found: deleted, kept, and what went wrong."""
+
+    removed: frozenset[str] = frozenset()
+    kept_files: int = 0
+    kept_bytes: int = 0
+    errors: tuple[str, ...] = ()
+
+
+def sweep(root: Path, max_age_s: float, now: float,
+          keep: Collection[str] = frozenset()) -> Sweep:
+    """Delete every file under ``root`` last written more than ``max_age_s`` before ``now``
+    (ctime or mtime, whichever is later), then every empty folder as old; links are deleted,
+    never followed. ``keep`` are paths never deleted. An entry that cannot be handled is
+    reported in ``errors`` and left; it never stops the pass."""
+    removed: set[str] = set()
+    kept_files = kept_bytes = 0
+    errors: list[str] = []
+
+    def failed(exc: OSError) -> None:
+        if not isinstance(exc, FileNotFoundError):  # gone meanwhile: nothing to do
+            errors.append(f"{type(exc).__name__}: {exc}")
+
+    for folder, dirs, files in os.walk(root, topdown=False, onerror=failed):
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+                if path in keep or now - max(info.st_ctime, info.st_mtime) <= max_age_s:
+                    kept_files += 1
+                    kept_bytes += info.st_size
+                    continue
+                os.unlink(path)
+            except OSError as exc:
+                failed(exc)
+                continue
+            removed.add(path)
+        if folder == str(root):
+            continue
+        try:
+            info = os.lstat(folder)
+            # An upload makes its folder, then renames its file in: a young folder may be
+            # about to get one.
+            if stat.S_ISDIR(info.st_mode) and now - info.st_mtime > max_age_s:
+                os.rmdir(folder)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):  # a file is still in it
+                failed(exc)
+    return Sweep(frozenset(removed), kept_files, kept_bytes, tuple(errors))
+
+
+class UploadCache:
+    """One server's upload cache: its policy, its budget, the guard and the cleanup."""
+
+    def __init__(self, policy: CachePolicy) -> None:
+        self.policy = policy
+        self.budget = CacheBudget(policy.max_files, policy.max_bytes)
+        self.passes = 0  # passes completed, failed ones included
+
+    def middleware(self) -> Middleware:
+        return Middleware(UploadGuard, cache=self)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> AsyncIterator[None]:
+        """For ``launch(app_kwargs={"lifespan": ...})``: the cleanup runs while the server does;
+        on shutdown a last pass deletes everything (Gradio's ``delete_cache`` did too)."""
+        task = asyncio.create_task(self.run(app), name="upload-cache-cleanup")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            await self.clean(app, max_age_s=-1.0)  # every file is older than that
+
+    async def run(self, app: Any) -> None:
+        """Forever: a pass every ``every_s``. Nothing but cancellation ends it."""
+        while True:
+            await asyncio.sleep(self.policy.every_s)
+            await self.clean(app)
+
+    async def clean(self, app: Any, max_age_s: float | None = None) -> Sweep:
+        """One pass over ``app``'s upload folder; errors are logged, never raised."""
+        age = self.policy.max_age_s if max_age_s is None else max_age_s
+        try:
+            blocks = app.get_blocks()
+            keep = frozenset(path for block in list(blocks.blocks.values())
+                             for path in getattr(block, "keep_in_cache", ()))
+            mark = self.budget.mark()
+            result = await to_thread.run_sync(sweep, Path(app.uploaded_file_dir), age,
+                                              time.time(), keep)
+            # Back on the event loop, where uploads add to these sets: no race with them.
+            for tracked in blocks.temp_file_sets:
+                tracked.difference_update(result.removed)
+            self.budget.recount(result.kept_files, result.kept_bytes, mark)
+            if result.errors:
+                _log.warning("upload cache cleanup: %d entries could not be deleted (first: %s)",
+                             len(result.errors), result.errors[0])
+        except Exception:  # the cleanup must outlive any one failure
+            _log.exception("upload cache cleanup pass failed; the next runs in %g s",
+                           self.policy.every_s)
+            result = Sweep(errors=("the pass failed",))
+        self.passes += 1
+        return result
+
+
+# --- the guard ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Why the guard stops an upload: the HTTP status and what to tell the client."""
+
+    status: int
+    message: str
+    retry_after_s: float | None = None
+
+
+@dataclass
+class _Parts:
+    """The parts of one multipart body as it streams past: their names, not their data."""
+
+    policy: CachePolicy
+    files: int = 0
+    _headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    _name: bytes = b""
+    _value: bytes = b""
+    refusal: Refused | None = None
+
+    def callbacks(self) -> dict[str, Any]:
+        def on_header_field(data: bytes, start: int, end: int) -> None:
+            self._name += data[start:end]
+
+        def on_header_value(data: bytes, start: int, end: int) -> None:
+            self._value += data[start:end]
+
+        def on_header_end() -> None:
+            self._headers.append((self._name.lower(), self._value))
+            self._name = self._value = b""
+
+        def on_part_begin() -> None:
+            self._headers = []
+
+        return {"on_header_field": on_header_field, "on_header_value": on_header_value,
+                "on_header_end": on_header_end, "on_part_begin": on_part_begin,
+                "on_headers_finished": self._part_starts}
+
+    def _part_starts(self) -> None:
+        if self.refusal is not None:
+            return
+        disposition = dict(self._headers).get(b"content-disposition", b"")
+        _, options = parse_options_header(disposition)
+        name = options.get(b"name", b"").decode("latin-1")
+        if b"filename" not in options or name != FIELD:
+            self.refusal = Refused(400, f"An upload carries files in the {FIELD!r} field only; "
+                                   f"this one has a part named {name[:40]!r}.")
+            return
+        self.files += 1
+        if self.files > 1:
+            self.refusal = Refused(400, "Upload one file per request; this request carries "
+                                   "more.")
+            return
+        filename = options[b"filename"].decode("utf-8", "replace")
+        stored = strip_invalid_filename_characters(Path(filename).name)
+        suffixes = self.policy.suffixes
+        if stored in ("", ".", "..") or (suffixes and not stored.lower().endswith(suffixes)):
+            wanted = f" ending in {' or '.join(suffixes)}" if suffixes else ""
+            self.refusal = Refused(400, f"Upload a file with a name{wanted}; got "
+                                   f"{filename[:60]!r}.")
+
+
+class UploadGuard:
+    """ASGI middleware: Gradio's upload route takes one accepted file per request, within the
+    cache's budget, sent without long pauses; other routes pass untouched.
+
+    A request refused before its body is read (not multipart, a declared length over the
+    limit, a full cache) is answered here. A refusal while the body streams is raised inside
+    Gradio's multipart parser (a ``MultiPartException``, as its own refusals are), which then
+    deletes the files it started; the status of Gradio's answer is replaced by the refusal's.
+    Every refusal is answered with ``Connection: close``: the rest of its body is never read.
+    """
+
+    def __init__(self, app: ASGIApp, cache: UploadCache, path: str = UPLOAD_ROUTE) -> None:
+        self.app = app
+        self.cache = cache
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        policy, budget = self.cache.policy, self.cache.budget
+        headers = {k.lower(): v for k, v in scope["headers"]}
+        kind, options = parse_options_header(headers.get(b"content-type", b""))
+        declared = headers.get(b"content-length", b"0")
+        if scope["method"] != "POST" or kind != b"multipart/form-data" \
+                or b"boundary" not in options:
+            refusal = Refused(400, "Upload a file as multipart/form-data.")
+        elif not declared.isdigit() or len(declared) > 15 \
+                or int(declared) > policy.max_body_bytes:
+            refusal = _too_large(policy)
+        elif not budget.reserve_file():
+            refusal = _full(policy)
+        elif not budget.reserve_bytes(int(declared)):  # reserved at once: said before the body
+            budget.settle(1, 0, stored=False)
+            refusal = _full(policy)
+        else:
+            upload = _Upload(policy, budget, options[b"boundary"], int(declared), receive, send)
+            try:
+                await self.app(scope, upload.receive, upload.send)
+            except MultiPartException:  # raised past Gradio's parser: answered here
+                if upload.refusal is None or upload.status:
+                    raise
+                await _answer(upload.refusal, scope, receive, send)
+            finally:
+                budget.settle(1, upload.reserved, stored=upload.stored)
+            return
+        await _answer(refusal, scope, receive, send)
+
+
+class _Upload:
+    """One upload request as it streams to Gradio: checked chunk by chunk, answered as it was
+    refused."""
+
+    def __init__(self, policy: CachePolicy, budget: CacheBudget, boundary: bytes,
+                 reserved: int, receive: Receive, send: Send) -> None:
+        self.policy = policy
+        self.budget = budget
+        self.reserved = reserved  # bytes of the budget this request holds
+        self.received = 0
+        self.refusal: Refused | None = None
+        self.status = 0  # of the answer, once it starts
+        self._parts = _Parts(policy)
+        self._parser = MultipartParser(boundary, self._parts.callbacks())  # type: ignore[arg-type]
+        self._deadline = time.monotonic() + UPLOAD_S
+        self._body_done = False
+        self._receive = receive
+        self._send = send
+
+    @property
+    def stored(self) -> bool:
+        return self.status == 200 and self.refusal is None
+
+    async def receive(self) -> Message:
+        if self._body_done or self.refusal is not None:
+            return await self._receive()
+        wait = max(0.001, min(self.policy.stall_s, self._deadline - time.monotonic()))
+        try:
+            message = await asyncio.wait_for(self._receive(), wait)
+        except TimeoutError:
+            self._refuse(Refused(408, f"The upload paused for {self.policy.stall_s:g} s or "
+                                 f"took over {UPLOAD_S:g} s and was dropped; send it again."))
+        if message["type"] != "http.request":  # the client went away mid-body
+            self._refuse(Refused(400, "The upload was cut off before its end."))
+        chunk: bytes = message.get("body", b"")
+        self.received += len(chunk)
+        beyond = self.received - self.reserved  # a body of undeclared length reserves as it comes
+        if self.received > self.policy.max_body_bytes:
+            self._refuse(_too_large(self.policy))
+        if beyond > 0:
+            if not self.budget.reserve_bytes(beyond):
+                self._refuse(_full(self.policy))
+            self.reserved += beyond
+        try:
+            self._parser.write(chunk)  # before Gradio sees the chunk: a refused part never starts
+        except MultipartParseError:
+            self._parts.refusal = self._parts.refusal or Refused(
+                400, "The upload is not a well-formed multipart body.")
+        if self._parts.refusal is not None:
+            self._refuse(self._parts.refusal)
+        self._body_done = not message.get("more_body", False)
+        return message
+
+    def _refuse(self, refusal: Refused) -> NoReturn:
+        self.refusal = refusal
+        raise MultiPartException(refusal.message)
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            extra = [(b"connection", b"close")] if self.status != 200 else []
+            if self.refusal is not None:  # Gradio answers 400 or 413: say what happened
+                self.status = self.refusal.status
+                extra = _refusal_headers(self.refusal)
+            message = {**message, "status": self.status,
+                       "headers": [*message.get("headers", []), *extra]}
+        await self._send(message)
+
+
+def _too_large(policy: CachePolicy) -> Refused:
+    return Refused(413, f"The upload is over the maximum allowed size of "
+                   f"{policy.max_file_bytes / 2**20:g} MB.")
+
+
+def _full(policy: CachePolicy) -> Refused:
+    return Refused(503, f"The upload cache is full ({policy.max_files:,} files or "
+                   f"{policy.max_bytes / 2**20:,.0f} MB of the last {policy.max_age_s:g} s); "
+                   f"try again in a minute.", retry_after_s=policy.every_s)
+
+
+def _refusal_headers(refusal: Refused) -> list[tuple[bytes, bytes]]:
+    headers = [(b"connection", b"close")]
+    if refusal.retry_after_s is not None:
+        headers.append((b"retry-after", str(math.ceil(refusal.retry_after_s)).encode()))
+    return headers
+
+
+async def _answer(refusal: Refused, scope: Scope, receive: Receive, send: Send) -> None:
+    extra = {k.decode(): v.decode() for k, v in _refusal_headers(refusal)}
+    await PlainTextResponse(refusal.message, status_code=refusal.status,
+                            headers=extra)(scope, receive, send)
