@@ -395,7 +395,9 @@ def build_page(
 
     def current(s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
         snapshot = s.board.snapshot()
-        return snapshot, board_frame(snapshot.records, bench, s.track)
+        status = s.keys()
+        current_key = status.key.key_version if status.key is not None else None
+        return snapshot, board_frame(snapshot.records, bench, s.track, current_key)
 
     def view(search: str, sources: list[str], external: list[str], inputs: list[str],
              sizes: list[str], group: str, track_id: str | None = None) -> tuple[Any, ...]:

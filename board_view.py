@@ -63,18 +63,19 @@ EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
 #: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
 #: "input" are named by the track's ranking metric and the benchmark's input label.
 INFO_LABELS = {"rank_range": "Rank range", "source": "Source", "team": "Team", "size": "Size",
-               "date": "Date", "external": "External data", "links": "Links", "note": "Note"}
+               "date": "Date", "external": "External data", "links": "Links", "note": "Note",
+               "key": "Key version"}
 
 
 #: The generic groups after the spec's views, as info columns in order.
-DETAILS = ("ci", "rank_range", "team", "size", "external", "input", "source", "date", "links",
-           "note")
+DETAILS = ("ci", "rank_range", "team", "size", "external", "input", "source", "date", "key",
+           "links", "note")
 
 
 ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then the metrics
 
 
-ALL_TAIL = ("ci", "date", "links", "note")
+ALL_TAIL = ("ci", "date", "key", "links", "note")
 
 
 WIDTHS = {"rank_range": "86px", "team": "200px", "size": "80px", "source": "136px",
@@ -313,10 +314,20 @@ def _interval_text(interval: tuple[float, float] | None, display: Display) -> st
     return f"{low:.{DECIMALS[display]}f}–{high:.{DECIMALS[display]}f}"
 
 
+def key_version_cell(record: ledger.Record, current: str | None) -> str:
+    """A row's key version; "(older key)" when Score now scores on another version."""
+    if record.source == "paper":
+        return "paper-reported"
+    version = record.key_version or "(unversioned)"
+    older = current is not None and ledger.on_other_key(record, current)
+    return f"{version} (older key)" if older else version
+
+
 def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
-                track: AnyTrack) -> pd.DataFrame:
+                track: AnyTrack, current_key: str | None = None) -> pd.DataFrame:
     """The whole board, best ranking metric first, with unrounded metrics and the rank columns
-    (the "All" group's columns, then the hidden ones)."""
+    (the "All" group's columns, then the hidden ones). ``current_key`` is the version Score
+    scores on: rows scored on another are marked."""
     layout = board_layout(bench, track)
     info = layout.info
     table = []
@@ -343,6 +354,7 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
         row.update({
             info["ci"]: _interval_text(interval, display),
             info["date"]: record.created_at.date().isoformat(),
+            info["key"]: key_version_cell(record, current_key),
             info["links"]: _links(record),
             info["note"]: _cut(record.note or "", NOTE_CELL_CHARS),
             "_id": str(record.id),
@@ -476,6 +488,7 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
             "uses_external": record.uses_external,
             "uses_frames": record.uses_frames,
             "source": record.source,
+            "key_version": record.key_version,
         }
         out.update({k: record.metrics.get(k) for k in track.all_metric_keys})
         out.update({

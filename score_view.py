@@ -70,8 +70,10 @@ def score_summary(result: evaluator.ScoreResult, track: AnyTrack) -> str:
     abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
                  "without an answer (scored as wrong)")
     version = f" · answer key {result.key_version}" if result.key_version else ""
+    warning = evaluator.chance_warning(track, result)
     return (
-        f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
+        (f"> **Warning: below chance.** {warning}\n\n" if warning else "")
+        + f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
         f"{count.correct} of {count.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
         f"{abstained}{version}\n\n"
         f"File sha256 `{result.submission_sha256[:16]}…` (quote it when you e-mail the file "

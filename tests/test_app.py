@@ -368,12 +368,14 @@ def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
                          "Rank range", "Source", "Team", "Size", "Date"],
         "Query types": ["Rank", "Method", "Overall", "Tracking", "Counting", "Ordering",
                         "Linking", "Spatial", "Activity", "Source"],
+        # "Key version" joined Details and All with the key versions of every row.
         "Details": ["Rank", "Method", "Overall", "Overall 95% CI", "Rank range", "Team", "Size",
-                    "External data", "Video input", "Source", "Date", "Links", "Note"],
+                    "External data", "Video input", "Source", "Date", "Key version", "Links",
+                    "Note"],
         "All": ["Rank", "Method", "Overall", "Rank range", "Team", "Size", "External data",
                 "Video input", "Source", "Entity", "Event", "Behavior", "Tracking", "Counting",
                 "Ordering", "Linking", "Spatial", "Activity", "Overall 95% CI", "Date",
-                "Links", "Note"],
+                "Key version", "Links", "Note"],
     }
     assert layout.widths["Video input"] == "150px" and layout.datatypes["Linking"] == "number"
 

@@ -740,10 +740,45 @@ def test_the_walkthrough_s_app_serves_the_carried_board_with_the_banner(
     assert round(numbers["chance"], 1) == 20.7
 
 
-@pytest.mark.xfail(strict=True, reason="needs the app part of issue 'versions of the answer "
-                   "key': /leaderboard rows carry each row's key_version (board_view."
-                   "export_rows); remove this mark when they do")
 def test_the_walkthrough_s_board_names_every_row_s_key_version(walked_app: AppServer) -> None:
     rows = _leaderboard(walked_app)
     assert rows and all("key_version" in r for r in rows)
     assert {r["key_version"] for r in rows if r["source"] == "rescored"} == {"demo-2"}
+
+
+# --- what the page shows of versions -----------------------------------------------------------
+
+
+def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
+    import board_view
+
+    records = [ledger.Record.from_json(p.read_bytes())
+               for p in sorted((BENCH.demo_board / "submissions").glob("*.json"))]
+    frame = board_view.board_frame(records, BENCH, TRACK, current_key="demo-2")
+    cells = dict(zip(frame["_name"], frame["Key version"], strict=True))
+    assert cells["DemoVLM-7B (synthetic)"] == "demo-1 (older key)"
+    assert cells["Gemini-3-Flash"] == "paper-reported"
+    same = board_view.board_frame(records, BENCH, TRACK, current_key="demo-1")
+    assert "demo-1" in set(same["Key version"]) and not any(
+        "older" in cell for cell in same["Key version"])
+    details = board_view.board_layout(BENCH, TRACK).groups["Details"]
+    assert "Key version" in details
+    rows = board_view.export_rows(frame, records, TRACK)
+    assert {r["key_version"] for r in rows if r["source"] == "rescored"} == {"demo-1"}
+
+
+def test_a_below_chance_score_is_shown_with_the_warning() -> None:
+    import score_view
+
+    questions = json.loads(KEY_PATH.read_bytes())["samples"]
+    # Always a wrong letter: far below chance, as a file for another key version scores.
+    wrong = [{"example_id": q["example_id"],
+              "predicted_answer": next(k for k in q["options"] if k != q["correct_answer"])}
+             for q in questions]
+    result = evaluator.score(KEY, json.dumps(wrong).encode())
+    assert result.below_chance
+    summary = score_view.score_summary(result, TRACK)
+    assert summary.startswith("> **Warning: below chance.**")
+    assert f"key version {KEY.key_version}" in summary
+    fine = evaluator.score(KEY, (BENCH.demo_dir / "sample_submission.json").read_bytes())
+    assert "Warning" not in score_view.score_summary(fine, TRACK)
