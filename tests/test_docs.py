@@ -150,3 +150,22 @@ def test_no_benchmark_fact_is_left_in_the_code() -> None:
             found += [f"{path.name}: {fact!r}" for fact in sorted(facts - keys)
                       if len(fact) > 3 and re.search(rf"\b{re.escape(fact)}\b", text)]
     assert not found, found
+
+
+def test_the_readme_api_example_runs_against_a_real_server(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.app_server import AppServer
+
+    api = README[README.index("## The API"):README.index("## Benchmarks as folders")]
+    [snippet] = _blocks(api, "python")
+    (tmp_path / "submission.json").write_bytes((BENCH.demo_dir / "sample_submission.json")
+                                               .read_bytes())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # gradio_client looks outside at connect
+    with AppServer() as server:
+        names: dict[str, object] = {}
+        exec(compile(snippet.replace("http://127.0.0.1:7860", server.url), "README", "exec"),
+             names)
+    expected = evaluator.score(KEY, (tmp_path / "submission.json").read_bytes())
+    numbers = names["numbers"]
+    assert isinstance(numbers, dict) and numbers["metrics"] == expected.metrics
