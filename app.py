@@ -516,11 +516,10 @@ def build_page(
         # entries), or unknown (entries of no track's shape: the first scorer that can says
         # what is wrong with them).
         how = "picked"
+        data = _read_upload(submission, demo.GRADIO_CACHE, expected)
         if chosen is not None:
             key = key_of(chosen)
-            data = _read_upload(submission, demo.GRADIO_CACHE, expected)
         else:
-            data = _read_upload(submission, demo.GRADIO_CACHE, expected)
             fits = await to_thread.run_sync(fitting_track, bench, data)
             if fits is not None:
                 chosen, how = tracks[fits.id], "told"

@@ -193,28 +193,36 @@ def leak_problems(track: Track, records: Sequence[Any]) -> list[str]:
     return problems
 
 
-def agreement_problems(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Where the key and the public rows describe different rows: ids, question texts,
-    options, and the field of every grouping."""
-    track = key.track
-    f = track.fields
+def _id_problems(ident: str, private_by_id: Mapping[Any, Any],
+                 public: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ids the public file repeats, and ids only one of the two files has."""
     problems: list[str] = []
-    ident = f.id
     counts = Counter(r[ident] for r in public)
     dupes = [i for i, n in counts.items() if n > 1]
     if dupes:
         problems.append(f"{_plural(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
                         f"in the public file ({_some(dupes)})")
-    private_by_id = {q.id: q.record for q in key.questions}
-    public_by_id = {r[ident]: r for r in public}
-    only_private = [i for i in private_by_id if i not in public_by_id]
-    only_public = [i for i in public_by_id if i not in private_by_id]
+    public_ids = {r[ident] for r in public}
+    only_private = [i for i in private_by_id if i not in public_ids]
+    only_public = [i for i in counts if i not in private_by_id]
     if only_private:
         problems.append(f"{_plural(len(only_private), ident, f'{ident}s')} only in the private "
                         f"key ({_some(only_private)})")
     if only_public:
         problems.append(f"{_plural(len(only_public), ident, f'{ident}s')} only in the public "
                         f"file ({_some(only_public)})")
+    return problems
+
+
+def agreement_problems(key: evaluator.AnswerKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the key and the public rows describe different rows: ids, question texts,
+    options, and the field of every grouping."""
+    track = key.track
+    f = track.fields
+    ident = f.id
+    private_by_id = {q.id: q.record for q in key.questions}
+    public_by_id = {r[ident]: r for r in public}
+    problems = _id_problems(ident, private_by_id, public)
     compared = [(f.question, "question texts"), (f.options, "options"),
                 *((g.field, g.title.lower()) for g in track.groupings)]
     both = [i for i in private_by_id if i in public_by_id]
@@ -268,22 +276,9 @@ def _decision_agreement_problems(key: decision.DecisionKey,
                                  public: Sequence[Mapping[str, Any]]) -> list[str]:
     """Where a decision key and its public rows differ: ids, and any field they share."""
     ident = key.track.fields.id
-    problems: list[str] = []
-    counts = Counter(r[ident] for r in public)
-    dupes = [i for i, n in counts.items() if n > 1]
-    if dupes:
-        problems.append(f"{_plural(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
-                        f"in the public file ({_some(dupes)})")
     private_by_id = {e.id: e.record for e in key.episodes}
     public_by_id = {r[ident]: r for r in public}
-    only_private = [i for i in private_by_id if i not in public_by_id]
-    only_public = [i for i in public_by_id if i not in private_by_id]
-    if only_private:
-        problems.append(f"{_plural(len(only_private), ident, f'{ident}s')} only in the private "
-                        f"key ({_some(only_private)})")
-    if only_public:
-        problems.append(f"{_plural(len(only_public), ident, f'{ident}s')} only in the public "
-                        f"file ({_some(only_public)})")
+    problems = _id_problems(ident, private_by_id, public)
     both = [i for i in private_by_id if i in public_by_id]
     shared = dict.fromkeys(n for i in both for n in public_by_id[i] if n in private_by_id[i])
     for name in shared:

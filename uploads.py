@@ -55,8 +55,8 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import ledger
+from guard import UPLOAD_ROUTE
 
-UPLOAD_ROUTE = "/gradio_api/upload"
 FIELD = "files"  # the multipart field Gradio's upload route reads (the browser and gradio_client)
 
 MAX_AGE_S = 120.0  # an upload is deleted this long after its last write

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
+import guard
 import ledger
 import uploads
 from bench.gradio_http import GradioHTTP, file_data
@@ -107,7 +108,7 @@ def multipart(parts: list[tuple[str, str | None, bytes]]) -> bytes:
 def post_upload(url: str, body: bytes, content_type: str | None = None) -> httpx.Response:
     headers = {"Content-Type": content_type or f"multipart/form-data; boundary={BOUNDARY}"}
     with httpx.Client(base_url=url, timeout=30) as http:
-        return http.post(uploads.UPLOAD_ROUTE, content=body, headers=headers)
+        return http.post(guard.UPLOAD_ROUTE, content=body, headers=headers)
 
 
 def burst(url: str, count: int, size: int = 16, clients: int = 8,
@@ -124,7 +125,7 @@ def burst(url: str, count: int, size: int = 16, clients: int = 8,
                 if time.monotonic() > deadline:
                     return
                 data = json.dumps([i]).encode().ljust(size, b" ")
-                answer = http.post(uploads.UPLOAD_ROUTE, files={"files": (f"u{i}.json", data)})
+                answer = http.post(guard.UPLOAD_ROUTE, files={"files": (f"u{i}.json", data)})
                 with lock:
                     answers.append(answer)
 
@@ -154,11 +155,11 @@ def test_a_burst_of_uploads_does_not_stop_the_cleanup(server: AppServer) -> None
 
 def test_an_upload_request_carries_one_file(server: AppServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        two = http.post(uploads.UPLOAD_ROUTE, files=[("files", ("a.json", b"[1]")),
+        two = http.post(guard.UPLOAD_ROUTE, files=[("files", ("a.json", b"[1]")),
                                                      ("files", ("b.json", b"[2]"))])
         assert two.status_code == 400 and "one file per request" in two.text
         assert cached(server) == []
-        one = http.post(uploads.UPLOAD_ROUTE, files={"files": ("a.json", b"[1]")})
+        one = http.post(guard.UPLOAD_ROUTE, files={"files": ("a.json", b"[1]")})
         assert one.status_code == 200 and len(one.json()) == 1
     wait_empty(server)
 
@@ -199,7 +200,7 @@ def test_a_refused_upload_leaves_nothing(server: AppServer, body: bytes,
 def _raw_post(url: str, body: bytes, declared: int) -> socket.socket:
     host, port = url.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=30)
-    sock.sendall((f"POST {uploads.UPLOAD_ROUTE} HTTP/1.1\r\nHost: {host}\r\n"
+    sock.sendall((f"POST {guard.UPLOAD_ROUTE} HTTP/1.1\r\nHost: {host}\r\n"
                   f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
                   f"Content-Length: {declared}\r\n\r\n").encode() + body)
     return sock
