@@ -516,10 +516,10 @@ def build_page(
         # entries), or unknown (entries of no track's shape: the first scorer that can says
         # what is wrong with them).
         how = "picked"
-        data = _read_upload(submission, demo.GRADIO_CACHE, expected)
         if chosen is not None:
-            key = key_of(chosen)
-        else:
+            key = key_of(chosen)  # an unavailable key is said before anything is read
+        data = _read_upload(submission, demo.GRADIO_CACHE, expected)
+        if chosen is None:
             fits = await to_thread.run_sync(fitting_track, bench, data)
             if fits is not None:
                 chosen, how = tracks[fits.id], "told"
