@@ -25,10 +25,8 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +34,9 @@ import gradio as gr
 import gradio.queueing
 import gradio.routes
 import pandas as pd
-from anyio import to_thread
 from gradio.components.plot import PlotData
 from starlette.middleware import Middleware
 
-import decision
-import evaluator
 import ledger
 import queue_limits
 import uploads
@@ -74,22 +69,16 @@ from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,
     BodyLimit,
-    RateLimited,
     ScoreLimiter,
-    client_address,
-    forwarded_summary,
     log_refusals_briefly,
     score_limits,
 )
-from score_view import entry_shape, fitting_track, score_json, score_summary, score_table
+from score_page import build_score_tab, rows_noun
+from served import Served
 from spec import AnyTrack, Benchmark, Track
 
-THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
-#: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
-DETECT = "auto"
-DECISION_SCORE_WIDTHS: list[str | int] = ["38%", "19%", "20%", "23%"]  # Metric, Value, ...
 
 
 #: The header's links, in this order, for those a spec gives.
@@ -148,45 +137,6 @@ def demo_banner(bench: Benchmark) -> str:
             "README says.")
 
 
-def submission_format(track: AnyTrack) -> str:
-    """A track's submission file in a few words: a JSON list of `{"example_id", ...}`."""
-    if isinstance(track, Track):
-        fields = f'"{track.fields.id}", "{track.fields.prediction}"'
-        return f"a JSON list of `{{{fields}}}`"
-    fields = f'"{track.fields.id}", "{decision.ASSIST}", "{decision.TIME}"'
-    return f"a JSON list (or JSON Lines saved as .json) of `{{{fields}}}`"
-
-
-def _rows(track: AnyTrack) -> str:
-    return "questions" if isinstance(track, Track) else "episodes"
-
-
-def score_help(track: AnyTrack) -> str:
-    return (f"Upload a submission ({submission_format(track)}, 5 MB at most) to score it "
-            "privately against the held-out answer key. Nothing is stored, and you never see "
-            f"which {_rows(track)} were right. See **About** for the format and how to get "
-            "listed.")
-
-
-def tracks_help(tracks: Sequence[AnyTrack]) -> str:
-    """The Score tab's help when a benchmark has several tracks: each one's format."""
-    formats = "\n".join(f"- **{t.title}**: {submission_format(t)}" for t in tracks)
-    return ("Upload a submission (5 MB at most) to score it privately against the held-out "
-            "answer key of its track: pick the track, or leave **Detect from the file** and "
-            "the file's entries tell.\n\n"
-            f"{formats}\n\n"
-            "Nothing is stored, and you never see which entries were right. See **About** for "
-            "the formats and how to get listed.")
-
-
-def wrong_track(picked: AnyTrack, fits: AnyTrack) -> str:
-    """What a file for another track than the one picked is told: which track it fits."""
-    return (f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
-            f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
-            f"{fits.title} as the track above the upload, or Detect from the file (through the "
-            f'API: track "{fits.id}" or "{DETECT}").')
-
-
 def chart_texts(track: AnyTrack) -> tuple[str, str]:
     """The board chart's heading and title: "### Compare entries per split", "Accuracy per
     split" (per scenario on a decision board)."""
@@ -208,43 +158,7 @@ def paper_caption(track: AnyTrack) -> str:
             f"{md_escape(track.labels[track.paper_ranking])}.")
 
 
-def score_chart_title(track: AnyTrack, with_paper: bool) -> str:
-    if isinstance(track, Track):
-        return "Your splits beside the best paper baseline"
-    per = chart_groups(track)
-    if with_paper:
-        return f"Your {per}s beside the best paper baseline"
-    return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {per}"
-
-
 # --- the page -----------------------------------------------------------------------------------
-
-
-def _read_upload(submission: Mapping[str, Any] | str | None, upload_dir: str,
-                 expected: str) -> bytes:
-    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it or its path;
-    any other path on the server is refused. ``expected`` names a submission's entries
-    (score_view.entry_shape), for the message on a file of another type."""
-    path = submission.get("path") if isinstance(submission, Mapping) else submission
-    if not path or not isinstance(path, str):
-        raise gr.Error("Choose a submission .json file to score.", print_exception=False)
-    file = Path(path).resolve()
-    # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
-    if not file.is_relative_to(Path(upload_dir).resolve()):
-        raise gr.Error("Upload the file through /gradio_api/upload first, then pass the path "
-                       "it returns.", print_exception=False)
-    if file.suffix.lower() != ".json":
-        raise gr.Error(f"Upload a .json file (a JSON list of {expected} objects).",
-                       print_exception=False)
-    try:
-        size = file.stat().st_size
-        if size > MAX_UPLOAD_BYTES:
-            raise gr.Error(f"The file is {size / 2**20:.1f} MB; the limit is 5 MB.",
-                           print_exception=False)
-        return file.read_bytes()
-    except OSError:
-        raise gr.Error("The uploaded file could not be read; upload it again.",
-                       print_exception=False) from None
 
 
 class _Exports:
@@ -296,19 +210,6 @@ def _ago(seconds: float) -> str:
         return f"{seconds // 60} min ago"
     return f"{seconds // 3600} h ago"
 
-
-#: A score as the Score tab shows it: summary, table, chart, the numbers, the track scored.
-Scored = tuple[str, pd.DataFrame, PlotData, dict[str, Any], AnyTrack]
-
-
-@dataclass(frozen=True)
-class Served:
-    """One track as the page serves it: its spec, its answer key and its board."""
-
-    track: AnyTrack
-    #: The current key (ledger.KeyLoader retries one that failed at boot).
-    keys: Callable[[], ledger.KeyStatus]
-    board: ledger.BoardCache
 
 
 def build_demo(
@@ -365,8 +266,6 @@ def build_page(
     citation = bench.citation_path.read_text(encoding="utf-8")
     exports = {tid: _Exports(f"{bench.id}-{tid}-leaderboard" if many else
                              f"{bench.id}-leaderboard") for tid in tracks}
-    hops_untold = threading.Lock()  # held once the first scored request's hops are logged
-    expected = " or ".join(entry_shape(s.track) for s in served)
 
     def pick(value: object) -> Served:
         """The track an event names (None: the first); BadInput if it names none."""
@@ -381,17 +280,6 @@ def build_page(
             return pick(value)
         except BadInput as exc:
             raise gr.Error(str(exc), print_exception=False) from None
-
-    def unavailable(statuses: Mapping[str, ledger.KeyStatus]) -> str:
-        down = [(tracks[tid].track, s) for tid, s in statuses.items() if s.key is None]
-        if not many:
-            return f"### Scoring is unavailable\n{down[0][1].error}" if down else ""
-        return "\n\n".join(f"### Scoring is unavailable for {track.title}\n{status.error}"
-                           for track, status in down)
-
-    def score_state() -> Any:
-        text = unavailable({tid: s.keys() for tid, s in tracks.items()})
-        return gr.update(value=text, visible=bool(text))
 
     def current(s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
         snapshot = s.board.snapshot()
@@ -472,136 +360,7 @@ def build_page(
                                "unrounded, ranks, counts, links.")
         return leaderboard
 
-    def best_paper(s: Served) -> ledger.Record | None:
-        """The best paper row of the track that carries a metric of its chart."""
-        keys = chart_keys(s.track)
-        papers = [r for r in s.board.snapshot().records if r.source == "paper"
-                  and any(k in r.metrics for k in keys)]
-        return max(papers, key=lambda r: ledger.ranking_value(r, s.track) or 0.0, default=None)
-
-    def key_of(s: Served) -> evaluator.AnswerKey:
-        """The track's current key; gr.Error with the reason Score is unavailable for it."""
-        status = s.keys()
-        if status.key is None:
-            where = f" for {s.track.title}" if many else ""
-            raise gr.Error(f"Scoring{where} is unavailable: {status.error}",
-                           print_exception=False)
-        return status.key
-
-    async def score(submission: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
-        """Score a submission file; returns summary, table, chart and the numbers as JSON."""
-        return shown(await scored(submission, first, request))
-
-    async def score_any(submission: dict[str, Any] | None, track: str | None,
-                        request: gr.Request) -> tuple[Any, ...]:
-        """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
-        null) to let the file's entries tell; returns summary, table, chart and the numbers as
-        JSON (with the track scored)."""
-        return shown(await scored_as(submission, track, request))
-
-    async def scored_as(submission: dict[str, Any] | None, track: str | None,
-                        request: gr.Request) -> Scored:
-        if track is None or track == DETECT:
-            return await scored(submission, None, request)
-        if not isinstance(track, str) or track not in tracks:  # before any work
-            raise gr.Error(f"Track: {quoted(track)} is not one of "
-                           f"{listed([DETECT, *tracks])}.", print_exception=False)
-        return await scored(submission, tracks[track], request)
-
-    async def scored(submission: dict[str, Any] | None, chosen: Served | None,
-                     request: gr.Request) -> Scored:
-        """(summary, table, chart, numbers, track) of a file scored as ``chosen``'s track, or
-        the one its entries tell (None)."""
-        # How the track was chosen: picked (by the visitor or the page), told (by the file's
-        # entries), or unknown (entries of no track's shape: the first scorer that can says
-        # what is wrong with them).
-        how = "picked"
-        if chosen is not None:
-            key = key_of(chosen)  # an unavailable key is said before anything is read
-        data = _read_upload(submission, demo.GRADIO_CACHE, expected)
-        if chosen is None:
-            fits = await to_thread.run_sync(fitting_track, bench, data)
-            if fits is not None:
-                chosen, how = tracks[fits.id], "told"
-            else:
-                chosen = next((s for s in served if s.keys().key is not None), first)
-                how = "unknown"
-            key = key_of(chosen)
-        track = chosen.track
-        limits = limiter.limits
-        if limits.on_space and hops_untold.acquire(blocking=False):
-            # How the Spaces proxy lays the header out is documented nowhere: show the operator.
-            log.info("the first scored request came with %s; the client is its rightmost "
-                     "public entry past %d trusted hop(s)", forwarded_summary(request),
-                     limits.trusted_hops)
-        client = client_address(request, limits.on_space, limits.trusted_hops)
-        try:
-            stamp = limiter.acquire(client)
-        except RateLimited as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-        try:
-            # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
-            # event loop.
-            if len(data) > THREAD_SCORE_BYTES or track.kind == "decision":
-                result = await to_thread.run_sync(evaluator.score, key, data)
-            else:
-                result = evaluator.score(key, data)
-        except evaluator.SubmissionError as exc:
-            limiter.release(client, stamp)
-            message = str(exc)
-            if many and how == "picked":
-                fits = await to_thread.run_sync(fitting_track, bench, data)
-                if fits is not None and fits.id != track.id:
-                    message = wrong_track(track, fits)
-            elif how == "unknown":
-                message += (f" (The file's entries carry no track's fields, so it was read as "
-                            f"a file for the {track.title} track; for another track, pick it "
-                            "above the upload.)")
-            raise gr.Error(message, duration=None, print_exception=False) from None
-        log.info("scored one submission (%d bytes)%s", len(data),
-                 f" of the {track.id} track" if many else "")
-        series = {"Your submission": dict(result.metrics)}
-        paper = best_paper(chosen)
-        if paper is not None:
-            series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        numbers = score_json(result)
-        if many:
-            numbers = {"track": track.id, **numbers}
-        return (score_summary(result, track), score_table(result, track),
-                split_chart(series, score_chart_title(track, paper is not None), track),
-                numbers, track)
-
-    def shown(parts: Scored) -> tuple[Any, ...]:
-        """What Score's outputs get: plain values, not component updates (Gradio post-processes
-        them faster, and /score gives them as they are); show_results shows them."""
-        return parts[:4]
-
-    async def rescore(submission: dict[str, Any] | None, track: str | None,
-                      request: gr.Request) -> tuple[Any, ...]:
-        """The file already chosen, scored as the track just picked (none chosen: nothing)."""
-        if submission is None:
-            return reset_score()
-        return shown(await scored_as(submission, track, request))
-
-    def reset_score() -> tuple[Any, ...]:
-        """Clear the previous file's results as soon as another file arrives."""
-        return ("", gr.Dataframe(visible=False), gr.Plot(visible=False), None)
-
-    def show_results(numbers: dict[str, Any] | None) -> tuple[Any, ...]:
-        """The table and chart of a score shown (none: left hidden), a decision score's table
-        with widths that keep its numbers in view on a phone (its metric names are long)."""
-        if numbers is None:
-            return gr.Dataframe(), gr.Plot()
-        named = numbers.get("track") if isinstance(numbers, dict) else None  # anyone can send
-        scored_track = (tracks[named] if isinstance(named, str) and named in tracks
-                        else first).track
-        if not many and scored_track.kind != "decision":
-            return gr.Dataframe(visible=True), gr.Plot(visible=True)
-        widths = DECISION_SCORE_WIDTHS if scored_track.kind == "decision" else None
-        return gr.Dataframe(visible=True, column_widths=widths), gr.Plot(visible=True)
-
     first_layout = layouts[first.track.id]
-    boot_text = unavailable(boot)
     demo: gr.Blocks
     # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
     # cleans the folder instead (launch_kwargs).
@@ -652,24 +411,7 @@ def build_page(
                                     elem_id="chart-picks", max_choices=MAX_PICKS)
                 board_plot = gr.Plot(show_label=False, elem_id="board-chart")
             with gr.Tab("Score", id="score"):
-                disabled = gr.Markdown(boot_text, elem_id="score-disabled",
-                                       visible=bool(boot_text))
-                gr.Markdown(tracks_help([s.track for s in served]) if many
-                            else score_help(first.track))
-                score_track = gr.Radio(
-                    [("Detect from the file", DETECT),
-                     *((s.track.title, s.track.id) for s in served)], value=DETECT,
-                    label="Track", elem_id="score-track") if many else None
-                upload = gr.File(label="Submission (.json)", file_types=[".json"],
-                                 type="filepath", elem_id="score-upload")
-                summary = gr.Markdown(elem_id="score-summary")
-                # Wrapped, as high as a decision score's 17 rows: it fits a phone's width.
-                score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False,
-                                        max_height=900, wrap=True)
-                score_plot = gr.Plot(show_label=False, elem_id="score-chart", visible=False)
-                with gr.Accordion("The numbers as JSON (what the /score API returns)",
-                                  open=False):
-                    score_numbers = gr.JSON(show_label=False, elem_id="score-json")
+                build_score_tab(demo, bench, served, limiter, log)
             with gr.Tab("About", id="about"):
                 gr.Markdown(about, elem_id="about-text")
                 gr.Markdown("## Citation")
@@ -682,7 +424,6 @@ def build_page(
         private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
         demo.load(view, filters, board_outputs, **private)
         demo.load(on_load, on_track or None, [compare, picks, board_plot], **private)
-        demo.load(score_state, None, disabled, **private)
         for control in (sources, external, inputs, sizes, group):
             control.change(view, filters, board_outputs, **private)
         search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
@@ -694,21 +435,6 @@ def build_page(
         if board_track is not None:
             board_track.change(switch, board_track, [group, compare, picks, board_plot],
                                **private).then(view, filters, board_outputs, **private)
-        score_outputs = [summary, score_df, score_plot, score_numbers]
-        scoring: dict[str, Any] = {"concurrency_limit": 4, "preprocess": False}
-        if many:  # rescoring on a track switch shares Score's bound
-            scoring["concurrency_id"] = "score"
-        score_inputs = [upload] if score_track is None else [upload, score_track]
-        upload.upload(reset_score, None, score_outputs, queue=False, **private).then(
-            # Unprocessed: gr.File(type="filepath") leaves an empty tmp file per call in the cache.
-            score if score_track is None else score_any, score_inputs, score_outputs,
-            api_name="score", **scoring,
-        ).success(show_results, score_numbers, [score_df, score_plot], queue=False, **private)
-        upload.clear(reset_score, None, score_outputs, queue=False, **private)
-        if score_track is not None:
-            score_track.change(reset_score, None, score_outputs, queue=False, **private).then(
-                rescore, score_inputs, score_outputs, **scoring, **private).success(
-                show_results, score_numbers, [score_df, score_plot], queue=False, **private)
         gr.api(board_api(first), api_name="leaderboard")  # type: ignore[attr-defined]
         if many:
             for s in served:
@@ -770,7 +496,7 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
         if key_status.key is None:
             log.warning("Score%s is disabled until the key loads: %s", which, key_status.error)
         else:
-            log.info("answer key%s: %d %s from %s", which, len(key_status.key), _rows(track),
+            log.info("answer key%s: %d %s from %s", which, len(key_status.key), rows_noun(track),
                      key_status.origin)
         board = ledger.BoardCache(ledger.board_store(config), bench, track,
                                   ttl_s=config.cache_ttl_s)

@@ -23,6 +23,7 @@ import board_view
 import evaluator
 import guard
 import ledger
+import score_page
 import score_view
 import spec
 from spec import Benchmark, Track
@@ -391,7 +392,7 @@ def test_egomemreason_texts_are_unchanged() -> None:
     assert app.demo_banner(BENCH) == (
         "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
         "here are not EgoMemReason results. Configure the real key and board as the README says.")
-    assert app.score_help(TRACK) == (
+    assert score_page.score_help(TRACK) == (
         "Upload a submission (a JSON list of `{\"example_id\", "
         "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
         "held-out answer key. Nothing is stored, and you never see which "

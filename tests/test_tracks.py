@@ -25,7 +25,9 @@ import board_view
 import evaluator
 import guard
 import ledger
+import score_page
 import score_view
+import served
 import spec
 
 ARGUS = spec.load_benchmark("egoargus")
@@ -145,10 +147,10 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
     assert props["board-track"]["choices"] == [["Understanding", "understanding"],
                                                ["Decision", "decision"]]
     assert props["board-track"]["value"] == "understanding"
-    assert props["score-track"]["choices"] == [["Detect from the file", app.DETECT],
+    assert props["score-track"]["choices"] == [["Detect from the file", score_page.DETECT],
                                                ["Understanding", "understanding"],
                                                ["Decision", "decision"]]
-    assert props["score-track"]["value"] == app.DETECT
+    assert props["score-track"]["value"] == score_page.DETECT
     # The first track's column groups until the visitor switches.
     assert [c[0] for c in props["column-group"]["choices"]] == ["Scenarios", "Tasks", "Details",
                                                                 "All"]
@@ -157,7 +159,7 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
                                                "/leaderboard_understanding", "/score"]
     assert info["unnamed_endpoints"] == {}
     track = info["named_endpoints"]["/score"]["parameters"][1]
-    assert track["parameter_has_default"] and track["parameter_default"] == app.DETECT
+    assert track["parameter_has_default"] and track["parameter_default"] == score_page.DETECT
     help_text = " ".join(str(p.get("value")) for p in props.values())
     assert "Scoring is unavailable" not in help_text
 
@@ -277,7 +279,7 @@ def test_a_track_no_page_offers_is_refused_before_any_work(
 # --- Score ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("track", [None, app.DETECT, "decision"])
+@pytest.mark.parametrize("track", [None, score_page.DETECT, "decision"])
 def test_the_decision_sample_scores_as_the_evaluator_scores_it(page: Page,
                                                               track: str | None) -> None:
     status, body = page.score(DECISION_SAMPLE, track)
@@ -418,11 +420,11 @@ def test_a_key_that_fails_to_load_disables_its_track_until_it_loads(tmp_path: Pa
     current = [down]
     up = ledger.KeyStatus(UNDERSTANDING_KEY, "synthetic demo key", demo=True, error=None)
     store = ledger.LocalStore(ARGUS.demo_board)
-    served = [app.Served(UNDERSTANDING, lambda: up, ledger.BoardCache(store, ARGUS,
+    tracks = [served.Served(UNDERSTANDING, lambda: up, ledger.BoardCache(store, ARGUS,
                                                                       UNDERSTANDING)),
-              app.Served(DECISION, lambda: current[0], ledger.BoardCache(store, ARGUS,
+              served.Served(DECISION, lambda: current[0], ledger.BoardCache(store, ARGUS,
                                                                          DECISION))]
-    demo = app.build_page(ARGUS, served, guard.ScoreLimiter(guard.ScoreLimits(limit=100)))
+    demo = app.build_page(ARGUS, tracks, guard.ScoreLimiter(guard.ScoreLimits(limit=100)))
     mounted = gr.mount_gradio_app(FastAPI(), demo, path="/", max_file_size=guard.MAX_FILE_SIZE)
     with TestClient(mounted) as http:
         page = Page(http)
