@@ -373,20 +373,22 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
 
 @dataclass(frozen=True)
 class BoardFilter:
-    """What the visitor asked to see."""
+    """What the visitor asked to see. Every selection means the same: none ticked is any row;
+    ticked values show the rows having one of them (filters combine with and)."""
 
     search: str = ""
-    sources: tuple[str, ...] = tuple(SOURCE_LABELS.values())
-    external: tuple[str, ...] = EXTERNAL_CHOICES
-    inputs: tuple[str, ...] = ()  # labels of the spec's input choices; empty: any
-    sizes: tuple[str, ...] = SIZE_BUCKETS
+    sources: tuple[str, ...] = ()  # of SOURCE_LABELS' values
+    external: tuple[str, ...] = ()  # of EXTERNAL_CHOICES
+    inputs: tuple[str, ...] = ()  # labels of the spec's input choices, or NOT_REPORTED
+    sizes: tuple[str, ...] = ()  # of SIZE_BUCKETS
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
-        sources = {key for key, label in SOURCE_LABELS.items() if label in self.sources}
-        keep = frame["_source"].isin(sources) & frame["_external"].isin(self.external)
-        keep &= frame["_size"].isin(self.sizes)
-        if self.inputs:
-            keep &= frame["_input"].isin(self.inputs)
+        sources = tuple(key for key, label in SOURCE_LABELS.items() if label in self.sources)
+        keep = pd.Series(True, index=frame.index)
+        for column, ticked in (("_source", sources), ("_external", self.external),
+                               ("_input", self.inputs), ("_size", self.sizes)):
+            if ticked:
+                keep &= frame[column].isin(ticked)
         for word in self.search.lower().split():
             keep &= frame["_text"].str.contains(word, regex=False)
         return frame[keep]
@@ -398,6 +400,17 @@ class BadInput(ValueError):
 
 #: The filters' labels on the page, as a refusal names them.
 FILTER_LABELS = {"sources": "Source", "external": "Uses external data", "sizes": "Model size"}
+
+
+#: What a filter's label adds on the page: every filter reads the same way (``BoardFilter``).
+ANY_HINT = "(none ticked: any)"
+
+
+def filter_labels(bench: Benchmark) -> dict[str, str]:
+    """Each filter's label on the page, by ``BoardFilter`` field, with the hint that none
+    ticked is any; the input filter is named by the spec."""
+    names = {**FILTER_LABELS, "inputs": bench.input.label}
+    return {field: f"{name} {ANY_HINT}" for field, name in names.items()}
 
 
 def board_filter(search: object, sources: object, external: object, inputs: object,

@@ -1,0 +1,124 @@
+"""board_view, pure: the filters, the search, the status line, the empty board and the CSV.
+
+Boards are built from the benchmarks' demo records (and copies of them with a field changed),
+so every expectation comes from the spec and the demo files, not from board_view itself.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import board_view
+import ledger
+import spec
+from board_view import BoardFilter
+
+EGOMEM = spec.load_benchmark("egomemreason")
+MEMORY = EGOMEM.track()
+ARGUS = spec.load_benchmark("egoargus")
+DECISION = ARGUS.any_track("decision")
+BOM = b"\xef\xbb\xbf"
+
+
+def _demo_records(bench: spec.Benchmark, track: spec.AnyTrack) -> list[ledger.Record]:
+    store = ledger.LocalStore(bench.demo_board)
+    records = [ledger.Record.from_json(store.read(p)) for p in store.list_paths()]
+    mine = [r for r in records if ledger.record_track(r, bench) == track.id]
+    hidden = {r.supersedes for r in mine if r.supersedes is not None}
+    return [r for r in mine if r.id not in hidden]
+
+
+MEMORY_RECORDS = _demo_records(EGOMEM, MEMORY)
+DECISION_RECORDS = _demo_records(ARGUS, DECISION)
+
+
+def _like(record: ledger.Record, method: str, **changes: Any) -> ledger.Record:
+    """A copy of a demo record under another name and id, with ``changes``; re-validated."""
+    data = {**record.model_dump(), "id": uuid.uuid5(uuid.NAMESPACE_URL, method),
+            "method_name": method, **changes}
+    return ledger.Record.model_validate(data)
+
+
+def _rescored(records: list[ledger.Record]) -> ledger.Record:
+    return next(r for r in records if r.source == "rescored" and r.metrics)
+
+
+def _frame(records: list[ledger.Record], bench: spec.Benchmark = EGOMEM,
+           track: spec.AnyTrack = MEMORY) -> pd.DataFrame:
+    return board_view.board_frame(records, bench, track)
+
+
+def _names(frame: pd.DataFrame) -> set[str]:
+    return set(frame["_name"])
+
+
+# --- the filters: none ticked is any, ticked values are an OR, filters are an AND ---------------
+
+
+def test_a_filter_with_nothing_ticked_shows_every_row() -> None:
+    frame = _frame(MEMORY_RECORDS)
+    assert BoardFilter() == BoardFilter("", (), (), (), ())
+    assert len(BoardFilter().apply(frame)) == len(MEMORY_RECORDS)
+    assert len(BoardFilter(sources=(), external=(), inputs=(), sizes=()).apply(frame)) == len(
+        MEMORY_RECORDS)
+
+
+def test_ticking_re_scored_shows_the_re_scored_rows_only() -> None:
+    frame = _frame(MEMORY_RECORDS)
+    rescored = {r.method_name for r in MEMORY_RECORDS if r.source == "rescored"}
+    assert rescored and _names(BoardFilter(sources=("Re-scored",)).apply(frame)) == rescored
+    everything = BoardFilter(sources=tuple(board_view.SOURCE_LABELS.values())).apply(frame)
+    assert len(everything) == len(MEMORY_RECORDS)
+
+
+@pytest.mark.parametrize(("field", "column", "choices"), [
+    ("sources", "_source", None),
+    ("external", "_external", board_view.EXTERNAL_CHOICES),
+    ("sizes", "_size", board_view.SIZE_BUCKETS),
+    ("inputs", "_input", (*EGOMEM.input.choices.values(), board_view.NOT_REPORTED)),
+])
+def test_every_filter_shows_the_rows_of_any_ticked_value(
+        field: str, column: str, choices: tuple[str, ...] | None) -> None:
+    frame = _frame(MEMORY_RECORDS)
+    if choices is None:  # the Source filter's values are labels of the record's source
+        values = {label: frame[column] == key for key, label in board_view.SOURCE_LABELS.items()}
+    else:
+        values = {value: frame[column] == value for value in choices}
+    for value, rows in values.items():
+        shown = BoardFilter(**{field: (value,)}).apply(frame)
+        assert _names(shown) == set(frame[rows]["_name"]), value
+    first, second = list(values)[:2]
+    both = BoardFilter(**{field: (first, second)}).apply(frame)
+    assert _names(both) == set(frame[values[first] | values[second]]["_name"])
+
+
+def test_filters_combine_with_and() -> None:
+    frame = _frame(MEMORY_RECORDS)
+    shown = BoardFilter(sources=("Paper",), sizes=("< 10B",)).apply(frame)
+    expected = {r.method_name for r in MEMORY_RECORDS if r.source == "paper"
+                and board_view.size_bucket(r.model_size) == "< 10B"}
+    assert expected and _names(shown) == expected
+
+
+def test_the_checks_of_what_a_visitor_sent_are_unchanged() -> None:
+    assert board_view.board_filter(None, None, None, None, None, EGOMEM) == BoardFilter()
+    assert board_view.board_filter("", [], [], [], [], EGOMEM) == BoardFilter()
+    assert board_view.board_filter("q", ["Paper"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM) == (
+        BoardFilter("q", ("Paper",), ("Yes", "No"), (), ("≥ 40B",)))
+    for bad in (["Nope"], ["Paper"] * 3, "Paper", [1]):
+        with pytest.raises(board_view.BadInput, match="Source"):
+            board_view.board_filter("", bad, None, None, None, EGOMEM)
+
+
+@pytest.mark.parametrize("bench", [EGOMEM, ARGUS], ids=lambda b: b.id)
+def test_every_filter_label_says_that_none_ticked_is_any(bench: spec.Benchmark) -> None:
+    labels = board_view.filter_labels(bench)
+    assert set(labels) == {"sources", "external", "sizes", "inputs"}
+    assert labels["inputs"] == f"{bench.input.label} (none ticked: any)"
+    for field, name in board_view.FILTER_LABELS.items():
+        assert labels[field] == f"{name} (none ticked: any)"
+
