@@ -6,6 +6,7 @@ so every expectation comes from the spec and the demo files, not from board_view
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Any
 
@@ -56,6 +57,11 @@ def _names(frame: pd.DataFrame) -> set[str]:
     return set(frame["_name"])
 
 
+def _ticked(field: str, *values: str) -> BoardFilter:
+    changes: dict[str, Any] = {field: values}
+    return dataclasses.replace(BoardFilter(), **changes)
+
+
 # --- the filters: none ticked is any, ticked values are an OR, filters are an AND ---------------
 
 
@@ -89,10 +95,10 @@ def test_every_filter_shows_the_rows_of_any_ticked_value(
     else:
         values = {value: frame[column] == value for value in choices}
     for value, rows in values.items():
-        shown = BoardFilter(**{field: (value,)}).apply(frame)
+        shown = _ticked(field, value).apply(frame)
         assert _names(shown) == set(frame[rows]["_name"]), value
     first, second = list(values)[:2]
-    both = BoardFilter(**{field: (first, second)}).apply(frame)
+    both = _ticked(field, first, second).apply(frame)
     assert _names(both) == set(frame[values[first] | values[second]]["_name"])
 
 
