@@ -390,8 +390,22 @@ class BoardFilter:
             if ticked:
                 keep &= frame[column].isin(ticked)
         for word in self.search.lower().split():
-            keep &= frame["_text"].str.contains(word, regex=False)
+            if SIZE_WORD.fullmatch(word):  # "8b" is not a part of "38b"
+                keep &= frame["_text"].str.contains(size_token(word), regex=True)
+            else:
+                keep &= frame["_text"].str.contains(word, regex=False)
         return frame[keep]
+
+
+#: A search word that reads as a model size ("8b", "0.5b", "1.5t"; the search is lower case):
+#: it matches a whole size token of the text only.
+SIZE_WORD = re.compile(r"\d+(?:\.\d+)?[bmt]")
+
+
+def size_token(word: str) -> str:
+    """The pattern of a size as a token: not after a digit or a dot, not before a letter or
+    digit ("8b" finds "qwen3-vl-8b" and "8b", not "38b", "0.8b" or "8bit")."""
+    return rf"(?<![\d.]){re.escape(word)}(?![a-z0-9])"
 
 
 class BadInput(ValueError):

@@ -7,6 +7,7 @@ so every expectation comes from the spec and the demo files, not from board_view
 from __future__ import annotations
 
 import dataclasses
+import re
 import uuid
 from typing import Any
 
@@ -128,3 +129,41 @@ def test_every_filter_label_says_that_none_ticked_is_any(bench: spec.Benchmark) 
     for field, name in board_view.FILTER_LABELS.items():
         assert labels[field] == f"{name} (none ticked: any)"
 
+
+# --- the search: a size is a whole token, other words any part -----------------------------------
+
+
+def test_a_size_in_the_search_matches_that_size_only() -> None:
+    template = _rescored(MEMORY_RECORDS)
+    sized = _like(template, "Plain", model_size="8B", method_description="")
+    records = [*MEMORY_RECORDS, sized]
+    frame = _frame(records)
+    eight = _names(BoardFilter(search="8B").apply(frame))
+    assert {"Qwen-3-VL-8B", "InternVL3.5-8B", "Plain"} <= eight
+    assert "InternVL3.5-38B" not in eight
+    assert not any(re.search(r"(?<![\d.])38B", n) for n in eight)
+    seven = {r.method_name for r in records if r.model_size == "7B"}
+    assert seven and seven <= _names(BoardFilter(search="7b").apply(frame))
+
+
+@pytest.mark.parametrize(("search", "name", "matches"), [
+    ("8B", "InternVL3-38B", False),
+    ("8b", "Qwen3-VL-8B", True),
+    ("8B", "Foo 8Bit", False),
+    ("8B", "Foo-8B-Instruct", True),
+    ("0.5B", "Qwen2-0.5B", True),
+    ("0.5B", "Qwen2-10.5B", False),
+    ("5B", "Qwen2-0.5B", False),
+    ("1.5T", "Giant 1.5T", True),
+    ("3B", "Qwen-3-VL-30B-A3B", True),  # the active parameters
+    ("30B", "Qwen-3-VL-30B-A3B", True),
+    ("30b-a3b", "Qwen-3-VL-30B-A3B", True),  # not a size: a part of the text
+    ("vl-3", "Qwen-3-VL-30B-A3B", True),
+    ("intern", "InternVL3-38B", True),
+    ("38", "InternVL3-38B", True),
+])
+def test_the_search_reads_sizes_as_tokens_and_other_words_as_parts(
+        search: str, name: str, matches: bool) -> None:
+    record = _like(_rescored(MEMORY_RECORDS), name, model_size="", method_description="")
+    shown = BoardFilter(search=search).apply(_frame([record]))
+    assert len(shown) == (1 if matches else 0)
