@@ -479,6 +479,41 @@ def listed(choices: Sequence[str]) -> str:
     return ", ".join(map(repr, choices))
 
 
+def status_line(snapshot: ledger.BoardSnapshot, shown: int, now: float) -> str:
+    """The line above the board: "N of M entries" when filters hide rows ("M entries" when
+    none are hidden), how fresh the board is, and why it is stale when it is."""
+    age = snapshot.age_s(now)
+    if age is None:
+        return f"The leaderboard could not be loaded yet ({snapshot.error or 'no data'})."
+    total = len(snapshot.records)
+    entries = f"{total} entries" if shown >= total else f"{shown} of {total} entries"
+    text = f"{entries} · updated {_ago(age)}"
+    if snapshot.stale:
+        text += (f" · the records source could not be reached ({snapshot.error}); "
+                 f"showing the board as of {_ago(age)}")
+    return text
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def empty_text(shown: int, total: int) -> str | None:
+    """What the board says in place of rows when it shows none (None when it shows some):
+    that there are none yet, or that the filters and search hide all ``total``."""
+    if shown:
+        return None
+    if not total:
+        return "No entries yet. See **About** for how to get listed."
+    return (f"No entry matches the filters and search; clear them to see all {total} "
+            "entries.")
+
+
 def visible_columns(frame: pd.DataFrame, group: str, bench: Benchmark,
                     track: AnyTrack) -> pd.DataFrame:
     """The columns of one column group, the first if unknown (metrics unrounded:

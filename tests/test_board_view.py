@@ -167,3 +167,41 @@ def test_the_search_reads_sizes_as_tokens_and_other_words_as_parts(
     record = _like(_rescored(MEMORY_RECORDS), name, model_size="", method_description="")
     shown = BoardFilter(search=search).apply(_frame([record]))
     assert len(shown) == (1 if matches else 0)
+
+
+# --- the status line and the empty board ---------------------------------------------------------
+
+
+def _snapshot(n: int, last_success: float | None, stale: bool = False,
+              error: str | None = None) -> ledger.BoardSnapshot:
+    return ledger.BoardSnapshot(records=tuple(MEMORY_RECORDS[:n]), last_success=last_success,
+                                stale=stale, error=error, skipped=())
+
+
+def test_the_status_line_says_how_many_entries_are_shown_of_how_many() -> None:
+    snapshot = _snapshot(5, last_success=100.0)
+    assert board_view.status_line(snapshot, 5, 105.0) == "5 entries · updated 5 s ago"
+    assert board_view.status_line(snapshot, 2, 105.0) == "2 of 5 entries · updated 5 s ago"
+    assert board_view.status_line(snapshot, 0, 100.0 + 300) == "0 of 5 entries · updated 5 min ago"
+    assert board_view.status_line(snapshot, 5, 100.0 + 119) == "5 entries · updated 119 s ago"
+    assert board_view.status_line(snapshot, 5, 100.0 + 7200) == "5 entries · updated 2 h ago"
+
+
+def test_the_status_line_says_when_the_board_is_stale_or_was_never_loaded() -> None:
+    stale = _snapshot(3, last_success=0.0, stale=True, error="HTTP 503")
+    assert board_view.status_line(stale, 3, 60.0) == (
+        "3 entries · updated 60 s ago · the records source could not be reached (HTTP 503); "
+        "showing the board as of 60 s ago")
+    never = _snapshot(0, last_success=None, error="no token")
+    assert board_view.status_line(never, 0, 60.0) == (
+        "The leaderboard could not be loaded yet (no token).")
+    assert board_view.status_line(_snapshot(0, None), 0, 1.0) == (
+        "The leaderboard could not be loaded yet (no data).")
+
+
+def test_an_empty_view_says_why_and_how_to_see_the_entries() -> None:
+    assert board_view.empty_text(shown=3, total=5) is None
+    assert board_view.empty_text(shown=0, total=0) == (
+        "No entries yet. See **About** for how to get listed.")
+    text = board_view.empty_text(shown=0, total=5)
+    assert text is not None and "5 entries" in text and "clear" in text.lower()
