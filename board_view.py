@@ -15,7 +15,9 @@ since the two need not be the same quantity.
 from __future__ import annotations
 
 import bisect
+import csv
 import functools
+import io
 import json
 import re
 from collections.abc import Hashable, Mapping, Sequence
@@ -577,9 +579,10 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
 
 
 def export_csv(rows: Sequence[Mapping[str, Any]]) -> bytes:
-    """``export_rows`` as CSV, counts left out. A text cell a spreadsheet would run as a
-    formula (one starting with =, +, -, @, a tab or a carriage return) gets a leading
-    apostrophe, as OWASP advises; numbers stay numbers, and the JSON export keeps the text."""
+    """``export_rows`` as CSV, counts left out (app.py's Download until it uses
+    ``board_csv``). A text cell a spreadsheet would run as a formula (one starting with =, +,
+    -, @, a tab or a carriage return) gets a leading apostrophe, as OWASP advises; numbers
+    stay numbers, and the JSON export keeps the text."""
     frame = pd.DataFrame(list(rows)).drop(columns=["counts"], errors="ignore")
     return frame.map(_inert_cell).to_csv(index=False).encode()
 
@@ -588,6 +591,58 @@ def _inert_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(CSV_FORMULA_STARTS):
         return "'" + value
     return value
+
+
+#: A row's source in the CSV export: the Source column's badge as plain text.
+SOURCE_TEXT = {"rescored": "Re-scored", "paper": "Paper-reported"}
+
+
+#: What the CSV export gives in place of the Links column, and its last column.
+CSV_LINKS, CSV_ID = ("Paper URL", "Project URL"), "Record id"
+
+
+def csv_header(layout: BoardLayout) -> list[str]:
+    """The CSV export's header: the "All" group's columns as the board names them, the links
+    as two URL columns, then the record id."""
+    header: list[str] = []
+    for column in layout.columns:
+        header += CSV_LINKS if column == layout.info["links"] else [column]
+    return [*header, CSV_ID]
+
+
+def board_csv(frame: pd.DataFrame, layout: BoardLayout,
+              records: Sequence[ledger.Record]) -> bytes:
+    """The rows of ``frame`` (a ``board_frame``, filtered, in the order shown) as the board
+    shows them, for a spreadsheet: ``csv_header``'s columns, each metric rounded as
+    ``layout.formats`` says (empty when missing), plain text for Method (the name, without
+    the note's †), Source and the links, the note whole. UTF-8 with a BOM, so spreadsheets
+    read the dashes right; a header line even for no rows.
+
+    A text cell a spreadsheet would run as a formula (one starting with =, +, -, @, a tab or
+    a carriage return) gets a leading apostrophe, as OWASP advises; numbers stay numbers
+    ("-0.50" is a signed error). ``export_rows`` keeps full precision and the code names.
+    """
+    info = layout.info
+    urls = {str(r.id): (r.publication_url or "", r.project_url or "") for r in records}
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(csv_header(layout))
+    for row in frame.to_dict("records"):
+        cells: list[str] = []
+        for column in layout.columns:
+            value = row[column]
+            if column in layout.formats:
+                cells.append("" if pd.isna(value) else layout.formats[column].format(value))
+            elif column == "Rank":
+                cells.append("" if pd.isna(value) else str(int(value)))
+            elif column == info["links"]:
+                cells += [_inert_cell(url) for url in urls[row["_id"]]]
+            else:
+                text = {"Method": row["_name"], info["source"]: SOURCE_TEXT[row["_source"]],
+                        info["note"]: row["_note"]}.get(column, value)
+                cells.append(_inert_cell(str(text)))
+        writer.writerow([*cells, row["_id"]])
+    return out.getvalue().encode("utf-8-sig")
 
 
 def chart_keys(track: AnyTrack) -> tuple[str, ...]:

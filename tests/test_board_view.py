@@ -6,7 +6,9 @@ so every expectation comes from the spec and the demo files, not from board_view
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import re
 import uuid
 from typing import Any
@@ -205,3 +207,100 @@ def test_an_empty_view_says_why_and_how_to_see_the_entries() -> None:
         "No entries yet. See **About** for how to get listed.")
     text = board_view.empty_text(shown=0, total=5)
     assert text is not None and "5 entries" in text and "clear" in text.lower()
+
+
+# --- the CSV export: the board as shown, for a spreadsheet ---------------------------------------
+
+
+def _csv(data: bytes) -> list[list[str]]:
+    assert data.startswith(BOM), data[:8]
+    return list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
+
+
+def _expected_header(layout: board_view.BoardLayout) -> list[str]:
+    links = layout.info["links"]
+    header: list[str] = []
+    for column in layout.columns:
+        header += ["Paper URL", "Project URL"] if column == links else [column]
+    return [*header, "Record id"]
+
+
+def _by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:
+    header, *body = rows
+    return {row[-1]: dict(zip(header, row, strict=True)) for row in body}
+
+
+def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
+    layout = board_view.board_layout(EGOMEM, MEMORY)
+    frame = _frame(MEMORY_RECORDS)
+    rows = _csv(board_view.board_csv(frame, layout, MEMORY_RECORDS))
+    assert rows[0] == _expected_header(layout)
+    assert [r[-1] for r in rows[1:]] == list(frame["_id"]), "the rows in the order shown"
+    cells = _by_id(rows)
+    info = layout.info
+    for record in MEMORY_RECORDS:
+        cell = cells[str(record.id)]
+        assert cell["Method"] == record.method_name, "plain text, no Markdown, no † mark"
+        assert cell[info["source"]] == {"rescored": "Re-scored", "paper": "Paper-reported"}[
+            record.source]
+        assert cell["Paper URL"] == (record.publication_url or "")
+        assert cell["Project URL"] == (record.project_url or "")
+        assert cell[info["note"]] == (record.note or ""), "the note whole"
+        assert re.fullmatch(r"\d+", cell["Rank"]), cell["Rank"]
+        for key, label in layout.metrics.items():
+            value = record.metrics.get(key)
+            assert cell[label] == ("" if value is None else f"{value:.1f}"), (label, cell[label])
+    rescored = cells[str(_rescored(MEMORY_RECORDS).id)]
+    assert re.fullmatch(r"\d+\.\d–\d+\.\d", rescored[f"{layout.ranking} 95% CI"])
+    assert re.fullmatch(r"\d+(–\d+)?", rescored[info["rank_range"]])
+
+
+def test_an_empty_view_exports_its_header_line() -> None:
+    layout = board_view.board_layout(EGOMEM, MEMORY)
+    empty = BoardFilter(search="no such method").apply(_frame(MEMORY_RECORDS))
+    data = board_view.board_csv(empty, layout, MEMORY_RECORDS)
+    header = ",".join(_expected_header(layout))
+    assert data == BOM + (header + "\r\n").encode()
+    assert _csv(data) == [_expected_header(layout)]
+
+
+def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not() -> None:
+    template = _rescored(DECISION_RECORDS)
+    formulas = {"team_name": '=HYPERLINK("https://evil.example","x")', "model_size": "-2+3",
+                "note": "@SUM(1+1)"}
+    metrics = {**template.metrics, "timing_signed_s": -0.5}
+    formula = _like(template, "+cmd|' /C calc'!A0", metrics=metrics, **formulas)
+    ranged = _like(template, "Plain – en dash", note="1–3 — fine")
+    records = [formula, ranged]
+    layout = board_view.board_layout(ARGUS, DECISION)
+    cells = _by_id(_csv(board_view.board_csv(_frame(records, ARGUS, DECISION), layout, records)))
+    bad, good = cells[str(formula.id)], cells[str(ranged.id)]
+    info = layout.info
+    assert bad["Method"] == "'+cmd|' /C calc'!A0"
+    assert bad[info["team"]] == "'" + formulas["team_name"]
+    assert bad[info["size"]] == "'-2+3" and bad[info["note"]] == "'@SUM(1+1)"
+    assert bad[DECISION.labels["timing_signed_s"]] == "-0.50", "a negative number stays one"
+    assert good["Method"] == "Plain – en dash" and good[info["note"]] == "1–3 — fine"
+
+
+def test_the_decision_csv_shows_each_metric_in_its_display() -> None:
+    layout = board_view.board_layout(ARGUS, DECISION)
+    frame = _frame(DECISION_RECORDS, ARGUS, DECISION)
+    rows = _csv(board_view.board_csv(frame, layout, DECISION_RECORDS))
+    assert rows[0] == _expected_header(layout)
+    decimals = {"ratio": 3, "seconds": 2, "count": 0, "percent": 1}
+    cells = _by_id(rows)
+    seen = set()
+    for record in DECISION_RECORDS:
+        cell = cells[str(record.id)]
+        for key, label in layout.metrics.items():
+            value = record.metrics.get(key)
+            if value is None:
+                assert cell[label] == "", (record.method_name, label)
+                continue
+            digits = decimals[DECISION.display[key]]
+            assert cell[label] == f"{value:.{digits}f}", (label, cell[label])
+            seen.add(DECISION.display[key])
+    assert seen == set(decimals)
+    f1 = cells[str(_rescored(DECISION_RECORDS).id)][f"{layout.ranking} 95% CI"]
+    assert re.fullmatch(r"\d\.\d{3}–\d\.\d{3}", f1), f1
