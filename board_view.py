@@ -2,8 +2,10 @@
 
 ``board_layout`` turns a track's views into column groups; ``board_frame`` turns records into
 the whole board (best first, unrounded, with rank ranges from the ranking metric's intervals);
-``board_filter`` checks what a visitor asked to see before any work; ``export_rows`` and
-``export_csv`` are what Download and ``/leaderboard`` give.
+``board_filter`` checks what a visitor asked to see before any work (``BoardFilter``: in every
+filter, none ticked is any); ``status_line`` and ``empty_text`` say what the view shows;
+``board_csv`` (the board as shown) and ``export_rows`` (full precision, code names) are what
+Download and ``/leaderboard`` give.
 
 A track of either kind: every metric is shown as its spec's ``display`` says (a percent to one
 decimal, a 0-1 ratio to three, seconds to two, a count whole) and ranked the way it is better.
