@@ -53,18 +53,15 @@ from board_view import (
     board_filter,
     board_frame,
     board_layout,
-    chart_axis,
-    chart_groups,
-    chart_keys,
     export_csv,
     export_rows,
     formatted,
     listed,
     md_escape,
     quoted,
-    split_chart,
     visible_columns,
 )
+from charts import chart_axis, chart_groups, chart_keys, split_chart
 from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,

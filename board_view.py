@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import bisect
 import csv
-import functools
 import io
-import json
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import altair as alt
 import pandas as pd
-from gradio.components.plot import PlotData
 
 import evaluator
 import ledger
@@ -645,84 +641,3 @@ def board_csv(frame: pd.DataFrame, layout: BoardLayout,
                 cells.append(_inert_cell(str(text)))
         writer.writerow([*cells, row["_id"]])
     return out.getvalue().encode("utf-8-sig")
-
-
-def chart_keys(track: AnyTrack) -> tuple[str, ...]:
-    """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
-    groups of the first grouping."""
-    return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
-
-
-#: A chart's value axis by the display of its metrics (the spec gives a chart one display).
-AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
-    "percent": ("Percent", (0, 100)), "ratio": ("Ratio (0–1)", (0, 1)),
-    "seconds": ("Seconds", None), "count": ("Count", None)}
-
-
-def chart_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
-    """The value axis of a track's split chart: its title and fixed domain (None: from 0 to
-    the data). Accuracies in percent are "Accuracy (%)", as on every multiple-choice board."""
-    keys = chart_keys(track)
-    display = track.display[keys[0]]
-    accuracy = isinstance(track, MultipleChoiceTrack) or all(
-        k == track.by_scenario or k.startswith(f"{track.by_scenario}/") for k in keys)
-    title, domain = AXES[display]
-    return ("Accuracy (%)" if accuracy and display == "percent" else title), domain
-
-
-def chart_groups(track: AnyTrack) -> str:
-    """What a split chart's bars are per: "split" (multiple choice), a decision track's
-    scenario field ("scenario")."""
-    if isinstance(track, MultipleChoiceTrack):
-        return "split"
-    return track.scenarios.field.replace("_", " ")
-
-
-@functools.lru_cache(maxsize=128)
-def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, axis: str,
-                domain: tuple[float, float] | None) -> str:
-    """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
-    scale = alt.Scale(domain=list(domain)) if domain is not None else alt.Scale(zero=True)
-    chart = (
-        alt.Chart(title=title)
-        .mark_bar(cornerRadiusEnd=2)
-        .encode(
-            y=alt.Y("Split:N", sort=list(order), title=None),
-            yOffset=alt.YOffset("Entry:N", sort=list(entries)),
-            x=alt.X(f"{axis}:Q", scale=scale),
-            color=alt.Color("Entry:N", sort=list(entries),
-                            legend=alt.Legend(orient="bottom", direction="vertical",
-                                              title=None, labelLimit=320)),
-            tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
-        )
-        # As wide as its block (see CSS): it fits phones and laptops alike.
-        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14))
-        .configure_axis(labelFontSize=12, titleFontSize=12)
-        .configure_legend(labelFontSize=12)
-        .configure_title(fontSize=14)
-    )
-    return str(chart.to_json())
-
-
-def split_chart(series: dict[str, dict[str, float]], title: str,
-                track: AnyTrack) -> PlotData:
-    """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
-    on the axis of their display (``chart_axis``). A series carrying none of the chart's
-    metrics (a paper row of other columns) is left out.
-
-    Horizontal, so the chart fits the width of any screen and only grows in height.
-    """
-    keys = chart_keys(track)
-    labels = track.labels
-    series = {name: metrics for name, metrics in series.items()
-              if any(k in metrics for k in keys)}
-    axis, domain = chart_axis(track)
-    digits = DECIMALS[track.display[keys[0]]] + 1
-    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis,
-                                  domain))
-    spec.pop("datasets", None)
-    spec["data"] = {"values": [
-        {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
-        for name, metrics in series.items() for k in keys if k in metrics
-    ]}
-    return PlotData(type="altair", plot=json.dumps(spec))

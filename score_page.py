@@ -22,7 +22,8 @@ from gradio.components.plot import PlotData
 import decision
 import evaluator
 import ledger
-from board_view import chart_axis, chart_groups, chart_keys, listed, quoted, split_chart
+from board_view import listed, quoted
+from charts import chart_axis, chart_groups, chart_keys, split_chart
 from guard import (
     MAX_UPLOAD_BYTES,
     RateLimited,

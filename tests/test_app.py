@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 
 import app
 import board_view
+import charts
 import evaluator
 import guard
 import ledger
@@ -531,7 +532,7 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
     rows = board_view.export_rows(frame, [rescored, paper], track)
     assert all(set(ARGUS_METRICS) <= set(row) for row in rows)
     assert rows[1]["counts"]["scenario_mean"] == result.counts["scenario_mean"].model_dump()
-    chart = board_view.split_chart({"Sample": dict(result.metrics)}, "t", track)
+    chart = charts.split_chart({"Sample": dict(result.metrics)}, "t", track)
     spec_json = json.loads(chart.plot)
     assert [v["Split"] for v in spec_json["data"]["values"]] == [
         track.labels[k] for k in track.chart]
