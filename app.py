@@ -18,50 +18,22 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import logging
 import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 import gradio.queueing
 import gradio.routes
-import pandas as pd
-from gradio.components.plot import PlotData
 from starlette.middleware import Middleware
 
 import ledger
 import queue_limits
 import uploads
-from board_view import (
-    DEFAULT_WIDTH,
-    EXTERNAL_CHOICES,
-    FILTER_LABELS,
-    MAX_PICKS,
-    MAX_SEARCH_CHARS,
-    NOT_REPORTED,
-    SIZE_BUCKETS,
-    SOURCE_LABELS,
-    BadInput,
-    board_filter,
-    board_frame,
-    board_layout,
-    export_csv,
-    export_rows,
-    formatted,
-    listed,
-    md_escape,
-    quoted,
-    visible_columns,
-)
-from charts import chart_axis, chart_groups, chart_keys, split_chart
+from board_page import build_board_tab
 from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,
@@ -72,7 +44,7 @@ from guard import (
 )
 from score_page import build_score_tab, rows_noun
 from served import Served
-from spec import AnyTrack, Benchmark, Track
+from spec import Benchmark, Track
 
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
@@ -93,28 +65,80 @@ CSS = """
 #about-text pre, #about-text pre code {white-space: pre-wrap; overflow-wrap: anywhere;}
 #about-text table {display: block; overflow-x: auto;}
 #about-text th, #about-text td {overflow-wrap: normal; word-break: normal;}
-#board-table, #score-table, #board-chart, #score-chart, #citation, #about-text {
+#score-table, #board-chart, #score-chart, #size-chart, #date-chart, #citation, #about-text {
   max-width: calc(100vw - 72px); overflow-x: auto;}
-#board-table, #score-table {--font-mono: var(--font);}
-#board-actions {justify-content: flex-end; gap: 0.5rem;}
-#board-chart .vega-embed, #score-chart .vega-embed {width: 100% !important; display: block;}
-@media (max-width: 640px) { .gradio-container .main {padding-left: 10px !important;
-  padding-right: 10px !important;} }
+#score-table {--font-mono: var(--font);}
+#board-table .board-scroll {overflow: auto; max-height: 75vh; border: 1px solid
+  var(--border-color-primary); border-radius: var(--radius-lg);}
+#board-table .board-scroll:focus-visible {outline: 2px solid var(--color-accent);}
+#board-table table.board {border-collapse: separate; border-spacing: 0; width: 100%;
+  font-size: 0.9rem; margin: 0;}
+#board-table th, #board-table td {padding: 0.4rem 0.55rem; text-align: left;
+  border: 0; border-bottom: 1px solid var(--border-color-primary); vertical-align: top;
+  background: var(--background-fill-primary); overflow-wrap: normal; word-break: normal;}
+#board-table thead th {position: sticky; top: 0; z-index: 2;
+  background: var(--background-fill-secondary); vertical-align: bottom; padding: 0;}
+#board-table thead th button {all: unset; box-sizing: border-box; display: flex;
+  gap: 0.25rem; align-items: flex-end; width: 100%; padding: 0.45rem 0.55rem;
+  font-weight: 600; cursor: pointer; line-height: 1.2;}
+#board-table thead th.num button {justify-content: flex-end; text-align: right;}
+#board-table thead th button:focus-visible {outline: 2px solid var(--color-accent);
+  outline-offset: -2px;}
+#board-table thead th button:hover {background: var(--background-fill-primary);}
+#board-table .arrow {font-size: 0.7em; min-width: 0.8em; opacity: 0.8;}
+#board-table td.num, #board-table th.num {text-align: right;
+  font-variant-numeric: tabular-nums; white-space: nowrap;}
+#board-table .pin-0 {position: sticky; left: 0; z-index: 1; min-width: 3.2rem !important;}
+#board-table .pin-1 {position: sticky; left: 3.2rem; z-index: 1;
+  box-shadow: 1px 0 0 var(--border-color-primary);}
+#board-table thead .pin {z-index: 3;}
+#board-table tbody th {font-weight: 500;}
+#board-table tbody tr:hover td, #board-table tbody tr:hover th {
+  background: var(--background-fill-secondary); cursor: pointer;}
+#board-table .entry-open {all: unset; cursor: pointer; color: var(--link-text-color);
+  text-decoration: underline; text-underline-offset: 2px;}
+#board-table .entry-open:focus-visible {outline: 2px solid var(--color-accent);}
+#board-table .source-rescored {font-weight: 600;}
+#board-table .source-paper {font-style: italic;}
+#board-table tr.empty td {text-align: center; padding: 1.5rem; font-style: italic;}
+.visually-hidden {position: absolute !important; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap;}
+#entry-card-box {border: 1px solid var(--border-color-accent); border-radius:
+  var(--radius-lg); padding: 0.75rem 1rem;}
+#entry-card dl {display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem;
+  margin: 0.4rem 0;}
+#entry-card dt {font-weight: 600;} #entry-card dd {margin: 0; overflow-wrap: anywhere;}
+#entry-card pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+#entry-card table.card-scores td, #entry-card table.card-scores th {padding: 0.2rem 0.6rem;
+  text-align: left;}
+#entry-card table.card-scores .num {text-align: right; font-variant-numeric: tabular-nums;}
+#board-actions {justify-content: flex-end; gap: 0.5rem; flex-wrap: wrap;}
+#board-chart .vega-embed, #score-chart .vega-embed, #size-chart .vega-embed,
+#date-chart .vega-embed {width: 100% !important; display: block;}
+#board-table table.board {border: 0; padding: 0;}
+#board-table .html-container {padding: 0;}
+#board-table, #board-table .board-scroll {max-width: 100%; min-width: 0;}
+@media (max-width: 640px) {
+  #title h1 {font-size: 1.4rem; margin-bottom: 0.1rem;} #title p {font-size: 0.85rem;}
+  #demo-banner {padding: 0.35rem 0.6rem; font-size: 0.8rem;}
+  #board-table th, #board-table td {padding: 0.35rem 0.4rem; font-size: 0.85rem;}
+  #board-table thead th button {padding: 0.4rem;}
+  #board-table thead th {min-width: 4.2rem !important;}
+  #board-table .pin-0 {min-width: 3rem !important;}
+  #board-table .pin-1 {left: 3rem; min-width: 7.5rem !important; max-width: 8.5rem;}
+  #board-table .board-scroll {max-height: 70vh;} }
 """
+
+
+#: Style outside the page's blocks, which Gradio's ``css`` cannot reach (it scopes every rule
+#: to the blocks): the page's side margins on a phone.
+HEAD = """<style>@media (max-width: 640px) { .gradio-container > .app {
+  padding-left: 10px !important; padding-right: 10px !important; } }</style>"""
 
 
 def app_logger(bench: Benchmark) -> logging.Logger:
     """The app's log, named by the benchmark ("egomemreason.app")."""
     return logging.getLogger(f"{bench.id}.app")
-
-
-# --- configuration of the app itself ------------------------------------------------------------
-
-
-# --- the board as a table (pure) ----------------------------------------------------------------
-
-
-# --- score presentation (pure) ------------------------------------------------------------------
 
 
 # --- the page's texts (pure) --------------------------------------------------------------------
@@ -134,79 +158,7 @@ def demo_banner(bench: Benchmark) -> str:
             "README says.")
 
 
-def chart_texts(track: AnyTrack) -> tuple[str, str]:
-    """The board chart's heading and title: "### Compare entries per split", "Accuracy per
-    split" (per scenario on a decision board)."""
-    per = chart_groups(track)
-    noun = chart_axis(track)[0].split(" (")[0]
-    return f"### Compare entries per {per}", f"{noun} per {per}"
-
-
-def paper_caption(track: AnyTrack) -> str:
-    """Under a board whose paper rows carry columns of their own: where they are, and that they
-    are ranked among themselves ("" for a board without such columns)."""
-    if not track.paper_metric_keys:
-        return ""
-    paper = set(track.paper_metric_keys)
-    views = [v.title for v in track.views if paper & set(v.metrics)]
-    where = f" (the **{md_escape(views[0])}** view)" if views else ""
-    return (f"Rows marked *Paper-reported* carry the paper's own columns{where}, not this "
-            "Space's, and are ranked among themselves by "
-            f"{md_escape(track.labels[track.paper_ranking])}.")
-
-
 # --- the page -----------------------------------------------------------------------------------
-
-
-class _Exports:
-    """CSV/JSON files of a board view, named by content so identical views share one file."""
-
-    def __init__(self, stem: str) -> None:
-        self._stem = stem  # "<benchmark>-leaderboard"
-        self._dir = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-"))
-
-    def write(self, rows: list[dict[str, Any]]) -> tuple[str, str]:
-        payloads = {"csv": export_csv(rows),
-                    "json": json.dumps(rows, indent=1, ensure_ascii=False).encode()}
-        digest = hashlib.sha256(payloads["csv"] + payloads["json"]).hexdigest()[:16]
-        folder = self._dir / digest
-        if not folder.exists():
-            self._prune()
-            tmp = Path(tempfile.mkdtemp(dir=self._dir))
-            for ext, payload in payloads.items():
-                (tmp / f"{self._stem}.{ext}").write_bytes(payload)
-            try:
-                tmp.rename(folder)
-            except OSError:  # another request wrote the same view first
-                shutil.rmtree(tmp, ignore_errors=True)
-        return str(folder / f"{self._stem}.csv"), str(folder / f"{self._stem}.json")
-
-    def _prune(self, keep: int = 64) -> None:
-        folders = sorted(self._dir.iterdir(), key=lambda p: p.stat().st_mtime)
-        for old in folders[:-keep]:
-            shutil.rmtree(old, ignore_errors=True)
-
-
-def _status_line(snapshot: ledger.BoardSnapshot, now: float) -> str:
-    age = snapshot.age_s(now)
-    entries = f"{len(snapshot.records)} entries"
-    if age is None:
-        return f"The leaderboard could not be loaded yet ({snapshot.error or 'no data'})."
-    text = f"{entries} · updated {_ago(age)}"
-    if snapshot.stale:
-        text += (f" · the records source could not be reached ({snapshot.error}); "
-                 f"showing the board as of {_ago(age)}")
-    return text
-
-
-def _ago(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    if seconds < 120:
-        return f"{seconds} s ago"
-    if seconds < 7200:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
-
 
 
 def build_demo(
@@ -225,16 +177,6 @@ def build_demo(
     return build_page(bench, [Served(track, keys, board)], limiter, clock)
 
 
-def _notes(frame: pd.DataFrame) -> str:
-    """The board's notes under it: one line per note, naming the rows that carry it."""
-    rows: dict[str, list[str]] = {}
-    for name, text in zip(frame["_name"], frame["_note"], strict=True):
-        if text:
-            rows.setdefault(str(text), []).append(str(name))
-    return "  \n".join(f"† **{md_escape(', '.join(names))}**: {md_escape(text)}"
-                       for text, names in rows.items())
-
-
 def build_page(
     bench: Benchmark,
     served: Sequence[Served],
@@ -251,162 +193,21 @@ def build_page(
     first track's board and ``/leaderboard_<track id>`` each track's. A track whose key is
     unavailable disables Score for that track alone.
     """
-    tracks = {s.track.id: s for s in served}
-    first = served[0]
-    many = len(served) > 1
-    # Fails here, at boot, on a clashing spec.
-    layouts = {tid: board_layout(bench, s.track) for tid, s in tracks.items()}
-    offered = {title for layout in layouts.values() for title in layout.groups}
     log = app_logger(bench)
-    boot = {tid: s.keys() for tid, s in tracks.items()}
+    boot = [s.keys() for s in served]
     about = bench.about_path.read_text(encoding="utf-8")
     citation = bench.citation_path.read_text(encoding="utf-8")
-    exports = {tid: _Exports(f"{bench.id}-{tid}-leaderboard" if many else
-                             f"{bench.id}-leaderboard") for tid in tracks}
-
-    def pick(value: object) -> Served:
-        """The track an event names (None: the first); BadInput if it names none."""
-        if value is None:
-            return first
-        if not isinstance(value, str) or value not in tracks:
-            raise BadInput(f"Track: {quoted(value)} is not one of {listed(list(tracks))}.")
-        return tracks[value]
-
-    def picked(value: object) -> Served:
-        try:  # before any work: anyone can send any input
-            return pick(value)
-        except BadInput as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-
-    def current(s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
-        snapshot = s.board.snapshot()
-        status = s.keys()
-        current_key = status.key.key_version if status.key is not None else None
-        return snapshot, board_frame(snapshot.records, bench, s.track, current_key)
-
-    def view(search: str, sources: list[str], external: list[str], inputs: list[str],
-             sizes: list[str], group: str, track_id: str | None = None) -> tuple[Any, ...]:
-        try:  # before any work: anyone can send any input
-            wanted = board_filter(search, sources, external, inputs, sizes, bench)
-            s = pick(track_id)
-            layout = layouts[s.track.id]
-            # A group of another track's board (a switch under way) shows this one's first.
-            if group is not None and (not isinstance(group, str) or group not in offered):
-                raise BadInput(f"Column group: {quoted(group)} is not one of "
-                               f"{listed(list(layout.groups))}.")
-        except BadInput as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
-        snapshot, frame = current(s)
-        chosen = wanted.apply(frame)
-        csv_path, json_path = exports[s.track.id].write(
-            export_rows(chosen, snapshot.records, s.track))
-        notes = _notes(frame)
-        if "paper" in set(frame["_source"]) and paper_caption(s.track):
-            notes = f"{paper_caption(s.track)}\n\n{notes}"
-        if frame.empty:
-            notes = "No entries yet. See **About** for how to get listed."
-        shown = visible_columns(chosen, group, bench, s.track)
-        table_update = gr.Dataframe(
-            value=formatted(shown, layout.formats),
-            datatype=[layout.datatypes.get(c, "str") for c in shown.columns],
-            column_widths=[layout.widths.get(c, DEFAULT_WIDTH) for c in shown.columns])
-        return (table_update, _status_line(snapshot, clock()), notes,
-                csv_path, json_path)
-
-    def chart(methods: list[str], track_id: str | None = None) -> PlotData:
-        methods = methods or []
-        if (not isinstance(methods, list) or len(methods) > MAX_PICKS
-                or not all(isinstance(m, str) for m in methods)):
-            raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.",
-                           print_exception=False)
-        s = picked(track_id)
-        snapshot = s.board.snapshot()
-        by_name = {r.method_name: r for r in snapshot.records}
-        picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
-        return split_chart({m: dict(by_name[m].metrics) for m in picked_rows},
-                           chart_texts(s.track)[1], s.track)
-
-    def on_load(track_id: str | None = None) -> tuple[Any, ...]:
-        s = picked(track_id)
-        snapshot, frame = current(s)
-        keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
-        # The rows the chart can show: a paper row of other columns has none of its bars.
-        names = [by_id[i].method_name for i in frame["_id"]
-                 if any(k in by_id[i].metrics for k in keys)]
-        top = names[:5]
-        if not names:  # an empty board has nothing to compare: no empty chart under it
-            hidden = gr.update(visible=False)
-            return hidden, hidden, hidden
-        return (gr.update(visible=True, value=chart_texts(s.track)[0]),
-                gr.update(choices=names, value=top), chart(top, s.track.id))
-
-    def switch(track_id: str | None) -> tuple[Any, ...]:
-        """Another track's board: its column groups, its chart (the table follows)."""
-        s = picked(track_id)
-        groups = list(layouts[s.track.id].groups)
-        return (gr.update(choices=groups, value=groups[0]), *on_load(s.track.id))
-
-    def board_api(s: Served) -> Callable[[], list[dict[str, Any]]]:
-        def leaderboard() -> list[dict[str, Any]]:
-            snapshot, frame = current(s)
-            return export_rows(frame, snapshot.records, s.track)
-
-        # The API page shows this as the endpoint's description.
-        which = f"The {s.track.title} board" if many else "The whole board"
-        leaderboard.__doc__ = (f"{which}, best {layouts[s.track.id].ranking} first: metrics "
-                               "unrounded, ranks, counts, links.")
-        return leaderboard
-
-    first_layout = layouts[first.track.id]
     demo: gr.Blocks
     # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
     # cleans the folder instead (launch_kwargs).
     with gr.Blocks(title=f"{bench.title} Leaderboard") as demo:
         gr.Markdown(header_markdown(bench), elem_id="title")
-        shown_demo = any(status.demo for status in boot.values())
+        shown_demo = any(status.demo for status in boot)
         gr.Markdown(demo_banner(bench) if shown_demo else "", elem_id="demo-banner",
                     visible=shown_demo)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
-                board_track = gr.Radio(
-                    [(s.track.title, s.track.id) for s in served], value=first.track.id,
-                    label="Track", elem_id="board-track") if many else None
-                status = gr.Markdown(elem_id="board-status")
-                with gr.Row(equal_height=True):
-                    search = gr.Textbox(placeholder="Search method, team, size…",
-                                        show_label=False, scale=2, min_width=260,
-                                        max_length=MAX_SEARCH_CHARS, elem_id="board-search")
-                    group = gr.Radio(list(first_layout.groups),
-                                     value=next(iter(first_layout.groups)),
-                                     show_label=False, scale=3, min_width=300,
-                                     elem_id="column-group")
-                with gr.Accordion("Filters", open=False):
-                    with gr.Row():
-                        sources = gr.CheckboxGroup(list(SOURCE_LABELS.values()),
-                                                   value=list(SOURCE_LABELS.values()),
-                                                   label=FILTER_LABELS["sources"])
-                        external = gr.CheckboxGroup(list(EXTERNAL_CHOICES),
-                                                    value=list(EXTERNAL_CHOICES),
-                                                    label=FILTER_LABELS["external"])
-                        sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=list(SIZE_BUCKETS),
-                                                 label=FILTER_LABELS["sizes"])
-                    inputs = gr.CheckboxGroup([*bench.input.choices.values(), NOT_REPORTED],
-                                              label=f"{bench.input.label} (none ticked: any)")
-                table = gr.Dataframe(interactive=False, wrap=True, pinned_columns=2,
-                                     max_height=900, elem_id="board-table",
-                                     buttons=["fullscreen"])
-                notes = gr.Markdown(elem_id="board-notes")
-                with gr.Row(elem_id="board-actions"):
-                    csv_button = gr.DownloadButton("Download CSV", size="sm", scale=0,
-                                                   min_width=150, elem_id="download-csv")
-                    json_button = gr.DownloadButton("Download JSON", size="sm", scale=0,
-                                                    min_width=150, elem_id="download-json")
-                    refresh = gr.Button("Refresh", size="sm", scale=0, min_width=110,
-                                        elem_id="board-refresh")
-                compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
-                picks = gr.Dropdown(multiselect=True, label=f"Entries (up to {MAX_PICKS})",
-                                    elem_id="chart-picks", max_choices=MAX_PICKS)
-                board_plot = gr.Plot(show_label=False, elem_id="board-chart")
+                build_board_tab(demo, bench, served, clock)
             with gr.Tab("Score", id="score"):
                 build_score_tab(demo, bench, served, limiter, log)
             with gr.Tab("About", id="about"):
@@ -414,28 +215,6 @@ def build_page(
                 gr.Markdown("## Citation")
                 gr.Code(citation, language=None, interactive=False, label="BibTeX",
                         wrap_lines=True, elem_id="citation")
-
-        on_track = [board_track] if board_track is not None else []
-        filters = [search, sources, external, inputs, sizes, group, *on_track]
-        board_outputs = [table, status, notes, csv_button, json_button]
-        private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
-        demo.load(view, filters, board_outputs, **private)
-        demo.load(on_load, on_track or None, [compare, picks, board_plot], **private)
-        for control in (sources, external, inputs, sizes, group):
-            control.change(view, filters, board_outputs, **private)
-        search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
-        refresh.click(view, filters, board_outputs, **private)
-        # Unprocessed: on a track switch the page may send the old track's picks once, which
-        # Gradio would refuse as no choice; chart() bounds its input and skips unknown names.
-        picks.change(chart, [picks, *on_track], board_plot, trigger_mode="always_last",
-                     preprocess=False, **private)
-        if board_track is not None:
-            board_track.change(switch, board_track, [group, compare, picks, board_plot],
-                               **private).then(view, filters, board_outputs, **private)
-        gr.api(board_api(first), api_name="leaderboard")  # type: ignore[attr-defined]
-        if many:
-            for s in served:
-                gr.api(board_api(s), api_name=f"leaderboard_{s.track.id}")  # type: ignore[attr-defined]
     return demo
 
 
@@ -447,6 +226,7 @@ def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
     cache = cache or uploads.UploadCache(upload_policy())
     return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
             "ssr_mode": False, "theme": gr.themes.Soft(primary_hue="indigo"), "css": CSS,
+            "head": HEAD,
             "footer_links": ["api"], "enable_monitoring": False,
             "app_kwargs": {"middleware": [Middleware(BodyLimit), cache.middleware()],
                            "lifespan": functools.partial(_serving, cache)}}

@@ -33,6 +33,7 @@ class BoardSnapshot:
     stale: bool  # the last refresh attempt failed
     error: str | None  # why it failed (no token)
     skipped: tuple[str, ...]  # paths of records that could not be used (not other tracks')
+    superseded: tuple[Record, ...] = ()  # valid rows of this track a newer row supersedes
 
     def age_s(self, now: float) -> float | None:
         """Seconds since the last successful refresh, or None if there was none."""
@@ -86,6 +87,11 @@ class BoardCache:
         last = self._last_attempt
         return last is None or self._clock() - last >= self._ttl_s
 
+    @property
+    def store(self) -> RecordStore:
+        """Where the board's records are read from."""
+        return self._store
+
     def snapshot(self) -> BoardSnapshot:
         """The current board, refreshed first if it is older than the TTL."""
         if not self._first_done.is_set():
@@ -119,7 +125,7 @@ class BoardCache:
         started = self._clock()
         self._last_attempt = started
         try:
-            records, skipped = self._load()
+            records, skipped, superseded = self._load()
         except Exception as exc:
             reason = str(exc) if isinstance(exc, LedgerError) else f"{type(exc).__name__}: {exc}"
             if not self._failing:  # once per outage, not once per attempt
@@ -141,10 +147,11 @@ class BoardCache:
             self._log.info("leaderboard refresh succeeded again (%d records)", len(records))
         self._failing = False
         self._snapshot = BoardSnapshot(
-            records=records, last_success=started, stale=False, error=None, skipped=skipped
+            records=records, last_success=started, stale=False, error=None, skipped=skipped,
+            superseded=superseded,
         )
 
-    def _load(self) -> tuple[tuple[Record, ...], tuple[str, ...]]:
+    def _load(self) -> tuple[tuple[Record, ...], tuple[str, ...], tuple[Record, ...]]:
         store = self._store
         head: str | None = None
         if isinstance(store, VersionedStore):
@@ -177,7 +184,7 @@ class BoardCache:
         hidden = {r.supersedes for r in valid if r.supersedes is not None}
         shown = [r for r in valid if r.id not in hidden]
         shown.sort(key=lambda r: self._rank_key(r))
-        return tuple(shown), tuple(skipped)
+        return tuple(shown), tuple(skipped), tuple(r for r in valid if r.id in hidden)
 
     def _rank_key(self, record: Record) -> tuple[bool, float, datetime, str]:
         """Best first by the track's ranking metric (its direction), rows without it last."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import re
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ import score_page
 import score_view
 import served
 import spec
+from tests.board_html import read_board
 
 ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
@@ -202,25 +202,20 @@ def test_the_decision_board_ranks_by_f1_and_paper_rows_by_the_paper_s_f1(page: P
     assert [r["rank"] for r in papers] == list(range(1, len(papers) + 1))
 
 
-def _unescaped(markdown: str) -> str:
-    """A Method cell's name: its link's text, unescaped."""
-    text = re.sub(r"^\[(.*)\]\([^)]*\)$", r"\1", markdown)
-    return re.sub(r"\\(.)", r"\1", text)
-
-
 def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None:
-    view, defaults = page.page_event("board-table")
+    view, defaults = page.page_event("board-table", trigger="change")
     assert defaults[-1] == "understanding"  # the track is the view's last input
     switch, _ = page.page_event("column-group", trigger="change")
     assert page.queue(switch, ["decision"], session="visitor")[0] == "complete"
-    kind, out = page.queue(view, [*defaults[:-2], "Decision", "decision"], session="visitor")
+    kind, out = page.queue(view, [*defaults[:5], "Decision", None, "decision"],
+                           session="visitor")
     assert kind == "complete", out
-    table, status, notes = out[0]["value"], out[1], out[2]
+    table, status, notes = out[0], out[1], out[2]
     layout = board_view.board_layout(ARGUS, DECISION)
-    assert table["headers"] == list(layout.groups["Decision"])
+    headers, rows = read_board(table)
+    assert headers == list(layout.groups["Decision"])
     assert status.startswith(f"{len(_demo_records(DECISION))} entries")
-    shown = {_unescaped(row[1]): dict(zip(table["headers"], row, strict=True))
-             for row in table["metadata"]["display_value"]}
+    shown = {row[1]: dict(zip(headers, row, strict=True)) for row in rows}
     best = shown["Always-assist (synthetic)"]
     # Ratios to three decimals, accuracies to one, as the spec's displays say.
     assert best["F1"] == "0.822" and best["No-asst. FP"] == "1.000" and best["Accuracy"] == "69.7"
@@ -228,9 +223,9 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
     assert "ranked among themselves by Paper F1" in notes
     assert f"**{board_view.md_escape('Paper (Table 2)')}**" in notes
     assert notes.count("Table 2's own columns") == 1  # one note, naming the seven rows
-    kind, out = page.queue(view, [*defaults[:-2], "Timing", "decision"], session="visitor")
-    timing = {_unescaped(row[1]): dict(zip(out[0]["value"]["headers"], row, strict=True))
-              for row in out[0]["value"]["metadata"]["display_value"]}
+    kind, out = page.queue(view, [*defaults[:5], "Timing", None, "decision"], session="visitor")
+    headers, rows = read_board(out[0])
+    timing = {row[1]: dict(zip(headers, row, strict=True)) for row in rows}
     assert timing["DemoVLM-7B (synthetic)"]["MAE (s)"].count(".") == 1
     assert len(timing["DemoVLM-7B (synthetic)"]["MAE (s)"].split(".")[1]) == 2
     assert timing["Never-assist (synthetic)"]["MAE (s)"] == "—"  # nothing timed: no value
@@ -241,7 +236,7 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     assert defaults == ["understanding"]
     kind, out = page.queue(switch, ["decision"])
     assert kind == "complete", out
-    group, compare, picks, plot = out
+    group, compare, picks, plot, size_plot, date_plot = out
     assert [c[0] for c in group["choices"]] == [v.title for v in DECISION.views] + [
         "Details", "All"]
     assert group["value"] == "Decision"
@@ -253,6 +248,10 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     assert chart["encoding"]["x"]["scale"]["domain"] == [0, 100]
     assert {v["Split"] for v in chart["data"]["values"]} == {DECISION.labels[k]
                                                             for k in DECISION.chart}
+    # The two scatters plot the re-scored rows by this Space's F1 (paper rows have none).
+    for scatter in (size_plot, date_plot):
+        methods = {v["Method"] for v in json.loads(scatter["plot"])["data"]["values"]}
+        assert methods == rescored
 
 
 @pytest.mark.parametrize(("track", "words"), [
