@@ -18,7 +18,8 @@ Example::
 Endpoints: ``GET /api/whoami-v2``; ``POST /api/repos/create``;
 ``GET /api/{models,datasets,spaces}/{ns}/{name}[/revision/{rev}]`` (``expand``, ``blobs``);
 ``GET .../tree/{rev}[/{path}]`` (``recursive``, cursor paging through a ``Link`` header);
-``POST .../paths-info/{rev}``; ``POST .../preupload/{rev}`` (always "regular");
+``POST .../paths-info/{rev}`` (``expand``: each path's ``lastCommit``, the last commit that
+changed it); ``POST .../preupload/{rev}`` (always "regular");
 ``POST .../commit/{rev}`` (NDJSON ``header``/``file``/``deletedFile``/``deletedFolder``,
 ``parentCommit`` checked: 412 when stale); ``HEAD``/``GET [/datasets|/spaces]/{ns}/{name}/resolve/
 {rev}/{path}`` (``X-Repo-Commit``, quoted ``ETag``, ``Range``). Errors carry ``X-Error-Code`` and
@@ -91,6 +92,19 @@ class Repo:
         for commit in reversed(self.commits):
             if commit.sha == revision:
                 return commit
+        return None
+
+    def last_change(self, revision: Commit, path: str) -> Commit | None:
+        """The last commit up to ``revision`` that changed ``path`` (a file or a folder)."""
+        def state(commit: Commit) -> dict[str, bytes]:
+            folder = path.rstrip("/") + "/"
+            return {p: d for p, d in commit.files.items() if p == path or p.startswith(folder)}
+
+        end = next(i for i, c in enumerate(self.commits) if c is revision)
+        history = self.commits[:end + 1]
+        for i in range(len(history) - 1, -1, -1):
+            if i == 0 or state(history[i]) != state(history[i - 1]):
+                return history[i] if state(history[i]) else None
         return None
 
 
@@ -562,18 +576,30 @@ class HubServer:
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._readable(token, repo_type, repo_id)
         commit = self._revision(repo, revision)
+        # huggingface_hub sends a form (paths=a&paths=b&expand=true); the Hub also takes JSON.
         if "json" in headers.get("content-type", ""):
-            paths = json.loads(body).get("paths", [])
+            payload = json.loads(body)
+            paths, expand = payload.get("paths", []), payload.get("expand") is True
         else:
-            paths = parse_qs(body.decode()).get("paths", [])
+            form = parse_qs(body.decode())
+            paths = form.get("paths", [])
+            expand = form.get("expand", ["false"])[0].lower() in ("1", "true")
         out: list[dict[str, Any]] = []
         for path in paths:
             if path in commit.files:
                 data = commit.files[path]
-                out.append({"type": "file", "oid": git_blob_id(data), "size": len(data),
-                            "path": path})
+                entry = {"type": "file", "oid": git_blob_id(data), "size": len(data),
+                         "path": path}
             elif any(p.startswith(path.rstrip("/") + "/") for p in commit.files):
-                out.append({"type": "directory", "oid": _tree_id(path), "size": 0, "path": path})
+                entry = {"type": "directory", "oid": _tree_id(path), "size": 0, "path": path}
+            else:
+                continue  # as the Hub: a missing path is left out, not an error
+            changed = repo.last_change(commit, path) if expand else None
+            if changed is not None:
+                title = (changed.message.splitlines() or [""])[0]
+                entry["lastCommit"] = {"id": changed.sha, "title": title,
+                                       "date": _hub_date(changed.date)}
+            out.append(entry)
         return _json(out)
 
     def _preupload(
@@ -664,6 +690,11 @@ class HubServer:
                              headers={"Content-Range": f"bytes */{size}"})
         out["Content-Range"] = f"bytes {start}-{end}/{size}"
         return 206, out, data[start:end + 1]
+
+
+def _hub_date(date: datetime) -> str:
+    """A date as the Hub writes it: UTC, milliseconds, a Z (2024-06-10T12:34:56.789Z)."""
+    return date.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{date.microsecond // 1000:03d}Z"
 
 
 def _tree_id(path: str) -> str:
