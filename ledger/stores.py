@@ -1,24 +1,31 @@
 """Where records live: a local folder or a Hub dataset, laid out as ``submissions/<id>.json``.
 
 Reads are bounded single requests; writes never overwrite (a commit tied to its parent on the
-Hub, a hard link on disk). Also the helpers every Hub call here shares: error descriptions
-and a bounded wait.
+Hub, a hard link on disk). On the Hub, a record's file also names the commit that added it
+(``HubStore.added_in``). Also the helpers every Hub call here shares: error descriptions and a
+bounded wait.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
+from urllib.parse import quote
 
 import httpx2
 from huggingface_hub import (
     CommitOperationAdd,
     HfApi,
+    RepoFile,
     constants,
     get_session,
     hf_hub_url,
@@ -38,10 +45,14 @@ from ledger.files import RECORD_LIMIT_BYTES, UnreadableFileError, read_regular_f
 from ledger.records import RECORDS_FOLDER, Record
 
 DEFAULT_TIMEOUT_S = 10.0
+COMMIT_CACHE_SIZE = 10_000  # records whose adding commit HubStore.added_in remembers
+COMMIT_RETRY_S = 60.0  # after a failed added_in, the Hub is not asked again for this long
 _COMMIT_ATTEMPTS = 3  # a concurrent commit (HTTP 412) is retried this many times in all
 _RECORD_PATH = re.compile(r"^submissions/(?!\.)[A-Za-z0-9._-]+\.json$")
+_COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 _LIBRARY = "benchmark-leaderboard"
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 
 
 class LedgerError(RuntimeError):
@@ -114,6 +125,16 @@ def run_bounded(fn: Callable[[], _T], timeout_s: float, what: str) -> _T:
 # --- record stores ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class AddedIn:
+    """The commit that added a record's file to the Hub dataset (records are never rewritten)."""
+
+    commit: str  # 40 hex digits
+    title: str  # the first line of the commit message
+    date: datetime  # timezone-aware, as the Hub reports it
+    url: str  # the commit's page on the Hub
+
+
 class RecordStore(Protocol):
     """Where records live: a folder or a Hub dataset, laid out as ``submissions/<id>.json``."""
 
@@ -137,6 +158,15 @@ class VersionedStore(Protocol):
         ...
 
     def read(self, path: str, revision: str | None = None) -> bytes: ...
+
+
+@runtime_checkable
+class CommitStore(Protocol):
+    """A store that can name the commit that added a record's file."""
+
+    def added_in(self, path: str, revision: str | None = None) -> AddedIn | None:
+        """That commit; None when the store has no commits or could not tell (never raises)."""
+        ...
 
 
 def _check_record_path(path: str) -> None:
@@ -179,6 +209,9 @@ class LocalStore:
 
     def list_paths(self) -> list[str]:
         return list(self.list_versions())
+
+    def added_in(self, path: str, revision: str | None = None) -> AddedIn | None:
+        return None  # a folder has no commits
 
     def read(self, path: str, revision: str | None = None) -> bytes:
         _check_record_path(path)
@@ -230,7 +263,8 @@ class HubStore:
     """A Hub dataset repo holding ``submissions/<uuid>.json`` records.
 
     Reads are single requests with a bounded timeout and no retries (the cache retries on its
-    next refresh); the write is a commit that refuses to overwrite.
+    next refresh); the write is a commit that refuses to overwrite. ``clock`` times the pause
+    after a failed ``added_in``.
     """
 
     def __init__(
@@ -240,13 +274,20 @@ class HubStore:
         endpoint: str | None = None,
         token: str | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.repo_id = repo_id
         self.endpoint = endpoint
         self.timeout_s = timeout_s
         self._token = token
+        self._clock = clock
         self._api = HfApi(endpoint=endpoint, token=token, library_name=_LIBRARY)
         self._blob_ids: dict[str, str] = {}  # path -> git blob id, from the last listing
+        self._commits_lock = threading.Lock()
+        self._commits: dict[str, AddedIn] = {}  # path -> adding commit: immutable, kept
+        self._commit_failed: dict[str, float] = {}  # path -> when asking for it last failed
+        self._hub_down_at: float | None = None  # when the Hub last gave no answer at all
+        self._commits_failing = False  # a failure was logged; quiet until an ask succeeds
 
     def __repr__(self) -> str:
         return f"HubStore({self.repo_id!r}, endpoint={self.endpoint!r})"
@@ -259,20 +300,28 @@ class HubStore:
         error = describe_hub_error(exc, f"{what} {self.repo_id} at {self._hub}")
         return type(error)(redact(str(error), self._token))
 
-    def _get(self, url: str, params: Mapping[str, str] | None = None) -> httpx2.Response:
+    def _send(
+        self, method: str, url: str, *, params: Mapping[str, str] | None = None,
+        data: Mapping[str, object] | None = None,
+    ) -> httpx2.Response:
         headers = build_hf_headers(token=self._token, library_name=_LIBRARY)
-        try:
-            response = get_session().get(
-                url, params=params, headers=headers, timeout=self.timeout_s
+
+        def send() -> httpx2.Response:
+            return get_session().request(
+                method, url, params=params, data=data, headers=headers, timeout=self.timeout_s
             )
+
+        try:
+            response = send()
         except RuntimeError:
             # The shared client was closed under us (huggingface_hub does that on connection
             # errors elsewhere in the process); the next get_session() builds a new one.
-            response = get_session().get(
-                url, params=params, headers=headers, timeout=self.timeout_s
-            )
+            response = send()
         hf_raise_for_status(response)
         return response
+
+    def _get(self, url: str, params: Mapping[str, str] | None = None) -> httpx2.Response:
+        return self._send("GET", url, params=params)
 
     def head(self) -> str:
         """The current commit of main: one request.
@@ -344,6 +393,84 @@ class HubStore:
                 f"content id {expected[:12]} (got {actual[:12]}); the transfer was corrupted"
             )
         return data
+
+    def added_in(self, path: str, revision: str | None = None) -> AddedIn | None:
+        """The commit that added the record at ``path`` (as of ``revision``, default main).
+
+        Records are never rewritten, so the last commit touching the file added it: it is asked
+        once (one paths-info request, bounded by the timeout) and remembered for good, up to
+        COMMIT_CACHE_SIZE paths. A failure returns None, is logged once until an ask succeeds
+        again, and that path is not asked again for COMMIT_RETRY_S seconds (no path at all if
+        the Hub did not answer), so a card opening while the Hub is down costs no wait.
+        """
+        now = self._clock()
+        with self._commits_lock:
+            known = self._commits.get(path)
+            if known is not None:
+                return known
+            failed_at = [at for at in (self._commit_failed.get(path), self._hub_down_at)
+                         if at is not None]
+            if failed_at and now - max(failed_at) < COMMIT_RETRY_S:
+                return None
+        try:
+            added = self._ask_added_in(path, revision)
+        except LedgerError as exc:
+            with self._commits_lock:
+                self._remember_failure(path, now, unreachable=isinstance(exc, HubUnreachableError))
+                first = not self._commits_failing
+                self._commits_failing = True
+            if first:
+                _log.warning("cannot name the commit of a record: %s; not asked again for "
+                             "%g s, not logged again until an ask succeeds", exc, COMMIT_RETRY_S)
+            return None
+        with self._commits_lock:
+            self._commit_failed.pop(path, None)
+            self._hub_down_at = None
+            if self._commits_failing:
+                _log.info("naming the commit of a record works again (%s)", path)
+            self._commits_failing = False
+            if path not in self._commits and len(self._commits) >= COMMIT_CACHE_SIZE:
+                del self._commits[next(iter(self._commits))]  # the oldest remembered
+            self._commits[path] = added
+        return added
+
+    def _remember_failure(self, path: str, now: float, *, unreachable: bool) -> None:
+        if unreachable:
+            self._hub_down_at = now
+        failed = self._commit_failed
+        for old in [p for p, at in failed.items() if now - at >= COMMIT_RETRY_S]:
+            del failed[old]
+        if len(failed) >= COMMIT_CACHE_SIZE:
+            del failed[next(iter(failed))]
+        failed[path] = now
+
+    def _ask_added_in(self, path: str, revision: str | None) -> AddedIn:
+        """One paths-info request with ``expand``, as ``HfApi.get_paths_info`` sends it."""
+        _check_record_path(path)
+        rev = revision or constants.DEFAULT_REVISION
+        url = (f"{self._hub}/api/datasets/{self.repo_id}/paths-info/"
+               f"{quote(rev, safe='')}")
+        what = f"asking for the commit of {path} in"
+        try:
+            entries = self._send("POST", url, data={"paths": [path], "expand": True}).json()
+            # Parsed as get_paths_info parses it (RepoFile's constructor takes **kwargs).
+            files = [RepoFile(**e) for e in entries  # type: ignore[no-untyped-call]
+                     if e.get("type") == "file" and e.get("path") == path]
+        except Exception as exc:
+            raise self._error(exc, what) from None
+        last = files[0].last_commit if files else None
+        if last is None:
+            found = "no such file" if not files else "the file but no last commit"
+            raise LedgerError(f"{what} {self.repo_id} at {self._hub}: expected the file with "
+                              f"its last commit at {rev}, got {found}")
+        if not isinstance(last.oid, str) or not _COMMIT_ID.match(last.oid):
+            raise LedgerError(f"{what} {self.repo_id} at {self._hub}: expected a 40-hex commit "
+                              f"id, got {str(last.oid)[:60]!r}")
+        return AddedIn(
+            commit=last.oid, title=last.title if isinstance(last.title, str) else "",
+            date=last.date,
+            url=f"{self._hub}/datasets/{self.repo_id}/commit/{last.oid}",
+        )
 
     def write(self, record: Record, message: str) -> str:
         """Commit the record as a new file; RecordExistsError if it exists. Returns the commit URL.
