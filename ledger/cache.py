@@ -17,7 +17,14 @@ from datetime import datetime
 
 from ledger.config import CACHE_TTL_S
 from ledger.records import Record, RecordError, check_record, ranking_value, record_track
-from ledger.stores import HubUnreachableError, LedgerError, RecordStore, VersionedStore
+from ledger.stores import (
+    AddedIn,
+    CommitStore,
+    HubUnreachableError,
+    LedgerError,
+    RecordStore,
+    VersionedStore,
+)
 from spec import AnyTrack, Benchmark
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
@@ -91,6 +98,25 @@ class BoardCache:
     def store(self) -> RecordStore:
         """Where the board's records are read from."""
         return self._store
+
+    def added_in(self, record_id: str) -> AddedIn | None:
+        """The commit that added this board's record ``record_id`` to the Hub, for its card.
+
+        None for an id the board does not show (superseded rows count), a store without
+        commits (a folder), or a Hub that could not tell; never raises. The store asks lazily,
+        once per record, and remembers (``HubStore.added_in``). Example::
+
+            added = board.added_in(str(record.id))
+            line = "" if added is None else f"[{added.commit[:7]}]({added.url}) {added.title}"
+        """
+        store = self._store
+        if not isinstance(store, CommitStore):
+            return None
+        snap = self.snapshot()
+        for record in (*snap.records, *snap.superseded):
+            if str(record.id) == record_id.strip().lower():
+                return store.added_in(record.path(), self._head)
+        return None
 
     def snapshot(self) -> BoardSnapshot:
         """The current board, refreshed first if it is older than the TTL."""
