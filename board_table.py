@@ -10,13 +10,14 @@ record, its provenance and how to reproduce it. ``TABLE_JS`` is the few lines of
 that send a header click or a row choice to the server; everything else is decided here.
 
 Every text shown comes from a record or the spec and is escaped here, including the characters
-Gradio's HTML templating would read (``{``, ``}``, ``$``).
+Gradio's HTML templating would read (``{``, ``}``, ``$``, the backtick and the backslash).
 """
 
 from __future__ import annotations
 
 import html
 import math
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +46,11 @@ Order = Literal["board", "high", "low", "zero", "newest", "large", "text"]
 #: The longest column name an event may name (the longest header a spec can give is shorter).
 MAX_COLUMN_CHARS = 200
 
-#: How a source is named in a card and a cell (the board's badges, as plain text).
+#: The headers a refused click's message names, at most.
+NAMED_COLUMNS = 5
 
+#: What a text cell shows when it has no value: such rows sort last, whichever way.
+NO_TEXT = ("", "—", NOT_REPORTED)
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,10 @@ def next_sort(current: Sort | None, clicked: object, columns: Sequence[str]) -> 
     column sorted already. BadInput if ``clicked`` is not a column shown (anyone can send any
     event data)."""
     if not isinstance(clicked, str) or len(clicked) > MAX_COLUMN_CHARS or clicked not in columns:
-        raise BadInput(f"Sort: {quoted(clicked)} is not a column of this view.")
+        named = ", ".join(map(repr, columns[:NAMED_COLUMNS]))
+        more = f", … ({len(columns)} in all)" if len(columns) > NAMED_COLUMNS else ""
+        raise BadInput(f"Sort: {quoted(clicked)} is not a column of this view; expected one "
+                       f"of its headers ({named}{more}). Select a column header to sort by it.")
     if current is not None and current.column == clicked:
         return Sort(clicked, not current.reversed)
     return Sort(clicked)
@@ -94,16 +101,17 @@ def kept_sort(current: Sort | None, columns: Sequence[str]) -> Sort | None:
 def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
                track: AnyTrack) -> pd.DataFrame:
     """``frame`` (best first, as board_frame orders it) in the order ``sort`` says; rows
-    without a value (a paper row's missing split, a size not stated) stay last either way,
-    and ties keep the board's order."""
+    without a value (a paper row's missing split, a size not stated, an unranked row, a
+    "Not reported") stay last either way, and ties keep the board's order. Text sorts by
+    what its cell shows."""
     if sort is None or sort.column not in frame.columns or frame.empty:
         return frame
     order = column_order(sort.column, layout, track)
-    if order == "board":
-        return frame.iloc[::-1] if sort.reversed else frame
     values = frame[sort.column]
     keys: list[Any]
-    if order in ("high", "low", "zero"):
+    if order == "board":  # reversed: the ranked rows upside down, the unranked still last
+        keys = [None if _missing(rank) else i for i, rank in enumerate(frame["Rank"])]
+    elif order in ("high", "low", "zero"):
         numbers = [None if _missing(v) else float(v) for v in values]
         keys = [None if v is None else -v if order == "high" else abs(v) if order == "zero"
                 else v for v in numbers]
@@ -113,9 +121,8 @@ def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
     elif order == "newest":
         keys = [None if _missing(v) else str(v) for v in values]
     else:
-        column = frame["_name"] if sort.column == "Method" else values
-        keys = [None if _missing(v) or str(v) in ("", "—") else str(v).casefold()
-                for v in column]
+        shown = [_shown_text(sort.column, row, layout) for _, row in frame.iterrows()]
+        keys = [None if v in NO_TEXT else v.casefold() for v in shown]
     present = [i for i, k in enumerate(keys) if k is not None]
     absent = [i for i, k in enumerate(keys) if k is None]
     descending = order == "newest"
@@ -127,12 +134,35 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: AnyTrack) -> str:
-    """The header's aria-sort: how the shown values run ("other" for nearest-0 orders)."""
+def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
+    """The text a text cell shows (what A to Z sorts by): the method's name, the source and
+    the links as words, the note whole; "" for none."""
+    info = layout.info
+    if column == "Method":
+        return str(row["_name"])
+    if column == info["source"]:
+        return SOURCE_TEXT[str(row["_source"])]
+    if column == info["links"]:
+        return " · ".join(re.findall(r"\[([^\]]*)\]", str(row[column])))
+    if column == info["note"]:
+        return str(row["_note"])
+    value = row[column]
+    return "" if _missing(value) else str(value)
+
+
+def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: AnyTrack,
+              ranks: Sequence[float | None] = ()) -> str:
+    """The header's aria-sort: how the shown values run. "other" for nearest-0 orders, and for
+    the board's order where its ``ranks`` (the Rank column as shown) do not run one way: two
+    rankings share a decision board (re-scored rows, then paper rows)."""
     shown = sort or Sort("Rank")
     if shown.column != column:
         return "none"
     order = column_order(column, layout, track)
+    if order == "board":
+        present = [r for r in ranks if r is not None and not math.isnan(r)]
+        if present != sorted(present, reverse=shown.reversed):
+            return "other"
     natural = {"board": "ascending", "high": "descending", "low": "ascending",
                "zero": "other", "newest": "descending", "large": "descending",
                "text": "ascending"}[order]
@@ -141,10 +171,20 @@ def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: AnyTra
     return "ascending" if natural == "descending" else "descending"
 
 
+#: Characters HTML does not need escaped but Gradio's templates read: Handlebars' braces, and
+#: a JS template literal's ``${``, backtick and backslash.
+_TEMPLATE_CHARS = str.maketrans({"{": "&#123;", "}": "&#125;", "$": "&#36;", "`": "&#96;",
+                                 "\\": "&#92;"})
+
+
 def text(value: object) -> str:
     """Text for HTML, with the characters Gradio's templates read escaped as well."""
-    return (html.escape(str(value), quote=True)
-            .replace("{", "&#123;").replace("}", "&#125;").replace("$", "&#36;"))
+    return html.escape(str(value), quote=True).translate(_TEMPLATE_CHARS)
+
+
+def _markdown_text(value: str) -> str:
+    """Escaped text with its ``**bold**`` shown bold (the empty state's text is Markdown)."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text(value))
 
 
 def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Record | None) -> str:
@@ -172,8 +212,10 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
 def _links_html(record: ledger.Record | None) -> str:
     if record is None:
         return ""
+    # Records allow http(s) links only; a record that skipped validation gets no link.
     links = [(name, url) for name, url in (("paper", record.publication_url),
-                                           ("project", record.project_url)) if url]
+                                           ("project", record.project_url))
+             if url and url.lower().startswith(("https://", "http://"))]
     return " · ".join(f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer '
                       f'nofollow">{name}</a>' for name, url in links)
 
@@ -186,11 +228,12 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
     ``empty`` is said in the table when there is no row; ``track_param`` is the ``?track=``
     a card's address carries (None on a one-track benchmark)."""
     numeric = set(layout.formats) | {"Rank"}
+    ranks = list(frame["Rank"]) if "Rank" in frame.columns else []
     head = []
     for i, column in enumerate(columns):
         classes = " ".join(c for c in ("num" if column in numeric else "",
                                        f"pin pin-{i}" if i < 2 else "") if c)
-        state = aria_sort(column, sort, layout, track)
+        state = aria_sort(column, sort, layout, track, ranks)
         arrow = {"ascending": "▲", "descending": "▼", "other": "◆"}.get(state, "")
         head.append(
             f'<th scope="col" class="{classes}" aria-sort="{state}"'
@@ -212,7 +255,8 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
         body.append(f'<tr data-entry="{text(row["_id"])}" class="row-{source}">'
                     f'{"".join(cells)}</tr>')
     if not body and empty:
-        body.append(f'<tr class="empty"><td colspan="{len(columns)}">{text(empty)}</td></tr>')
+        body.append(f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}'
+                    '</td></tr>')
     track_attr = "" if track_param is None else f' data-track="{text(track_param)}"'
     return (f'<div class="board-scroll"{track_attr} tabindex="0" '
             f'role="region" aria-label="{text(caption)}">'
@@ -273,7 +317,7 @@ def _code(value: object) -> str:
 
 def card_html(record: ledger.Record, bench: Benchmark, track: AnyTrack, layout: BoardLayout,
               row: Mapping[str, Any] | None, *, superseded_by: ledger.Record | None,
-              commit: str | None, reproduce: str | None, permalink: str) -> str:
+              added: ledger.AddedIn | None, reproduce: str | None, permalink: str) -> str:
     """One row's card: what the record says (description, links, metadata), every metric it
     carries with its interval, its provenance, what it supersedes or was superseded by, and
     the command that reproduces it. ``row`` is its board row (rank, intervals as shown);
@@ -283,7 +327,7 @@ def card_html(record: ledger.Record, bench: Benchmark, track: AnyTrack, layout: 
     parts = [f'<h3 id="entry-card-title">{title}</h3>']
     if superseded_by is not None:
         parts.append(f'<p class="superseded"><strong>Superseded</strong> by '
-                     f'<a href="{text(_entry_link(permalink, superseded_by))}">'
+                     f'<a href="{text(_entry_link(permalink, superseded_by.id))}">'
                      f'{text(superseded_by.method_name)}</a> '
                      f'({_code(superseded_by.id)}); it is no longer on the board.</p>')
     if record.method_description:
@@ -318,8 +362,10 @@ def card_html(record: ledger.Record, bench: Benchmark, track: AnyTrack, layout: 
     if record.supersedes is not None:
         older = text(_entry_link(permalink, record.supersedes))
         provenance.append(("Supersedes", f'<a href="{older}">{_code(record.supersedes)}</a>'))
-    if commit is not None:
-        provenance.append(("Added in commit", _code(commit)))
+    if added is not None:  # the Hub commit that added the record (records are never changed)
+        provenance.append(("Added in commit", f'<a href="{text(added.url)}" target="_blank" '
+                           f'rel="noopener noreferrer">{_code(added.commit[:12])}</a> '
+                           f"{text(added.title)}, {added.date:%Y-%m-%d}"))
     provenance.append(("Permalink", f'<a href="{text(permalink)}">{text(permalink)}</a>'))
     parts.append("<h4>Provenance</h4>" + _dl(provenance))
     if reproduce is not None:
