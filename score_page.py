@@ -1,7 +1,14 @@
 """The Score tab: a submission file scored privately against its track's held-out key.
 
-``build_score_tab`` lays the tab out inside the page's ``gr.Blocks`` and wires its events;
-``/score`` is its public API (with the track as a second input on a several-track benchmark).
+``build_score_tab`` lays the tab out inside the page's ``gr.Blocks`` and wires its events.
+``/score`` is its public API (``gr.api``; the track as a second input on a several-track
+benchmark): it returns the score's JSON object (``score_view.score_json``) or fails with the
+message. The page scores through a private event of its own on the same core, which shows a
+refusal under the upload instead of failing (Gradio hands a ``.failure`` listener no message),
+keeps the result server-side (a ``gr.State``) and renders the summary, table, chart, sha256,
+rank and listing link from it in a chained private event: nothing the browser sends back is
+ever rendered as a score.
+
 Every handler is safe for anyone to call: an event's inputs are checked before any work, the
 upload must be a file of Gradio's upload folder, and the score limit holds per client.
 """
@@ -15,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
-import pandas as pd
 from anyio import to_thread
-from gradio.components.plot import PlotData
+from gradio.data_classes import FileData
 
 import decision
 import evaluator
@@ -31,7 +37,18 @@ from guard import (
     client_address,
     forwarded_summary,
 )
-from score_view import entry_shape, fitting_track, score_json, score_summary, score_table
+from score_view import (
+    entry_shape,
+    error_markdown,
+    fitting_track,
+    listing_mailto,
+    rank_markdown,
+    score_json,
+    score_summary,
+    score_table,
+    toast_text,
+    would_rank,
+)
 from served import Served
 from spec import AnyTrack, Benchmark, Track
 
@@ -40,8 +57,8 @@ THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are 
 DETECT = "auto"
 DECISION_SCORE_WIDTHS: list[str | int] = ["38%", "19%", "20%", "23%"]  # Metric, Value, ...
 
-#: A score as the Score tab shows it: summary, table, chart, the numbers, the track scored.
-Scored = tuple[str, pd.DataFrame, PlotData, dict[str, Any], AnyTrack]
+#: How long the page's pointer to a refusal shown under the upload stays (seconds).
+TOAST_S = 8
 
 
 def submission_format(track: AnyTrack) -> str:
@@ -93,38 +110,47 @@ def score_chart_title(track: AnyTrack, with_paper: bool) -> str:
     return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {per}"
 
 
-def _read_upload(submission: Mapping[str, Any] | str | None, upload_dir: str,
-                 expected: str) -> bytes:
-    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it or its path;
-    any other path on the server is refused. ``expected`` names a submission's entries
-    (score_view.entry_shape), for the message on a file of another type."""
+class NotAnUpload(Exception):
+    """A /score input that is no readable .json upload of this server: ``why`` in a few words
+    (for the log, never the input itself), the message for the caller."""
+
+    def __init__(self, why: str, message: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
+    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON) or
+    its path; NotAnUpload for anything else, or any other path on the server. ``expected``
+    names a submission's entries (score_view.entry_shape), for the message on a file of another
+    type."""
     path = submission.get("path") if isinstance(submission, Mapping) else submission
     if not path or not isinstance(path, str):
-        raise gr.Error("Choose a submission .json file to score.", print_exception=False)
+        raise NotAnUpload("no file", "Choose a submission .json file to score.")
     file = Path(path).resolve()
     # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
     if not file.is_relative_to(Path(upload_dir).resolve()):
-        raise gr.Error("Upload the file through /gradio_api/upload first, then pass the path "
-                       "it returns.", print_exception=False)
+        raise NotAnUpload("a path outside the upload folder", "Upload the file through "
+                          "/gradio_api/upload first, then pass the path it returns.")
     if file.suffix.lower() != ".json":
-        raise gr.Error(f"Upload a .json file (a JSON list of {expected} objects).",
-                       print_exception=False)
+        raise NotAnUpload("not a .json file",
+                          f"Upload a .json file (a JSON list of {expected} objects).")
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
-            raise gr.Error(f"The file is {size / 2**20:.1f} MB; the limit is 5 MB.",
-                           print_exception=False)
+            raise NotAnUpload("over the size limit",
+                              f"The file is {size / 2**20:.1f} MB; the limit is 5 MB.")
         return file.read_bytes()
     except OSError:
-        raise gr.Error("The uploaded file could not be read; upload it again.",
-                       print_exception=False) from None
-
+        raise NotAnUpload("an unreadable file",
+                          "The uploaded file could not be read; upload it again.") from None
 
 
 def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                     limiter: ScoreLimiter, log: logging.Logger) -> None:
     """The Score tab's components and events, inside ``demo``'s current tab: its help, the
-    track choice on a several-track benchmark (``#score-track``), the upload, the results."""
+    track choice on a several-track benchmark (``#score-track``), the upload, a refusal under
+    it (``#score-error``), the results; and the ``/score`` API."""
     tracks = {s.track.id: s for s in served}
     first = served[0]
     many = len(served) > 1
@@ -159,19 +185,10 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                            print_exception=False)
         return status.key
 
-    async def score(submission: dict[str, Any] | None, request: gr.Request) -> tuple[Any, ...]:
-        """Score a submission file; returns summary, table, chart and the numbers as JSON."""
-        return shown(await scored(submission, first, request))
-
-    async def score_any(submission: dict[str, Any] | None, track: str | None,
-                        request: gr.Request) -> tuple[Any, ...]:
-        """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
-        null) to let the file's entries tell; returns summary, table, chart and the numbers as
-        JSON (with the track scored)."""
-        return shown(await scored_as(submission, track, request))
-
-    async def scored_as(submission: dict[str, Any] | None, track: str | None,
-                        request: gr.Request) -> Scored:
+    async def scored_as(submission: object, track: object,
+                        request: gr.Request) -> tuple[evaluator.ScoreResult, Served]:
+        """A file scored as the track ``track`` names, or as the one its entries tell ("auto"
+        or None); gr.Error with the message if it is not scored."""
         if track is None or track == DETECT:
             return await scored(submission, None, request)
         if not isinstance(track, str) or track not in tracks:  # before any work
@@ -179,17 +196,22 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                            f"{listed([DETECT, *tracks])}.", print_exception=False)
         return await scored(submission, tracks[track], request)
 
-    async def scored(submission: dict[str, Any] | None, chosen: Served | None,
-                     request: gr.Request) -> Scored:
-        """(summary, table, chart, numbers, track) of a file scored as ``chosen``'s track, or
-        the one its entries tell (None)."""
+    async def scored(submission: object, chosen: Served | None,
+                     request: gr.Request) -> tuple[evaluator.ScoreResult, Served]:
+        """A file scored as ``chosen``'s track, or the one its entries tell (None): the score
+        and the track scored."""
         # How the track was chosen: picked (by the visitor or the page), told (by the file's
         # entries), or unknown (entries of no track's shape: the first scorer that can says
         # what is wrong with them).
         how = "picked"
         if chosen is not None:
             key = key_of(chosen)  # an unavailable key is said before anything is read
-        data = _read_upload(submission, demo.GRADIO_CACHE, expected)
+        try:
+            data = _read_upload(submission, demo.GRADIO_CACHE, expected)
+        except NotAnUpload as exc:
+            # One short line, as guard logs what Gradio refuses before a handler.
+            log.warning("refused a score input in its handler: %s", exc.why)
+            raise gr.Error(str(exc), print_exception=False) from None
         if chosen is None:
             fits = await to_thread.run_sync(fitting_track, bench, data)
             if fits is not None:
@@ -225,51 +247,82 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                 if fits is not None and fits.id != track.id:
                     message = wrong_track(track, fits)
             elif how == "unknown":
-                message += (f" (The file's entries carry no track's fields, so it was read as "
+                message += (f"\n\nThe file's entries carry no track's fields, so it was read as "
                             f"a file for the {track.title} track; for another track, pick it "
-                            "above the upload.)")
+                            "above the upload.")
             raise gr.Error(message, duration=None, print_exception=False) from None
         log.info("scored one submission (%d bytes)%s", len(data),
                  f" of the {track.id} track" if many else "")
+        return result, chosen
+
+    def numbers(result: evaluator.ScoreResult, s: Served) -> dict[str, Any]:
+        return score_json(result, s.track.id if many else None)
+
+    # /score: the JSON object, or the error event with the message. The annotations are the
+    # API page's (a file, a track); Gradio hands the file over unprocessed, as FileData's JSON.
+    async def score(submission: FileData, request: gr.Request) -> dict[str, Any]:
+        """Score a submission file against the held-out answer key: its metrics, counts, 95 %
+        intervals, sha256, the answer key's version and sha256, and the scorer's version."""
+        return numbers(*await scored(submission, first, request))
+
+    async def score_any(submission: FileData, request: gr.Request,
+                        track: str | None = DETECT) -> dict[str, Any]:
+        """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
+        null) to let the file's entries tell. Returns its metrics, counts, 95 % intervals,
+        sha256, the answer key's version and sha256, the scorer's version, and the track."""
+        return numbers(*await scored_as(submission, track, request))
+
+    Kept = tuple[evaluator.ScoreResult, str] | None  # a score and its track, server-side
+
+    async def page_score(submission: object, request: gr.Request,
+                         track: object = None) -> tuple[Any, ...]:
+        """The page's scoring: (the score kept, its JSON, the refusal under the upload). A
+        refusal is shown, not raised: the page's toast only points to it."""
+        if submission is None:  # the file was cleared (a track switch with no file)
+            return None, None, gr.update(value="", visible=False)
+        try:
+            if many:
+                result, s = await scored_as(submission, track, request)
+            else:
+                result, s = await scored(submission, first, request)
+        except gr.Error as exc:
+            gr.Warning(toast_text(exc.message), duration=TOAST_S, title="Not scored")
+            return None, None, gr.update(value=error_markdown(exc.message), visible=True)
+        kept: Kept = (result, s.track.id)
+        return kept, numbers(result, s), gr.update(value="", visible=False)
+
+    def render(kept: Kept) -> tuple[Any, ...]:
+        """The summary, table, chart, sha256, rank and listing link of the score kept for this
+        session (none: all hidden). Read server-side: nothing here comes from the browser."""
+        if kept is None:
+            return cleared()
+        result, track_id = kept
+        s = tracks[track_id]
+        track = s.track
         series = {"Your submission": dict(result.metrics)}
-        paper = best_paper(chosen)
+        paper = best_paper(s)
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        numbers = score_json(result)
-        if many:
-            numbers = {"track": track.id, **numbers}
-        return (score_summary(result, track), score_table(result, track),
-                split_chart(series, score_chart_title(track, paper is not None), track),
-                numbers, track)
+        widths = DECISION_SCORE_WIDTHS if track.kind == "decision" else None
+        rank = would_rank(result, s.board.snapshot().records, track)
+        return (
+            score_summary(result, track),
+            gr.Dataframe(score_table(result, track), visible=True, column_widths=widths),
+            gr.Plot(split_chart(series, score_chart_title(track, paper is not None), track),
+                    visible=True),
+            gr.Textbox(result.submission_sha256, visible=True),
+            gr.Markdown(rank_markdown(rank, track, many), visible=True),
+            gr.Button(link=listing_mailto(bench, track, result, many), visible=True),
+        )
 
-    def shown(parts: Scored) -> tuple[Any, ...]:
-        """What Score's outputs get: plain values, not component updates (Gradio post-processes
-        them faster, and /score gives them as they are); show_results shows them."""
-        return parts[:4]
-
-    async def rescore(submission: dict[str, Any] | None, track: str | None,
-                      request: gr.Request) -> tuple[Any, ...]:
-        """The file already chosen, scored as the track just picked (none chosen: nothing)."""
-        if submission is None:
-            return reset_score()
-        return shown(await scored_as(submission, track, request))
+    def cleared() -> tuple[Any, ...]:
+        hidden = gr.update(visible=False)
+        return ("", hidden, hidden, gr.update(value="", visible=False),
+                gr.update(value="", visible=False), hidden)
 
     def reset_score() -> tuple[Any, ...]:
-        """Clear the previous file's results as soon as another file arrives."""
-        return ("", gr.Dataframe(visible=False), gr.Plot(visible=False), None)
-
-    def show_results(numbers: dict[str, Any] | None) -> tuple[Any, ...]:
-        """The table and chart of a score shown (none: left hidden), a decision score's table
-        with widths that keep its numbers in view on a phone (its metric names are long)."""
-        if numbers is None:
-            return gr.Dataframe(), gr.Plot()
-        named = numbers.get("track") if isinstance(numbers, dict) else None  # anyone can send
-        scored_track = (tracks[named] if isinstance(named, str) and named in tracks
-                        else first).track
-        if not many and scored_track.kind != "decision":
-            return gr.Dataframe(visible=True), gr.Plot(visible=True)
-        widths = DECISION_SCORE_WIDTHS if scored_track.kind == "decision" else None
-        return gr.Dataframe(visible=True, column_widths=widths), gr.Plot(visible=True)
+        """Clear the previous file's results and refusal as soon as another file arrives."""
+        return (None, None, gr.update(value="", visible=False), *cleared())
 
     boot_text = unavailable(boot)
     disabled = gr.Markdown(boot_text, elem_id="score-disabled", visible=bool(boot_text))
@@ -279,28 +332,40 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         value=DETECT, label="Track", elem_id="score-track") if many else None
     upload = gr.File(label="Submission (.json)", file_types=[".json"], type="filepath",
                      elem_id="score-upload")
+    error = gr.Markdown(elem_id="score-error", visible=False)
     summary = gr.Markdown(elem_id="score-summary")
+    rank = gr.Markdown(elem_id="score-rank", visible=False)
+    # Whole: a phone wraps it onto a second line rather than cutting it.
+    sha256 = gr.Textbox(label="File sha256 (quote it to get listed)", buttons=["copy"],
+                        interactive=False, lines=1, max_lines=3, visible=False,
+                        elem_id="score-sha256")
+    with gr.Row():
+        # A mailto: link, pre-written (score_view.listing_mailto); the Space sends nothing.
+        listing = gr.Button("Request listing by e-mail", variant="primary", visible=False,
+                            scale=0, min_width=240, elem_id="score-listing")
     # Wrapped, as high as a decision score's 17 rows: it fits a phone's width.
     score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False,
                             max_height=900, wrap=True)
     score_plot = gr.Plot(show_label=False, elem_id="score-chart", visible=False)
     with gr.Accordion("The numbers as JSON (what the /score API returns)", open=False):
         score_numbers = gr.JSON(show_label=False, elem_id="score-json")
+    kept = gr.State(None)
 
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     demo.load(score_state, None, disabled, **private)
-    score_outputs = [summary, score_df, score_plot, score_numbers]
-    scoring: dict[str, Any] = {"concurrency_limit": 4, "preprocess": False}
-    if many:  # rescoring on a track switch shares Score's bound
-        scoring["concurrency_id"] = "score"
+    shown = [summary, score_df, score_plot, sha256, rank, listing]
+    outputs = [kept, score_numbers, error]
+    # The API and the page share one bound on scoring at once.
+    scoring: dict[str, Any] = {"concurrency_limit": 4, "concurrency_id": "score"}
+    if score_track is None:
+        gr.api(score, api_name="score", **scoring)  # type: ignore[attr-defined]
+    else:
+        gr.api(score_any, api_name="score", **scoring)  # type: ignore[attr-defined]
     score_inputs = [upload] if score_track is None else [upload, score_track]
-    upload.upload(reset_score, None, score_outputs, queue=False, **private).then(
+    triggers = [upload.upload] if score_track is None else [upload.upload, score_track.change]
+    for trigger in triggers:
         # Unprocessed: gr.File(type="filepath") leaves an empty tmp file per call in the cache.
-        score if score_track is None else score_any, score_inputs, score_outputs,
-        api_name="score", **scoring,
-    ).success(show_results, score_numbers, [score_df, score_plot], queue=False, **private)
-    upload.clear(reset_score, None, score_outputs, queue=False, **private)
-    if score_track is not None:
-        score_track.change(reset_score, None, score_outputs, queue=False, **private).then(
-            rescore, score_inputs, score_outputs, **scoring, **private).success(
-            show_results, score_numbers, [score_df, score_plot], queue=False, **private)
+        trigger(reset_score, None, [*outputs, *shown], queue=False, **private).then(
+            page_score, score_inputs, outputs, preprocess=False, **scoring, **private).then(
+            render, kept, shown, **private)
+    upload.clear(reset_score, None, [*outputs, *shown], queue=False, **private)

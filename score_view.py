@@ -1,5 +1,6 @@
-"""A score as the Score tab shows it, pure: the table, the summary and the /score JSON, and
-which track a file's entries are written for.
+"""A score as the Score tab shows it, pure: the /score JSON, the table, the summary, a refusal
+as Markdown, where the file would rank on the board, the listing request, and which track a
+file's entries are written for.
 
 A multiple-choice score shows accuracies; a decision score each metric as its spec's
 ``display`` says (``spec.format_metric``), with its count and its 95 % interval.
@@ -9,16 +10,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
 import decision
 import evaluator
-from board_view import DECIMALS, macro_keys
+import ledger
+from board_view import DECIMALS, macro_keys, md_escape, rank_ranges, ranking_interval
 from spec import AnyTrack, Benchmark, DecisionTrack, MultipleChoiceTrack, format_metric
 
 SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
+NOTHING_STORED = "Nothing about this file was stored."
 
 
 def score_table(result: evaluator.ScoreResult, track: AnyTrack) -> pd.DataFrame:
@@ -76,8 +81,7 @@ def score_summary(result: evaluator.ScoreResult, track: AnyTrack) -> str:
         + f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
         f"{count.correct} of {count.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
         f"{abstained}{version}\n\n"
-        f"File sha256 `{result.submission_sha256[:16]}…` (quote it when you e-mail the file "
-        "to get listed). Nothing about this file was stored."
+        f"{NOTHING_STORED}"
     )
 
 
@@ -99,14 +103,118 @@ def _decision_summary(result: evaluator.ScoreResult, track: DecisionTrack) -> st
         f"{format_metric(display, result.metrics[ranking])}\n"
         f"{result.n_questions} episodes · 95 % CI {low:.{digits}f}–{high:.{digits}f} "
         f"(bootstrap){shown} · {abstained}{version}\n\n"
-        f"File sha256 `{result.submission_sha256[:16]}…` (quote it when you e-mail the file "
-        "to get listed). Nothing about this file was stored."
+        f"{NOTHING_STORED}"
     )
 
 
-def score_json(result: evaluator.ScoreResult) -> dict[str, Any]:
-    """The numbers, named exactly as the evaluator names them (for gradio_client users)."""
-    return result.model_dump(mode="json", exclude={"answer_key_sha256"})
+def score_json(result: evaluator.ScoreResult, track: str | None = None) -> dict[str, Any]:
+    """What ``/score`` returns: the score exactly as the evaluator names it, the answer key's
+    sha256 included (every re-scored record publishes it in its provenance, so a caller can
+    check a score against a row's), and first the track scored when ``track`` names it (a
+    benchmark with several)."""
+    numbers = result.model_dump(mode="json")
+    return numbers if track is None else {"track": track, **numbers}
+
+
+def error_markdown(message: str) -> str:
+    """A refusal as the Score tab shows it under the upload: its lines as paragraphs, its
+    "- " lines (``evaluator.SubmissionError``'s problems) as a list, every text escaped (the
+    message quotes the file's own ids and fields)."""
+    blocks: list[str] = []
+    items: list[str] = []
+    for line in message.splitlines():
+        if line.startswith("- "):
+            items.append(f"- {md_escape(line[2:].strip())}")
+            continue
+        if items:
+            blocks.append("\n".join(items))
+            items = []
+        if line.strip():  # the first line leads in bold: what happened
+            text = md_escape(line.strip())
+            blocks.append(text if blocks else f"**{text}**")
+    if items:
+        blocks.append("\n".join(items))
+    return "\n\n".join(blocks)
+
+
+def toast_text(message: str) -> str:
+    """The toast a refusal gets on the page: its first line, pointing to the whole message
+    under the upload when there is more."""
+    first, _, rest = message.strip().partition("\n")
+    return f"{first.rstrip(':')}: listed under the upload." if rest.strip() else first
+
+
+# --- where a score would rank, and how to get it listed (pure) ---------------------------------
+
+
+def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
+               track: AnyTrack) -> tuple[int, int, int]:
+    """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
+    ``records``, by the board's own rule (``board_view.rank_ranges``): 1 + the rows whose
+    interval of the ranking metric lies entirely better, against the rows ranked by the same
+    metric (re-scored rows are ranked by the track's ranking; paper rows ranked by a paper-only
+    metric are not compared). A row without an interval counts by its value alone."""
+    key = track.ranking
+    rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
+    points = [ranking_interval(r, track) or (r.metrics[key], r.metrics[key]) for r in rows]
+    value = result.metrics[key]
+    points.append(result.intervals.get(key, (value, value)))
+    best, worst = rank_ranges(points, track.higher_is_better.get(key, True))[-1]
+    return best, worst, len(points)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def rank_markdown(rank: tuple[int, int, int], track: AnyTrack, many: bool) -> str:
+    """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"."""
+    best, worst, n = rank
+    board = f"the {track.title} board" if many else "the board"
+    label = track.labels[track.ranking]
+    if n == 1:
+        return (f"**On {board} now, it would be the first entry** (none is ranked by {label} "
+                "yet). It is not added to the board.")
+    shown = _ordinal(best) if best == worst else f"{_ordinal(best)} (rank range {best}–{worst})"
+    return (f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
+            f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
+            "added to the board.")
+
+
+def listing_fields(bench: Benchmark) -> tuple[str, ...]:
+    """What a listing request asks for: the fields of a board row (scripts/publish_submission's
+    row arguments), each with what to write."""
+    choices = "; ".join(bench.input.choices.values())
+    return ("Method name:", "Team:", "Model size (parameters such as 7B, or the API tier):",
+            "Uses external data (yes / no):", f"{bench.input.label} (one of: {choices}):",
+            "Project or code link:", "Paper link:", "Short description (one sentence):")
+
+
+def listing_mailto(bench: Benchmark, track: AnyTrack, result: evaluator.ScoreResult,
+                   many: bool) -> str:
+    """A ``mailto:`` to the benchmark's contact with a listing request pre-written: the file's
+    sha256, its track, the key version and the fields of a board row to fill in (the subject
+    and body URL-encoded; nothing is sent by the Space)."""
+    ranking = track.ranking
+    score = format_metric(track.display[ranking], result.metrics[ranking])
+    subject = f"{bench.title} leaderboard: listing request"
+    if many:
+        subject += f" ({track.title})"
+    lines = [
+        f"Please list this submission on the {bench.title} leaderboard. The submission file is "
+        "attached.",
+        "",
+        f"File sha256: {result.submission_sha256}",
+        f"Track: {track.title} ({track.id})",
+        f"Answer key version: {result.key_version or '(unversioned)'}",
+        f"Score on the Space: {track.labels[ranking]} {score}",
+        "",
+        *listing_fields(bench),
+    ]
+    body = "\r\n".join(lines)  # RFC 6068: line breaks in a mailto body are %0D%0A
+    return (f"mailto:{bench.contact_email}?subject={quote(subject, safe='')}"
+            f"&body={quote(body, safe='')}")
 
 
 # --- which track a file is for (pure) -----------------------------------------------------------

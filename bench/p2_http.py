@@ -44,7 +44,7 @@ def _merge(results: list[LoadResult]) -> LoadResult:
 
 
 def _scored(_: int, outputs: Any) -> str | None:
-    numbers = outputs[3] if isinstance(outputs, list) and len(outputs) == 4 else None
+    numbers = outputs[0] if isinstance(outputs, list) and len(outputs) == 1 else None
     if not isinstance(numbers, dict) or numbers.get("counts", {}).get("overall") != {
             "correct": 223, "total": 500}:
         return f"unexpected outputs {str(outputs)[:120]}"

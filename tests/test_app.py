@@ -28,6 +28,7 @@ import score_page
 import score_view
 import spec
 from spec import Benchmark, Track
+from tests.score_path import page_path, queue_event
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = spec.load_benchmark("egomemreason")
@@ -73,6 +74,72 @@ def _record(method: str, overall: float, source: str = "rescored", bench: Benchm
 
 
 # --- pure parts ---------------------------------------------------------------------------------
+
+
+def _result(correct: int, total: int = 500) -> evaluator.ScoreResult:
+    """A score of ``correct`` of ``total`` on Overall (the ranking metric) alone."""
+    return evaluator.ScoreResult(
+        metrics={"overall": 100 * correct / total},
+        counts={"overall": evaluator.Count(correct=correct, total=total)},
+        intervals={"overall": evaluator.wilson_interval(correct, total)},
+        n_questions=total, n_abstained=0, submission_sha256="c" * 64,
+        answer_key_sha256="d" * 64, key_version="demo-1", scorer_version=TRACK.scorer_version)
+
+
+def test_would_rank_counts_the_rows_entirely_better_and_worse_by_hand() -> None:
+    # Of 500, 95 % Wilson intervals: 300 -> 55.6-64.2, 250 -> 45.6-54.4, 200 -> 35.8-44.4,
+    # 100 -> 16.7-23.7. A file of 250 overlaps only the other 250 (a tie): rank 2, or 3.
+    board = [_record("Top", 60.0), _record("Tie", 50.0), _record("Low", 40.0),
+             _record("Bottom", 20.0)]
+    assert score_view.would_rank(_result(250), board, TRACK) == (2, 3, 5)
+    assert score_view.would_rank(_result(300), board, TRACK) == (1, 2, 5)  # a tie with Top
+    assert score_view.would_rank(_result(5), board, TRACK) == (5, 5, 5)
+    # A paper row ranked by the same metric counts like any other.
+    papers = [*board, _record("Paper", 50.0, source="paper")]
+    assert score_view.would_rank(_result(250), papers, TRACK) == (2, 4, 6)
+
+
+def test_would_rank_on_an_empty_board_is_the_first_entry() -> None:
+    rank = score_view.would_rank(_result(250), [], TRACK)
+    assert rank == (1, 1, 1)
+    assert "it would be the first entry" in score_view.rank_markdown(rank, TRACK, many=False)
+    assert "rank 2nd (rank range 2–3) of 5 entries" in score_view.rank_markdown(
+        (2, 3, 5), TRACK, many=False)
+    assert "rank 11th of 12 entries" in score_view.rank_markdown((11, 11, 12), TRACK, False)
+
+
+def test_the_listing_request_parses_back_to_the_sha256_and_the_fields() -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    result = _result(250)
+    url = score_view.listing_mailto(BENCH, TRACK, result, many=False)
+    parts = urlsplit(url)
+    assert parts.scheme == "mailto" and parts.path == BENCH.contact_email
+    assert " " not in url and "\n" not in url  # URL-encoded
+    query = parse_qs(parts.query)
+    assert set(query) == {"subject", "body"}
+    assert BENCH.title in query["subject"][0]
+    body = query["body"][0].split("\r\n")
+    assert f"File sha256: {'c' * 64}" in body
+    assert f"Track: {TRACK.title} ({TRACK.id})" in body
+    assert "Answer key version: demo-1" in body
+    assert f"Score on the Space: {TRACK.labels['overall']} 50.0 %" in body
+    asked = [line for line in body if line.endswith(":")]
+    assert len(asked) == 8 and asked[0] == "Method name:" and asked[1] == "Team:"
+    choices = "; ".join(BENCH.input.choices.values())
+    assert f"{BENCH.input.label} (one of: {choices}):" in asked
+
+
+def test_a_refusal_becomes_a_markdown_list_with_its_text_escaped() -> None:
+    refused = evaluator.SubmissionError(["id *7*: \"ZZ\" is not an option", "2 [questions] lack"])
+    markdown = score_view.error_markdown(str(refused))
+    assert markdown == ("**This submission cannot be scored \\(2 problems\\):**\n\n"
+                        "- id \\*7\\*: \"ZZ\" is not an option\n- 2 \\[questions\\] lack")
+    one = score_view.error_markdown("The file is 6.0 MB; the limit is 5 MB.")
+    assert one == "**The file is 6.0 MB; the limit is 5 MB.**"
+    assert score_view.toast_text(str(refused)) == (
+        "This submission cannot be scored (2 problems): listed under the upload.")
+    assert score_view.toast_text("One line.") == "One line."
 
 
 def test_rank_is_one_plus_rows_entirely_above() -> None:
@@ -176,10 +243,13 @@ class Client:
                                   headers=headers or {})
         return response.status_code, response.json()
 
+    def file(self, data: bytes, name: str = "submission.json") -> dict[str, Any]:
+        """``data`` uploaded, as Gradio's FileData of it."""
+        return {"path": self.upload(name, data), "meta": {"_type": "gradio.FileData"}}
+
     def score(self, data: bytes, headers: dict[str, str] | None = None,
               name: str = "submission.json") -> tuple[int, Any]:
-        path = self.upload(name, data)
-        return self.call("score", [{"path": path, "meta": {"_type": "gradio.FileData"}}], headers)
+        return self.call("score", [self.file(data, name)], headers)
 
 
 def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
@@ -212,16 +282,51 @@ def client(board_dir: Path) -> Iterator[Client]:
 def test_score_returns_the_evaluators_numbers(client: Client) -> None:
     status, body = client.score(SAMPLE)
     assert status == 200, body
-    summary, table, _chart, numbers = body["data"]
+    [numbers] = body["data"]  # the JSON object alone
     expected = evaluator.score(KEY, SAMPLE)
-    assert numbers["metrics"] == expected.metrics
-    assert numbers["counts"] == {k: c.model_dump() for k, c in expected.counts.items()}
-    assert numbers["n_abstained"] == expected.n_abstained
+    assert numbers == expected.model_dump(mode="json")  # answer_key_sha256 included
+    assert evaluator.ScoreResult.model_validate(numbers) == expected
     assert set(numbers["metrics"]) == set(TRACK.metric_keys)
-    assert f"Overall: {expected.metrics['overall']:.1f} %" in summary
-    assert [row[0] for row in table["data"]][:2] == ["Overall", "Entity"]
     # Per-question correctness is never part of the answer.
     assert "example_id" not in json.dumps(body)
+
+
+def test_the_page_shows_what_score_returns_and_renders_it(client: Client) -> None:
+    shown = page_path(client.http, client.file(SAMPLE))
+    expected = evaluator.score(KEY, SAMPLE)
+    assert shown.numbers == client.score(SAMPLE)[1]["data"][0]
+    assert shown.error == ""
+    assert f"Overall: {expected.metrics['overall']:.1f} %" in shown.summary
+    assert [row[0] for row in shown.table["data"]][:2] == ["Overall", "Entity"]
+    assert shown.value("score-sha256") == expected.submission_sha256  # whole
+    # The board: Alpha 44.6, a paper row 39.6 and Beta 30.0 of 500; the sample 44.6 (CI 40.3–49.0)
+    # lies above Beta's interval alone.
+    assert "would rank 1st (rank range 1–3) of 4 entries" in shown.value("score-rank")
+    assert shown.value("score-listing") is None  # a button: its link is the mailto
+    assert shown.rendered["score-listing"]["link"].startswith(f"mailto:{BENCH.contact_email}?")
+
+
+def test_the_page_shows_a_refusal_as_a_list_and_renders_nothing(client: Client) -> None:
+    shown = page_path(client.http, client.file(b'[{"example_id": 1, "predicted_answer": "ZZ"}]'))
+    assert shown.numbers is None
+    lines = shown.error.splitlines()
+    assert lines[0] == "**This submission cannot be scored \\(2 problems\\):**", lines
+    assert lines[1] == "" and lines[2].startswith("- 1 answer is not among") and \
+        lines[3].startswith("- 499 questions have no answer")
+    assert shown.summary == "" and shown.rendered["score-table"]["visible"] is False
+    assert shown.rendered["score-listing"]["visible"] is False
+
+
+def test_a_page_render_reads_the_session_s_score_not_the_browser_s(client: Client) -> None:
+    """The render takes no score from the browser: whatever a caller sends as its input, a
+    session that scored nothing renders nothing."""
+    config = client.http.get("/config").json()
+    names = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
+    render = next(d for d in config["dependencies"]
+                  if "score-summary" in [names[o] for o in d["outputs"]] and d["inputs"])
+    forged = evaluator.score(KEY, SAMPLE).model_dump(mode="json")
+    out = queue_event(client.http, render["id"], [forged], "forger")
+    assert out[0] == "" and out[1]["visible"] is False
 
 
 @pytest.mark.parametrize(("payload", "words"), [
@@ -469,7 +574,9 @@ def test_egoargus_scores_through_http_with_its_metric_keys(argus: Argus,
                                                          argus_client: Client) -> None:
     status, body = argus_client.score(argus.sample)
     assert status == 200, body
-    summary, table, _chart, numbers = body["data"]
+    [numbers] = body["data"]
+    shown = page_path(argus_client.http, argus_client.file(argus.sample))
+    summary, table = shown.summary, shown.table
     expected = evaluator.score(argus.key, argus.sample)
     assert list(numbers["metrics"]) == ARGUS_METRICS
     assert list(numbers["counts"]) == ARGUS_METRICS

@@ -46,7 +46,7 @@ EXPECTED = [evaluator.score(KEY, p) for p in PAYLOADS]
 
 def right_numbers(which: int, outputs: Any) -> str | None:
     """Each response carries the numbers of its own file, not of a concurrent one."""
-    numbers = outputs[3] if isinstance(outputs, list) and len(outputs) == 4 else None
+    numbers = outputs[0] if isinstance(outputs, list) and len(outputs) == 1 else None
     if not isinstance(numbers, dict):
         return f"no numbers in {str(outputs)[:100]}"
     expected = EXPECTED[which]
