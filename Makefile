@@ -31,13 +31,14 @@ $(OLAH_VENV)/.olah-$(OLAH_VERSION):
 run: $(VENV)/.run-deps
 	$(BIN)/python app.py
 
-## chromium: Debian's Chromium for the browser tests (installed when missing, as root)
+## chromium: Debian's Chromium for the browser tests and curl for the README's curl example
+## (installed when missing, as root)
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium && command -v curl; } >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing and this is not root: browser tests will fail"; fi; }
+	    echo "installing Debian chromium and curl for the browser and docs tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl >/dev/null; \
+	  else echo "chromium or curl is missing and this is not root: browser or docs tests will fail"; fi; }
 
 lint: $(VENV)/.dev-deps
 	$(BIN)/ruff check .

@@ -6,8 +6,10 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ import pytest
 import decision
 import evaluator
 import spec
+from tests.app_server import AppServer
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = spec.load_benchmark("egomemreason")
@@ -152,20 +155,54 @@ def test_no_benchmark_fact_is_left_in_the_code() -> None:
     assert not found, found
 
 
-def test_the_readme_api_example_runs_against_a_real_server(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.app_server import AppServer
+API = README[README.index("## The API"):README.index("## Benchmarks as folders")]
+#: What the examples name, replaced by the test's server and file (nothing else is changed).
+EXAMPLE_URL, EXAMPLE_FILE = "http://127.0.0.1:7860", "submission.json"
 
-    api = README[README.index("## The API"):README.index("## Benchmarks as folders")]
-    [snippet] = _blocks(api, "python")
-    (tmp_path / "submission.json").write_bytes((BENCH.demo_dir / "sample_submission.json")
-                                               .read_bytes())
+
+@pytest.fixture(scope="module")
+def api_server() -> Iterator[AppServer]:
+    with AppServer() as server:
+        yield server
+
+
+def test_the_readme_gradio_client_example_runs_against_a_real_server(
+        api_server: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    [snippet] = _blocks(API, "python")
+    (tmp_path / EXAMPLE_FILE).write_bytes((BENCH.demo_dir / "sample_submission.json")
+                                          .read_bytes())
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # gradio_client looks outside at connect
-    with AppServer() as server:
-        names: dict[str, object] = {}
-        exec(compile(snippet.replace("http://127.0.0.1:7860", server.url), "README", "exec"),
-             names)
-    expected = evaluator.score(KEY, (tmp_path / "submission.json").read_bytes())
-    numbers = names["numbers"]
-    assert isinstance(numbers, dict) and numbers["metrics"] == expected.metrics
+    names: dict[str, object] = {}
+    exec(compile(snippet.replace(EXAMPLE_URL, api_server.url), "README", "exec"), names)
+    expected = evaluator.score(KEY, (tmp_path / EXAMPLE_FILE).read_bytes())
+    assert names["numbers"] == expected.model_dump(mode="json")  # the object itself
+    rows = names["rows"]
+    assert isinstance(rows, list) and rows and "method_name" in rows[0]
+
+
+def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
+        api_server: AppServer, tmp_path: Path) -> None:
+    """The README's exact text through ``bash -c``, its URL and file swapped for the test's."""
+    missing = [tool for tool in ("bash", "curl", "python3") if shutil.which(tool) is None]
+    assert not missing, (f"the README's curl example needs {missing}: apt-get install -y "
+                         "curl (`make test` installs it, as root)")
+    [snippet] = _blocks(API, "bash")
+    assert f"URL={EXAMPLE_URL}\n" in snippet and f"FILE={EXAMPLE_FILE}\n" in snippet
+    sample = BENCH.demo_dir / "sample_submission.json"
+    script = (snippet.replace(f"URL={EXAMPLE_URL}", f"URL={api_server.url.rstrip('/')}")
+              .replace(f"FILE={EXAMPLE_FILE}", f"FILE={sample}"))
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "event: complete" in lines, done.stdout[:500]
+    data = lines[lines.index("event: complete") + 1]
+    assert data.startswith("data: "), data[:200]
+    [numbers] = json.loads(data.removeprefix("data: "))
+    assert numbers == evaluator.score(KEY, sample.read_bytes()).model_dump(mode="json")
+    # The one-liner for /leaderboard under it.
+    [board] = re.findall(r"`(curl -sS -X POST .*?/gradio_api/run/leaderboard\")`", API, re.S)
+    board = board.replace('"$URL', f'"{api_server.url.rstrip("/")}').replace("\n", " ")
+    rows = subprocess.run(["bash", "-c", board], capture_output=True, text=True, timeout=60)
+    assert rows.returncode == 0 and json.loads(rows.stdout)["data"][0], rows.stderr
