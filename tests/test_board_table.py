@@ -16,12 +16,12 @@ import shlex
 import sys
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 import board_table
@@ -90,10 +90,8 @@ class View:
     def columns(self, group: str) -> tuple[str, ...]:
         return self.layout.groups[group]
 
-    def html(self, group: str, sort: Sort | None, frame: pd.DataFrame | None = None,
-             track_param: str | None = None) -> str:
-        chosen = sort_frame(self.frame if frame is None else frame, sort, self.layout,
-                            self.track)
+    def html(self, group: str, sort: Sort | None, track_param: str | None = None) -> str:
+        chosen = sort_frame(self.frame, sort, self.layout, self.track)
         return board_table.table_html(chosen, self.columns(group), self.layout, self.track,
                                       self.by_id, sort, "Test board",
                                       board_view.empty_text(len(chosen), len(self.frame)),
@@ -103,10 +101,7 @@ class View:
         return row_ids(self.html(group, sort))
 
     def board_order(self) -> list[str]:
-        return self.ids(self.layout_first(), None)
-
-    def layout_first(self) -> str:
-        return next(iter(self.layout.groups))
+        return self.ids(next(iter(self.layout.groups)), None)
 
     def click(self, sort: Sort | None, group: str, header: object) -> Sort:
         """The sort after a header click in ``group``, as the page computes it."""
@@ -591,13 +586,14 @@ def test_cells_show_metrics_as_their_display_rounds_them() -> None:
 
 
 def card(record: ledger.Record, view: View, *, board_dir: str | None = None,
-         superseded_by: ledger.Record | None = None, many: bool = False) -> str:
+         superseded_by: ledger.Record | None = None, many: bool = False,
+         added: ledger.AddedIn | None = None) -> str:
     rows = view.frame[view.frame["_id"] == str(record.id)]
     row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
     permalink = f"?entry={record.id}" + (f"&track={view.track.id}" if many else "")
     return board_table.card_html(
         record, view.bench, view.track, view.layout, row, superseded_by=superseded_by,
-        commit=None, reproduce=board_table.reproduce_command(record, view.bench, view.track,
+        added=added, reproduce=board_table.reproduce_command(record, view.bench, view.track,
                                                              board_dir),
         permalink=permalink)
 
@@ -656,7 +652,9 @@ def test_a_rescored_card_shows_its_provenance_and_what_it_supersedes() -> None:
         assert f"{label} {value}" in shown, label
     assert f"?entry={record.supersedes}&track=understanding" in hrefs(html)
     assert f"?entry={record.id}&track=understanding" in hrefs(html)
-    assert "Rank 3" in shown and "Reproduce this row" in shown
+    rank = next(int(r) for r, i in zip(view.frame["Rank"], view.frame["_id"], strict=True)
+                if i == str(record.id))
+    assert f"Rank {rank}" in shown and "Reproduce this row" in shown
     assert "Superseded" not in shown
 
 
@@ -696,6 +694,21 @@ def test_a_card_escapes_every_record_text() -> None:
         assert " ".join(value.split()) in shown, value
     assert [h for h in hrefs(html) if h.startswith("http")] == [
         "http://example.org/paper", "https://example.org/a$b{c}?q=1&r=2"]
+
+
+def test_a_card_names_the_commit_that_added_its_record_escaped() -> None:
+    record = hostile_row()
+    view = View([record])
+    url = "https://huggingface.co/datasets/o/r/commit/" + "0123456789ab" * 3 + "0123"
+    added = ledger.AddedIn(commit="0123456789ab" * 3 + "0123", title="Add " + HOSTILE,
+                           date=datetime(2026, 9, 1, 10, 0, tzinfo=UTC), url=url)
+    html = card(record, view, added=added)
+    for raw in ("{", "}", "$", "`", "\\", "<img"):
+        assert raw not in html, raw
+    assert f"Added in commit 0123456789ab Add {HOSTILE}, 2026-09-01" in text_of(html)
+    link = next(a for a in re.findall(r"<a [^>]*>", html) if "/commit/" in a)
+    assert f'href="{url}"' in link and "noopener" in link
+    assert "Added in commit" not in text_of(card(record, view))
 
 
 @pytest.mark.parametrize(("bench", "track", "snapshot", "many"), [
