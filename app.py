@@ -105,10 +105,14 @@ CSS = """
   clip: rect(0 0 0 0); white-space: nowrap;}
 #entry-card-box {border: 1px solid var(--border-color-accent); border-radius:
   var(--radius-lg); padding: 0.75rem 1rem;}
-#entry-card dl {display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem;
-  margin: 0.4rem 0;}
+#entry-card-box, #entry-card {min-width: 0; max-width: 100%;}
+#entry-card dl {display: grid; grid-template-columns: max-content minmax(0, 1fr);
+  gap: 0.2rem 1rem; margin: 0.4rem 0;}
 #entry-card dt {font-weight: 600;} #entry-card dd {margin: 0; overflow-wrap: anywhere;}
-#entry-card pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+#entry-card code {overflow-wrap: anywhere; word-break: break-all;}
+#entry-card pre, #entry-card pre code {white-space: pre-wrap; overflow-wrap: anywhere;
+  max-width: 100%;}
+#entry-card table.card-scores {display: block; overflow-x: auto; max-width: 100%;}
 #entry-card table.card-scores td, #entry-card table.card-scores th {padding: 0.2rem 0.6rem;
   text-align: left;}
 #entry-card table.card-scores .num {text-align: right; font-variant-numeric: tabular-nums;}
@@ -117,7 +121,7 @@ CSS = """
 #date-chart .vega-embed {width: 100% !important; display: block;}
 #board-table table.board {border: 0; padding: 0;}
 #board-table .html-container {padding: 0;}
-#board-table, #board-table .board-scroll {max-width: 100%; min-width: 0;}
+#board-table {max-width: calc(100vw - 72px);}
 @media (max-width: 640px) {
   #title h1 {font-size: 1.4rem; margin-bottom: 0.1rem;} #title p {font-size: 0.85rem;}
   #demo-banner {padding: 0.35rem 0.6rem; font-size: 0.8rem;}
@@ -126,7 +130,8 @@ CSS = """
   #board-table thead th {min-width: 4.2rem !important;}
   #board-table .pin-0 {min-width: 3rem !important;}
   #board-table .pin-1 {left: 3rem; min-width: 7.5rem !important; max-width: 8.5rem;}
-  #board-table .board-scroll {max-height: 70vh;} }
+  #board-table .board-scroll {max-height: 70vh;} #board-table {max-width: calc(100vw - 20px);}
+  #entry-card dl {grid-template-columns: minmax(0, 1fr);} #entry-card dd {margin-bottom: 0.3rem;} }
 """
 
 

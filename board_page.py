@@ -270,7 +270,7 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
         permalink = f"?entry={record.id}" + (f"&track={s.track.id}" if many else "")
         html = card_html(record, bench, s.track, layouts[s.track.id], row,
-                         superseded_by=newer, commit=None,
+                         superseded_by=newer, added=s.board.added_in(str(record.id)),
                          reproduce=reproduce_command(record, bench, s.track,
                                                      _board_dir(s.board)),
                          permalink=permalink)
@@ -392,7 +392,7 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                             elem_id="board-refresh")
     compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
     with gr.Tabs(elem_id="chart-tabs"):
-        with gr.Tab(f"Per {chart_groups(first.track)}", id="chart-splits"):
+        with gr.Tab("Side by side", id="chart-splits"):  # per split or scenario: any track
             picks = gr.Dropdown(multiselect=True, label=f"Entries (up to {MAX_PICKS})",
                                 elem_id="chart-picks", max_choices=MAX_PICKS)
             board_plot = gr.Plot(show_label=False, elem_id="board-chart")

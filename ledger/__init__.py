@@ -44,6 +44,7 @@ from ledger.records import (
 )
 from ledger.stores import (
     DEFAULT_TIMEOUT_S,
+    AddedIn,
     HubStore,
     HubUnreachableError,
     LedgerError,
@@ -61,6 +62,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SCORE_LIMIT",
     "SCORE_WINDOW_S",
+    "AddedIn",
     "BoardCache",
     "BoardSnapshot",
     "Config",

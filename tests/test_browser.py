@@ -155,9 +155,17 @@ class Visit:
         return self.page.locator("#board-table").inner_text()
 
     def grid(self, elem_id: str) -> tuple[list[str], list[list[str]]]:
-        """A gr.Dataframe's header names and the text of its rendered cells, row by row."""
+        """The board table's header names and the text of its cells, row by row."""
         headers, rows = self.page.evaluate(GRID_JS, elem_id)
         return headers, rows
+
+    def sort_by(self, header: str) -> None:
+        """Click a board header; wait until the board says it is sorted by it."""
+        button = self.page.locator(f'#board-table thead button[data-sort="{header}"]')
+        before = button.locator("xpath=..").get_attribute("aria-sort")
+        button.click()
+        expect(button.locator("xpath=..")).not_to_have_attribute("aria-sort", before or "",
+                                                                 timeout=TIMEOUT_MS)
 
     def shot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -185,16 +193,13 @@ SETTLED_JS = """() => new Promise(resolve => {
 })"""
 
 
-# Gradio's Dataframe is a grid of divs, not <tr>: headers carry their name in title.
+# The board is a <table>: a header's name is its sort button's data-sort (the arrow aside).
 GRID_JS = """(id) => {
     const root = document.getElementById(id);
-    const headers = [...root.querySelectorAll('[role=columnheader]')]
-        .map(h => h.getAttribute('title') ?? h.innerText.trim());
-    const rows = {};
-    for (const cell of root.querySelectorAll('[role=gridcell]')) {
-        (rows[cell.dataset.row] ??= [])[Number(cell.dataset.col)] = cell.innerText.trim();
-    }
-    return [headers, Object.keys(rows).sort((a, b) => a - b).map(k => rows[k])];
+    const headers = [...root.querySelectorAll('thead th button')].map(b => b.dataset.sort);
+    const rows = [...root.querySelectorAll('tbody tr[data-entry]')]
+        .map(tr => [...tr.children].map(c => c.innerText.replace(/\\s+/g, ' ').trim()));
+    return [headers, rows];
 }"""
 
 
@@ -225,7 +230,7 @@ def _open(browser: Browser, url: str, viewport: dict[str, int], chart: bool,
     if row is not None:
         expect(page.locator("#board-table")).to_contain_text(row, timeout=TIMEOUT_MS)
     else:
-        page.wait_for_selector("#board-table [role=columnheader]", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#board-table thead th", timeout=TIMEOUT_MS)
     if chart:
         page.wait_for_selector("#board-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
     return visit
@@ -348,19 +353,147 @@ def test_download_csv_is_the_current_view(open_page: Callable[..., Visit]) -> No
             page.locator("#download-csv").click()
         download = info.value
         assert download.suggested_filename == "egomemreason-leaderboard.csv"
-        return list(csv.DictReader(io.StringIO(Path(download.path()).read_text("utf-8"))))
+        data = Path(download.path()).read_bytes()
+        assert data.startswith(b"\xef\xbb\xbf"), "no UTF-8 BOM: spreadsheets show mojibake"
+        return list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
 
     rows = download()
-    assert rows and "method_name" in rows[0]
-    assert sorted(r["method_name"] for r in rows) == ALL_NAMES
+    headers, shown = visit.grid("board-table")
+    # The on-screen names (the All group's), numbers as the board shows them.
+    assert rows and list(rows[0])[:3] == ["Rank", "Method", "Overall"]
+    assert [r["Method"] for r in rows] == [row[1].removesuffix(" †") for row in shown]
+    assert [r["Overall"] for r in rows] == [row[headers.index("Overall")] for row in shown]
     for name in RESCORED_NAMES:
-        assert name in {r["method_name"] for r in rows}
-    assert [int(r["rank"]) for r in rows] == sorted(int(r["rank"]) for r in rows)
+        assert name in {r["Method"] for r in rows}
 
     qwen = [n for n in ALL_NAMES if "qwen" in n.lower()]
     page.locator("#board-search textarea, #board-search input").first.fill("qwen")
     _wait_for_board(visit, shown=qwen, gone=[PAPER_ROW])
-    assert sorted(r["method_name"] for r in download()) == qwen
+    assert sorted(r["Method"] for r in download()) == qwen
+    visit.sort_by("Entity")  # the download follows the order shown
+    entity = [r["Entity"] for r in download()]
+    assert entity == sorted(entity, key=float, reverse=True)
+    page.locator("#board-search textarea, #board-search input").first.fill("no such model")
+    expect(page.locator("#board-table")).to_contain_text("No entry matches", timeout=TIMEOUT_MS)
+    assert download() == []  # a header line, no rows
+
+
+def _column(visit: Visit, header: str) -> list[str]:
+    headers, rows = visit.grid("board-table")
+    return [row[headers.index(header)] for row in rows]
+
+
+def _numbers(cells: list[str]) -> list[float]:
+    return [float(c) for c in cells if c != "—"]
+
+
+def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
+        open_page: Callable[..., Visit]) -> None:
+    visit = open_page()
+    ids_js = "() => [...document.querySelectorAll('#board-table tbody tr[data-entry]')]" \
+             ".map(tr => tr.dataset.entry).join('|')"
+    board_order = visit.page.evaluate(ids_js)
+    visit.sort_by("Entity")
+    entity = _numbers(_column(visit, "Entity"))
+    assert entity == sorted(entity, reverse=True), "not best (highest) Entity first"
+    th = visit.page.locator('#board-table thead th:has(button[data-sort="Entity"])')
+    expect(th).to_have_attribute("aria-sort", "descending")
+    visit.sort_by("Entity")
+    assert _numbers(_column(visit, "Entity")) == sorted(entity)
+    expect(th).to_have_attribute("aria-sort", "ascending")
+    # Another header replaces the sort: Event alone orders the rows, Entity is no second key.
+    visit.sort_by("Event")
+    event = _numbers(_column(visit, "Event"))
+    assert event == sorted(event, reverse=True)
+    expect(th).to_have_attribute("aria-sort", "none")
+    # A group without the sorted column shows the board's order; one with it keeps the sort.
+    visit.page.locator("#column-group label", has_text="Query types").click()
+    expect(visit.page.locator("#board-table")).to_contain_text("Tracking", timeout=TIMEOUT_MS)
+    visit.page.wait_for_function(f"(want) => ({ids_js})() === want", arg=board_order,
+                                 timeout=TIMEOUT_MS)
+    visit.sort_by("Overall")
+    visit.sort_by("Overall")  # lowest first
+    visit.page.locator("#column-group label", has_text="Details").click()
+    expect(visit.page.locator("#board-table")).to_contain_text("Rank range",
+                                                               timeout=TIMEOUT_MS)
+    visit.page.wait_for_selector(
+        '#board-table thead th[aria-sort=ascending] button[data-sort="Overall"]',
+        timeout=TIMEOUT_MS)
+    overall = _numbers(_column(visit, "Overall"))
+    assert overall == sorted(overall)
+    visit.shot("egomemreason-leaderboard-sorted.png")
+    assert not visit.errors, visit.errors
+
+
+def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
+        open_page: Callable[..., Visit]) -> None:
+    visit = open_page()
+    page = visit.page
+    page.locator("#board-filters").get_by_text("Filters").click()
+    rescored = page.locator("#board-filters label", has_text="Re-scored")
+    rescored.click()
+    papers = [n for n in ALL_NAMES if n not in RESCORED_NAMES]
+    _wait_for_board(visit, shown=RESCORED_NAMES, gone=papers[:3])
+    expect(page.locator("#board-status")).to_contain_text(
+        f"{len(RESCORED_NAMES)} of {len(RECORDS)} entries")
+    rescored.click()  # none ticked again: every row
+    _wait_for_board(visit, shown=[*RESCORED_NAMES, PAPER_ROW], gone=[])
+    expect(page.locator("#board-status")).to_contain_text(f"{len(RECORDS)} entries")
+    search = page.locator("#board-search textarea, #board-search input").first
+    search.fill("8B")  # a size: a whole token, so no 38B row
+    eight = [n for n in ALL_NAMES if re.search(r"(?<![\d.])8B(?![A-Za-z0-9])", n)]
+    thirty_eight = [n for n in ALL_NAMES if "38B" in n]
+    assert eight and thirty_eight, "the demo board should have 8B and 38B rows"
+    _wait_for_board(visit, shown=eight, gone=thirty_eight)
+    search.fill("no such model")
+    expect(page.locator("#board-table")).to_contain_text("No entry matches",
+                                                         timeout=TIMEOUT_MS)
+    expect(page.locator("#board-status")).to_contain_text(f"0 of {len(RECORDS)} entries")
+    visit.shot("egomemreason-leaderboard-empty.png")
+
+
+def test_a_method_opens_its_card_and_the_address_opens_it_again(
+        open_page: Callable[..., Visit], server: AppServer, browser: Browser) -> None:
+    rescored = next(r for r in RECORDS if r["source"] == "rescored")
+    visit = open_page()
+    page = visit.page
+    page.locator("#board-table .entry-open", has_text=str(rescored["method_name"])).click()
+    card = page.locator("#entry-card")
+    expect(card).to_be_visible(timeout=TIMEOUT_MS)
+    provenance = rescored["provenance"]
+    assert isinstance(provenance, dict)
+    for text in (str(rescored["id"]), provenance["submission_sha256"],
+                 provenance["answer_key_sha256"], "scripts/reproduce_row.py",
+                 f"--record {rescored['id']}"):
+        expect(card).to_contain_text(str(text))
+    assert f"entry={rescored['id']}" in page.url
+    visit.shot("egomemreason-card.png")
+    page.locator("#entry-card-close").click()
+    expect(card).to_be_hidden()
+    assert "entry=" not in page.url
+    # The permalink, in a fresh page: the card is open as it loads.
+    again = _open(browser, f"{server.url}/?entry={rescored['id']}", PHONE, chart=False)
+    try:
+        expect(again.page.locator("#entry-card")).to_contain_text(
+            str(rescored["method_name"]), timeout=TIMEOUT_MS)
+        again.shot("egomemreason-card-phone.png")
+        scroll, client = again.overflow()
+        assert scroll <= client + 1, f"the card scrolls sideways: {scroll} > {client}"
+        assert not again.errors, again.errors
+    finally:
+        again.context.close()
+
+
+def test_the_size_and_date_plots_show_every_row(open_page: Callable[..., Visit]) -> None:
+    visit = open_page()
+    page = visit.page
+    for tab, elem in (("By model size", "#size-chart"), ("By date", "#date-chart")):
+        page.get_by_role("tab", name=tab, exact=True).click()
+        page.wait_for_selector(f"{elem} [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        box = page.locator(f"{elem} [data-testid=altair] canvas").first.bounding_box()
+        assert box is not None and box["width"] > 300 and box["height"] > 150, box
+        visit.shot(f"egomemreason-{elem[1:]}.png")
+    assert not visit.errors, visit.errors
 
 
 def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
@@ -376,11 +509,16 @@ def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
     assert not phone.errors, f"JS errors on load: {phone.errors}"
 
 
-def test_phone_shows_overall_without_scrolling_the_table(phone: Visit) -> None:
+def test_phone_shows_overall_whole_and_the_table_on_the_first_screen(phone: Visit) -> None:
     phone.tab("Leaderboard")
-    header = phone.page.locator("#board-table [role=columnheader][title=Overall]")
+    header = phone.page.locator('#board-table thead button[data-sort="Overall"]')
     box = header.bounding_box()
     assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+    # Not clipped ("Overal"): the header's text fits its button.
+    assert header.evaluate("b => b.scrollWidth <= b.clientWidth + 1"), header.inner_text()
+    first_row = phone.page.locator("#board-table tbody tr").first.bounding_box()
+    assert first_row is not None and first_row["y"] + first_row["height"] <= PHONE["height"], (
+        f"the board's first row is below the first screen: {first_row}")
 
 
 def test_phone_board_chart_fits_the_screen(phone: Visit) -> None:
@@ -394,6 +532,19 @@ def test_phone_about_has_no_horizontal_overflow(phone: Visit) -> None:
     expect(phone.page.locator("#citation")).to_be_visible()
     scroll, client = phone.overflow()
     assert scroll <= client + 1, f"the page scrolls sideways: scrollWidth {scroll} > {client}"
+    # Its tables scroll sideways rather than break words mid-word ("Entit y"): each cell's
+    # words are laid out whole, one word never wider than its cell.
+    broken = phone.page.evaluate("""() => [...document.querySelectorAll(
+        '#about-text td, #about-text th')].filter(cell => {
+            const style = getComputedStyle(cell);
+            const range = document.createRange();
+            range.selectNodeContents(cell);
+            const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+            const words = cell.innerText.trim().split(/\\s+/).filter(w => w).length;
+            return style.wordBreak !== 'normal' || style.overflowWrap !== 'normal'
+                || lines.size > Math.max(words, 1);
+        }).map(cell => cell.innerText.trim())""")
+    assert not broken, f"About cells whose words break mid-word: {broken[:5]}"
 
 
 # --- Score --------------------------------------------------------------------------------------
@@ -532,7 +683,7 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     papers = [str(r["method_name"]) for r in ARGUS.records if r["source"] == "paper"]
     assert all(name in text for name in papers)
     if not ARGUS.records:  # an empty board says so, and shows no empty chart
-        expect(page.locator("#board-notes")).to_contain_text("No entries yet")
+        expect(page.locator("#board-table")).to_contain_text("No entries yet")
         expect(page.locator("#board-compare")).to_be_hidden()
     overall = [float(row[headers.index("Overall")]) for row in rows]
     assert overall == sorted(overall, reverse=True)
@@ -545,8 +696,8 @@ def test_egoargus_tasks_group_shows_the_task_columns(open_argus: Callable[..., V
     expected = _view_headers(ARGUS, "Tasks")
     visit.page.wait_for_function(
         """(want) => {
-            const heads = [...document.querySelectorAll('#board-table [role=columnheader]')]
-                .map(h => h.getAttribute('title') ?? h.innerText.trim());
+            const heads = [...document.querySelectorAll('#board-table thead th button')]
+                .map(b => b.dataset.sort);
             return want.every(w => heads.includes(w));
         }""", arg=expected, timeout=TIMEOUT_MS)
     headers, _ = visit.grid("board-table")
@@ -689,6 +840,37 @@ def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Bro
         assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
         visit.shot(f"egoargus-decision-score{suffix}.png")
         assert not visit.errors, f"JS errors: {visit.errors}"
+    finally:
+        visit.context.close()
+
+
+def test_the_decision_board_sorts_lower_and_nearer_zero_first_and_keeps_its_track_in_links(
+        argus_server: AppServer, browser: Browser) -> None:
+    # ?track= picks the Decision board straight from the address.
+    visit = _open(browser, f"{argus_server.url}/?track={DECISION.id}", DESKTOP, chart=False,
+                  row=None)
+    try:
+        page = visit.page
+        expect(page.locator("#board-track input[value=decision]")).to_be_checked(
+            timeout=TIMEOUT_MS)
+        names = sorted(str(r["method_name"]) for r in _decision_records())
+        _wait_for_board(visit, shown=names, gone=[])
+        page.locator("#column-group label", has_text="Timing").click()
+        mae, signed = DECISION.labels["timing_mae_s"], DECISION.labels["timing_signed_s"]
+        expect(page.locator("#board-table")).to_contain_text(mae, timeout=TIMEOUT_MS)
+        visit.sort_by(mae)  # lower is better: lowest first
+        shown = _numbers(_column(visit, mae))
+        assert shown == sorted(shown), shown
+        visit.sort_by(signed)  # nearer 0 is better
+        near = _numbers(_column(visit, signed))
+        assert [abs(v) for v in near] == sorted(abs(v) for v in near), near
+        record = next(r for r in _decision_records() if r["source"] == "rescored")
+        page.locator("#board-table .entry-open", has_text=str(record["method_name"])).click()
+        expect(page.locator("#entry-card")).to_contain_text("--track decision",
+                                                            timeout=TIMEOUT_MS)
+        assert f"entry={record['id']}" in page.url and "track=decision" in page.url
+        visit.shot("egoargus-decision-card.png")
+        assert not visit.errors, visit.errors
     finally:
         visit.context.close()
 
