@@ -342,7 +342,7 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     with gr.Row():
         # A mailto: link, pre-written (score_view.listing_mailto); the Space sends nothing.
         listing = gr.Button("Request listing by e-mail", variant="primary", visible=False,
-                            scale=0, min_width=240, elem_id="score-listing")
+                            scale=0, min_width=300, elem_id="score-listing")
     # Wrapped, as high as a decision score's 17 rows: it fits a phone's width.
     score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False,
                             max_height=900, wrap=True)

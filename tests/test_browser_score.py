@@ -127,7 +127,7 @@ def _mailto(page: Page) -> tuple[str, dict[str, str]]:
 
 
 def _check_result(visit: Visit, demo: Demo, track: spec.AnyTrack, sample: Path,
-                  many: bool) -> None:
+                  many: bool, shot: str) -> None:
     page = visit.page
     key = evaluator.load_answer_key(track, demo.bench.demo_key(track).read_bytes())
     result = evaluator.score(key, sample.read_bytes())
@@ -164,6 +164,8 @@ def _check_result(visit: Visit, demo: Demo, track: spec.AnyTrack, sample: Path,
                    demo.bench.input.label, *demo.bench.input.choices.values(),
                    "Project or code link:", "Paper link:", "Short description"):
         assert wanted in body, wanted
+    page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+    visit.shot(shot)
     # Before the JSON is opened: its sha256 lines are wider than a phone (app.py's CSS).
     scroll, client = visit.overflow()
     assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
@@ -184,8 +186,8 @@ def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
     demo = SITES[bench_id][1]
     visit = visit_site(bench_id, DEVICES[device])
     _choose(visit.page, demo.sample)
-    _check_result(visit, demo, demo.track, demo.sample, many=len(demo.bench.tracks) > 1)
-    visit.shot(f"{bench_id}-score-result{'' if device == 'desktop' else '-phone'}.png")
+    _check_result(visit, demo, demo.track, demo.sample, many=len(demo.bench.tracks) > 1,
+                  shot=f"{bench_id}-score-result{'' if device == 'desktop' else '-phone'}.png")
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
@@ -195,8 +197,8 @@ def test_a_decision_score_ranks_among_the_rescored_decision_rows(
     sample = ARGUS.bench.demo_dir / "decision_sample_submission.json"
     visit = visit_site("egoargus", DESKTOP)
     _choose(visit.page, sample)  # the track left to the file's entries
-    _check_result(visit, ARGUS, decision, sample, many=True)
-    visit.shot("egoargus-decision-score-result.png")
+    _check_result(visit, ARGUS, decision, sample, many=True,
+                  shot="egoargus-decision-score-result.png")
 
 
 # --- refusals -----------------------------------------------------------------------------------
