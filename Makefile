@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_DISABLE_TELEMETRY := 1
 
-.PHONY: run test lint chromium demo-data bench
+.PHONY: run test lint chromium axe demo-data bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,12 +40,26 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium curl >/dev/null; \
 	  else echo "chromium or curl is missing and this is not root: browser or docs tests will fail"; fi; }
 
+## axe: axe-core for tests/test_accessibility.py, as tests/axe/package-lock.json pins it
+# (npm ci, again when the lock changes; Debian's nodejs and npm first when missing, as root).
+AXE_JS := tests/axe/node_modules/axe-core/axe.min.js
+axe: $(AXE_JS)
+
+$(AXE_JS): tests/axe/package.json tests/axe/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian nodejs and npm for axe-core"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	  else echo "npm is missing and this is not root: install nodejs and npm" >&2; exit 1; fi; }
+	npm ci --prefix tests/axe --no-audit --no-fund --loglevel=error
+	touch $@
+
 lint: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 ## test: lint, type-check and run the whole suite
-test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium lint
+test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint
 	$(BIN)/python -m pytest
 
 ## demo-data: regenerate every benchmark's synthetic demo key, public file and sample submission
