@@ -65,7 +65,8 @@ CSS = """
 #about-text pre, #about-text pre code {white-space: pre-wrap; overflow-wrap: anywhere;}
 #about-text table {display: block; overflow-x: auto;}
 #about-text th, #about-text td {overflow-wrap: normal; word-break: normal;}
-#score-table, #board-chart, #score-chart, #size-chart, #date-chart, #citation, #about-text {
+#score-table, #board-chart, #score-chart, #size-chart, #date-chart, #score-json, #citation,
+#about-text {
   max-width: calc(100vw - 72px); overflow-x: auto;}
 #score-table {--font-mono: var(--font);}
 #board-table .board-scroll {overflow: auto; max-height: 75vh; border: 1px solid

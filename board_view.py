@@ -1,4 +1,4 @@
-"""The board as a table, pure: its columns from the spec, ranks, filters, exports and the chart.
+"""The board as a table, pure: its columns from the spec, ranks, filters and exports.
 
 ``board_layout`` turns a track's views into column groups; ``board_frame`` turns records into
 the whole board (best first, unrounded, with rank ranges from the ranking metric's intervals);
@@ -20,9 +20,9 @@ import bisect
 import csv
 import io
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
@@ -47,8 +47,10 @@ CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
 
 
-#: How the Source column shows them: re-scored rows stand out from paper-reported ones.
-SOURCE_BADGES = {"rescored": "**✓ Re-scored**", "paper": "*Paper-reported*"}
+#: How a row's source is named in its Source cell, its card and the CSV export.
+SOURCE_TEXT = {"rescored": "Re-scored", "paper": "Paper-reported"}
+
+
 
 
 NOT_REPORTED = "Not reported"
@@ -111,12 +113,11 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class BoardLayout:
-    """How a track's board is shown: its column groups, headers, cell types and widths."""
+    """How a track's board is shown: its column groups, headers, widths and number formats."""
 
     groups: Mapping[str, tuple[str, ...]]  # title -> headers; the spec's views, Details, All
     metrics: Mapping[str, str]  # metric key -> header, in display order
     info: Mapping[str, str]  # info column of the spec's vocabulary -> header
-    datatypes: Mapping[str, Literal["str", "number", "markdown"]]
     widths: Mapping[str, str]
     formats: Mapping[str, str]  # metric header -> how its cells are formatted ("{:.1f}")
 
@@ -160,13 +161,10 @@ def board_layout(bench: Benchmark, track: AnyTrack) -> BoardLayout:
         raise LayoutError(f"{bench.id}/{track.id}: the board cannot be laid out: "
                           f"{'; '.join(problems)}. Rename the labels or view titles in "
                           f"{bench.folder / 'benchmark.toml'}")
-    datatypes: dict[str, Literal["str", "number", "markdown"]] = {
-        "Rank": "number", "Method": "markdown", info["source"]: "markdown",
-        info["links"]: "markdown", **{label: "number" for label in metrics.values()}}
     widths = {"Rank": "62px", "Method": "200px", **{info[c]: w for c, w in WIDTHS.items()},
               **{label: _metric_width(label) for label in metrics.values()}}
     formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
-    return BoardLayout(groups, metrics, info, datatypes, widths, formats)
+    return BoardLayout(groups, metrics, info, widths, formats)
 
 
 def _metric_width(label: str) -> str:
@@ -248,12 +246,9 @@ def md_escape(text: str) -> str:
 
 
 def _links(record: ledger.Record) -> str:
-    parts = []
-    if record.publication_url:
-        parts.append(f"[paper]({record.publication_url})")
-    if record.project_url:
-        parts.append(f"[project]({record.project_url})")
-    return " · ".join(parts)
+    """A row's links by name ("paper · project"); board_table links them."""
+    return " · ".join(name for name, url in (("paper", record.publication_url),
+                                             ("project", record.project_url)) if url)
 
 
 def ranking_interval(record: ledger.Record, track: AnyTrack) -> tuple[float, float] | None:
@@ -334,9 +329,7 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
     for record, ranks, interval in _ranked(records, track):
         best, worst = ranks or (None, None)
         display = track.display[track.ranking_for(record.source)]
-        method = md_escape(record.method_name) + (" †" if record.note else "")
-        if record.project_url:
-            method = f"[{method}]({record.project_url})"
+        method = record.method_name + (" †" if record.note else "")
         shown_input = input_label(record.uses_frames, bench)
         external = _yes_no(record.uses_external)
         row: dict[str, Any] = {
@@ -348,7 +341,7 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
             info["size"]: record.model_size or "—",
             info["external"]: external,
             info["input"]: shown_input,
-            info["source"]: SOURCE_BADGES[record.source],
+            info["source"]: SOURCE_TEXT[record.source],
         }
         row.update({label: record.metrics.get(k) for k, label in layout.metrics.items()})
         row.update({
@@ -514,21 +507,6 @@ def empty_text(shown: int, total: int) -> str | None:
             "entries.")
 
 
-def visible_columns(frame: pd.DataFrame, group: str, bench: Benchmark,
-                    track: AnyTrack) -> pd.DataFrame:
-    """The columns of one column group, the first if unknown (metrics unrounded:
-    ``one_decimal`` formats them)."""
-    groups = board_layout(bench, track).groups
-    return frame[list(groups.get(group, next(iter(groups.values()))))]
-
-
-def formatted(frame: pd.DataFrame, formats: Mapping[str, str]) -> Any:
-    """A Styler showing each metric column as ``formats`` says (``BoardLayout.formats``: one
-    decimal for a percent, three for a ratio...); the cells stay numbers, so sorting works."""
-    present: dict[Hashable, str] = {c: f for c, f in formats.items() if c in frame.columns}
-    return frame.style.format(present, na_rep="—")  # type: ignore[arg-type]
-
-
 def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
                 track: AnyTrack) -> list[dict[str, Any]]:
     """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included (the
@@ -576,23 +554,12 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
     return rows
 
 
-def export_csv(rows: Sequence[Mapping[str, Any]]) -> bytes:
-    """``export_rows`` as CSV, counts left out (app.py's Download until it uses
-    ``board_csv``). A text cell a spreadsheet would run as a formula (one starting with =, +,
-    -, @, a tab or a carriage return) gets a leading apostrophe, as OWASP advises; numbers
-    stay numbers, and the JSON export keeps the text."""
-    frame = pd.DataFrame(list(rows)).drop(columns=["counts"], errors="ignore")
-    return frame.map(_inert_cell).to_csv(index=False).encode()
-
-
 def _inert_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(CSV_FORMULA_STARTS):
         return "'" + value
     return value
 
 
-#: A row's source in the CSV export: the Source column's badge as plain text.
-SOURCE_TEXT = {"rescored": "Re-scored", "paper": "Paper-reported"}
 
 
 #: What the CSV export gives in place of the Links column, and its last column.

@@ -23,7 +23,7 @@ import altair as alt
 from gradio.components.plot import PlotData
 
 import ledger
-from board_view import DECIMALS, size_in_billions
+from board_view import DECIMALS, SOURCE_TEXT, size_in_billions
 from spec import AnyTrack, Display, MultipleChoiceTrack
 
 #: The entries' colours: Paul Tol's discrete rainbow, its 12-colour selection (P. Tol, "Colour
@@ -36,8 +36,8 @@ PALETTE = ("#1965B0", "#DC050C", "#F7F056", "#4EB265", "#7BAFDE", "#CAE0AB", "#8
            "#AE76A3", "#F4A736", "#5289C7", "#D1BBD7", "#E8601C")
 
 
-#: How the scatter charts name a row's source, mark it (shape and colour) and order the legend.
-SOURCE_NAMES = {"rescored": "Re-scored", "paper": "Paper-reported"}
+#: How the scatter charts mark a row's source (shape and colour; the legend in this order,
+#: named as board_view.SOURCE_TEXT names them).
 SOURCE_SHAPES = {"rescored": "circle", "paper": "triangle-up"}
 SOURCE_COLORS = {"rescored": PALETTE[0], "paper": PALETTE[1]}
 
@@ -168,7 +168,7 @@ def value_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
 
 def _points(y_title: str, domain: tuple[float, float] | None, digits: int, x: Any) -> Any:
     """The scatter layer both charts share: a point per row, its source in shape and colour."""
-    names = [SOURCE_NAMES[s] for s in SOURCE_NAMES]
+    names = [SOURCE_TEXT[s] for s in SOURCE_TEXT]
     return (
         alt.Chart()
         .mark_point(filled=True, size=70, opacity=0.85)
@@ -176,10 +176,10 @@ def _points(y_title: str, domain: tuple[float, float] | None, digits: int, x: An
             x=x,
             y=alt.Y("Value:Q", title=y_title, scale=_scale(domain)),
             color=alt.Color("Source:N", scale=alt.Scale(
-                domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_NAMES]),
+                domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
                 legend=alt.Legend(orient="bottom", direction="horizontal", title=None)),
             shape=alt.Shape("Source:N", scale=alt.Scale(
-                domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_NAMES])),
+                domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT])),
             tooltip=[alt.Tooltip("Method:N"), alt.Tooltip("Size:N"),
                      alt.Tooltip("Date:N"),
                      alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
@@ -241,7 +241,7 @@ def _row(record: ledger.Record, track: AnyTrack, digits: int) -> dict[str, Any]:
     return {"Method": record.method_name, "Size": record.model_size or NOT_STATED,
             "Date": record.created_at.date().isoformat(),
             "Value": round(record.metrics[track.ranking], digits),
-            "Source": SOURCE_NAMES[record.source]}
+            "Source": SOURCE_TEXT[record.source]}
 
 
 def _with_data(spec_json: str, values: list[dict[str, Any]]) -> PlotData:

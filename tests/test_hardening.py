@@ -290,30 +290,20 @@ def test_a_second_header_line_does_not_escape_the_limit_in_process(tmp_path: Pat
 # --- 4. the CSV export neutralises formulas --------------------------------------------------
 
 
-def test_csv_cells_that_a_spreadsheet_would_run_are_quoted_with_an_apostrophe() -> None:
-    rows = [{"text": value, "number": number} for value, number in [
-        ("=1+2", -1.5), ("+1", 0.0), ("-2+3", -2), ("@SUM(A1)", 3.25), ("\tx", 1),
-        ("plain", 4), ("a=b", 5), ("", 6), (None, None)]]
-    text = board_view.export_csv(rows).decode()
-    parsed = list(csv.DictReader(io.StringIO(text, newline="")))
-    assert [r["text"] for r in parsed] == ["'=1+2", "'+1", "'-2+3", "'@SUM(A1)", "'\tx",
-                                           "plain", "a=b", "", ""]
-    assert [r["number"] for r in parsed] == ["-1.5", "0.0", "-2.0", "3.25", "1.0", "4.0",
-                                             "5.0", "6.0", ""]
-    assert rows[0]["text"] == "=1+2", "the rows themselves (the JSON export) are left alone"
-    # A carriage return: the record schema refuses it; were one exported, it would be inert too.
-    assert "\n'\rx," in board_view.export_csv([{"text": "\rx", "number": 1}]).decode()
-
-
 def test_the_board_rows_are_neutralised_in_csv_only() -> None:
     records = [FORMULA_RECORD, PLAIN_RECORD]
-    rows = board_view.export_rows(board_view.board_frame(records, BENCH, TRACK), records, TRACK)
-    parsed = list(csv.DictReader(io.StringIO(board_view.export_csv(rows).decode())))
-    formula = next(r for r in parsed if r["id"] == str(FORMULA_RECORD.id))
-    assert {f: formula[f] for f in FORMULAS} == {f: "'" + v for f, v in FORMULAS.items()}
-    assert float(formula["overall"]) == RESULT.metrics["overall"]
-    plain = next(r for r in parsed if r["id"] == str(PLAIN_RECORD.id))
-    assert plain["method_name"] == "Plain method" and plain["note"] == "an ordinary note"
+    frame = board_view.board_frame(records, BENCH, TRACK)
+    layout = board_view.board_layout(BENCH, TRACK)
+    text = board_view.board_csv(frame, layout, records).decode("utf-8-sig")
+    parsed = list(csv.DictReader(io.StringIO(text, newline="")))
+    formula = next(r for r in parsed if r["Record id"] == str(FORMULA_RECORD.id))
+    # The CSV names its columns as the board does (it has no description column).
+    shown = {"team_name": "Team", "method_name": "Method", "model_size": "Size", "note": "Note"}
+    assert {f: formula[c] for f, c in shown.items()} == {f: "'" + FORMULAS[f] for f in shown}
+    assert formula["Overall"] == f"{RESULT.metrics['overall']:.1f}"  # a number, as shown
+    plain = next(r for r in parsed if r["Record id"] == str(PLAIN_RECORD.id))
+    assert plain["Method"] == "Plain method" and plain["Note"] == "an ordinary note"
+    rows = board_view.export_rows(frame, records, TRACK)
     raw = next(r for r in rows if r["id"] == str(FORMULA_RECORD.id))
     assert {f: raw[f] for f in FORMULAS} == FORMULAS  # the JSON export and the API
 
