@@ -1,8 +1,10 @@
-"""The Space as ``app.main`` builds it, plus a hidden no-op event: the framework floor for P2.
+"""The Space as ``app.main`` builds it, plus an undocumented no-op endpoint for P2.
 
-The no-op takes the same ``gr.File`` input as Score, under the same concurrency limit, and
-does nothing; so ``/score`` minus ``/noop`` is what scoring itself costs over Gradio's upload
-handling, queue and HTTP. Configured by the same environment as ``app.py`` (the bench raises
+``/noop`` is the same kind of endpoint as ``/score``: a ``gr.api`` whose one parameter is the
+submission file (FileData, unprocessed) and whose one output is a JSON object, under the same
+concurrency limit; it returns an empty dict without reading the file. So ``/score`` minus
+``/noop`` is what scoring costs in this app over Gradio's queue, session and HTTP work for one
+such call. Configured by the same environment as ``app.py`` (the bench raises
 ``LEADERBOARD_SCORE_LIMIT``).
 
 Example::
@@ -14,27 +16,29 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import gradio as gr
+from gradio.data_classes import FileData
 
 import app
 import ledger
 
-NOOP_CONCURRENCY = 4  # as Score's concurrency_limit in app.build_demo
+NOOP_CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
+
+
+async def noop(submission: FileData, request: gr.Request) -> dict[str, Any]:
+    """Accept the file as /score does and return an empty JSON object."""
+    return {}
 
 
 def build() -> gr.Blocks:
-    """app.main's demo with the extra ``/noop`` event."""
+    """app.main's demo with the extra ``/noop`` endpoint."""
     os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
     demo = app.build_from_config(ledger.load_config())
-
-    async def noop(path: str | None) -> None:
-        """Accept the upload and return nothing."""
-
     with demo:
-        hidden = gr.File(file_types=[".json"], type="filepath", visible=False)
-        hidden.upload(noop, hidden, None, api_name="noop", concurrency_limit=NOOP_CONCURRENCY,
-                      api_visibility="undocumented")
+        gr.api(noop, api_name="noop", concurrency_limit=NOOP_CONCURRENCY,  # type: ignore[attr-defined]
+               api_visibility="undocumented")
     return demo
 
 

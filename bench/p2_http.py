@@ -1,4 +1,8 @@
-"""P2: /score over loopback HTTP against a no-op event on the same server, in the same run.
+"""P2: /score over loopback HTTP against two baselines, timed in turns within one run.
+
+The baselines: ``/noop`` of the same server (bench/bench_app.py: a ``gr.api`` with /score's
+file parameter, doing nothing), and ``/floor`` of a minimal Gradio app started beside it
+(bench/floor_app.py: a ``gr.api`` from a file to a small constant dict, the framework floor).
 
 Also the large load (RSS growth over thousands of scores) and head-of-line blocking: how long
 a no-op waits while the server scores the most expensive hostile file that fits in 5 MB.
@@ -9,28 +13,45 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench import hostile
 from bench.gradio_http import GradioHTTP, file_data
-from bench.load import LoadResult, run_load
+from bench.load import Check, LoadResult, run_load
 from bench.procs import ServerProcess, rss_bytes
 from bench.report import Row, ms
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json"
 P50_GOAL, THROUGHPUT_GOAL = 1.2, 0.8
-ROUNDS = 2  # noop and score alternate, so drift on a shared machine hits both alike
+ROUNDS = 2  # the sides take turns, reversed each round: drift hits them alike
 REQUESTS = {1: 150, 8: 400}  # per event per round
 LARGE_LOAD = 2000
 SESSION_BATCH, SESSION_STEPS = 1000, 2
 TIME_LIMIT_S = 120.0
 RSS_GOAL_MB = 20.0
+NOOP_LABEL = "no-op"  # bench_app's /noop: a gr.api like /score, doing nothing
+FLOOR_LABEL = "floor app"  # bench/floor_app.py's /floor: the framework floor
 
 
 def bench_server() -> ServerProcess:
     return ServerProcess(["-m", "bench.bench_app"], env={"LEADERBOARD_SCORE_LIMIT": "100000000"})
+
+
+def floor_server() -> ServerProcess:
+    return ServerProcess(["-m", "bench.floor_app"])
+
+
+@dataclass(frozen=True)
+class Side:
+    """One endpoint P2 times: its label in the table, its server and its api_name."""
+
+    label: str
+    url: str
+    api: str
+    check: Check | None = None
 
 
 def _merge(results: list[LoadResult]) -> LoadResult:
@@ -51,34 +72,56 @@ def _scored(_: int, outputs: Any) -> str | None:
     return None
 
 
-def compare(url: str, payload: bytes, via: str = "call",
+def timed(sides: list[Side], payload: bytes, clients: int, via: str = "call",
+          rounds: int = ROUNDS) -> list[LoadResult]:
+    """Each side's requests at ``clients`` clients, the sides taking turns: ``rounds`` rounds,
+    every other one in reverse order, so drift on a shared machine hits every side alike."""
+    runs: list[list[LoadResult]] = [[] for _ in sides]
+    for round_ in range(rounds):
+        order = list(enumerate(sides))
+        if round_ % 2:
+            order.reverse()
+        for index, side in order:
+            runs[index].append(run_load(
+                side.url, side.api, [payload], clients=clients, requests=REQUESTS[clients],
+                time_limit_s=TIME_LIMIT_S, via=via, check=side.check))
+    return [_merge(r) for r in runs]
+
+
+def _latency_row(side: Side, result: LoadResult, clients: int, tag: str = "") -> Row:
+    errors = f", {len(result.errors)} errors" if result.errors else ""
+    return Row("P2", f"{side.label}{tag}, {clients} client(s): p50 / p99 / throughput",
+               f"{ms(result.percentile(50))} / {ms(result.percentile(99))} / "
+               f"{result.throughput:.1f} req/s ({result.ok} requests{errors})")
+
+
+def compare(score: Side, baselines: list[Side], payload: bytes,
             clients_list: tuple[int, ...] = (1, 8)) -> list[Row]:
+    """/score against each baseline through the queue (/call), with the goals."""
     rows: list[Row] = []
-    tag = "" if via == "call" else " via /run"
+    sides = [baselines[0], score, *baselines[1:]]  # score in the middle of every round
     for clients in clients_list:
-        runs: dict[str, list[LoadResult]] = {"noop": [], "score": []}
-        for round_ in range(ROUNDS):
-            order = ("noop", "score") if round_ % 2 == 0 else ("score", "noop")
-            for api in order:
-                runs[api].append(run_load(
-                    url, api, [payload], clients=clients, requests=REQUESTS[clients],
-                    time_limit_s=TIME_LIMIT_S, via=via,
-                    check=_scored if api == "score" else None))
-        noop, score = _merge(runs["noop"]), _merge(runs["score"])
-        for name, result in (("no-op", noop), ("score", score)):
-            errors = f", {len(result.errors)} errors" if result.errors else ""
-            rows.append(Row("P2", f"{name}{tag}, {clients} client(s): p50 / p99 / throughput",
-                            f"{ms(result.percentile(50))} / {ms(result.percentile(99))} / "
-                            f"{result.throughput:.1f} req/s ({result.ok} requests{errors})"))
-        if via != "call":
-            continue
-        p50 = score.percentile(50) / noop.percentile(50)
-        tput = score.throughput / noop.throughput
-        rows.append(Row("P2", f"score / no-op p50, {clients} client(s)", f"{p50:.2f}x",
-                        f"<= {P50_GOAL:g}x", p50 <= P50_GOAL and not score.errors))
-        rows.append(Row("P2", f"score / no-op throughput, {clients} client(s)", f"{tput:.2f}x",
-                        f">= {THROUGHPUT_GOAL:g}x", tput >= THROUGHPUT_GOAL and not score.errors))
+        results = timed(sides, payload, clients)
+        rows += [_latency_row(s, r, clients) for s, r in zip(sides, results, strict=True)]
+        scored = results[1]
+        for side, base in zip(sides, results, strict=True):
+            if side is score:
+                continue
+            p50 = scored.percentile(50) / base.percentile(50)
+            tput = scored.throughput / base.throughput if base.throughput else float("nan")
+            ok = not scored.errors and not base.errors
+            rows.append(Row("P2", f"score / {side.label} p50, {clients} client(s)",
+                            f"{p50:.2f}x", f"<= {P50_GOAL:g}x", p50 <= P50_GOAL and ok))
+            rows.append(Row("P2", f"score / {side.label} throughput, {clients} client(s)",
+                            f"{tput:.2f}x", f">= {THROUGHPUT_GOAL:g}x",
+                            tput >= THROUGHPUT_GOAL and ok))
     return rows
+
+
+def reference(sides: list[Side], payload: bytes, via: str, tag: str) -> list[Row]:
+    """Latency rows only, at 1 client: ways of calling that are not /score's."""
+    results = timed(sides, payload, 1, via=via)
+    return [_latency_row(s, r, 1, tag) for s, r in zip(sides, results, strict=True)]
 
 
 def head_of_line(url: str, sample: bytes) -> list[Row]:
@@ -148,12 +191,17 @@ def session_memory(url: str, pid: int, sample: bytes) -> list[Row]:
 
 def run(large: bool = True) -> list[Row]:
     sample = SAMPLE.read_bytes()
-    with bench_server() as server:
-        # Warm up both events (first-call imports, caches) before anything is timed.
-        run_load(server.url, "noop", [sample], clients=2, requests=40, time_limit_s=60)
-        run_load(server.url, "score", [sample], clients=2, requests=40, time_limit_s=60)
-        rows = compare(server.url, sample)
-        rows += compare(server.url, sample, via="run", clients_list=(1,))
+    with bench_server() as server, floor_server() as floor:
+        noop = Side(NOOP_LABEL, server.url, "noop")
+        score = Side("score", server.url, "score", _scored)
+        floor_api = Side(FLOOR_LABEL, floor.url, "floor")
+        # Warm up every endpoint (first-call imports, caches) before anything is timed.
+        for side in (noop, score, floor_api, Side("", floor.url, "floor_event")):
+            run_load(side.url, side.api, [sample], clients=2, requests=40, time_limit_s=60)
+        rows = compare(score, [noop, floor_api], sample)
+        rows += reference([Side("floor app as a gr.File -> gr.JSON event", floor.url,
+                                "floor_event"), floor_api], sample, "call", "")
+        rows += reference([noop, score, floor_api], sample, "run", " via /run")
         rows += head_of_line(server.url, sample)
         if large:
             rows += large_load(server.url, server.pid, sample)
