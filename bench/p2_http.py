@@ -10,6 +10,7 @@ a no-op waits while the server scores the most expensive hostile file that fits 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import time
@@ -21,7 +22,7 @@ from bench import hostile
 from bench.gradio_http import GradioHTTP, file_data
 from bench.load import Check, LoadResult, run_load
 from bench.procs import ServerProcess, rss_bytes
-from bench.report import Row, ms
+from bench.report import Row, best_time, ms
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json"
@@ -189,6 +190,20 @@ def session_memory(url: str, pid: int, sample: bytes) -> list[Row]:
                 "per session)", "bounded", growth[-1] <= RSS_GOAL_MB)]
 
 
+def session_state() -> list[Row]:
+    """What Gradio builds, on the event loop, for every new session (each /call is one): a
+    SessionState with the config of every block. In process, timeit's rules."""
+    from gradio.state_holder import SessionState
+
+    from bench import bench_app, floor_app
+
+    apps = {"bench app": bench_app.build(), "floor app": floor_app.build()}
+    times = {name: (best_time(functools.partial(SessionState, demo)), len(demo.blocks))
+             for name, demo in apps.items()}
+    return [Row("P2", "Gradio's state for a new session (every /call): " + " / ".join(apps),
+                " / ".join(f"{ms(t)} ({n} blocks)" for t, n in times.values()))]
+
+
 def run(large: bool = True) -> list[Row]:
     sample = SAMPLE.read_bytes()
     with bench_server() as server, floor_server() as floor:
@@ -203,6 +218,7 @@ def run(large: bool = True) -> list[Row]:
                                 "floor_event"), floor_api], sample, "call", "")
         rows += reference([noop, score, floor_api], sample, "run", " via /run")
         rows += head_of_line(server.url, sample)
+        rows += session_state()
         if large:
             rows += large_load(server.url, server.pid, sample)
             rows += session_memory(server.url, server.pid, sample)
