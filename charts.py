@@ -96,6 +96,11 @@ def chart_groups(track: AnyTrack) -> str:
     return track.scenarios.field.replace("_", " ")
 
 
+#: vega-embed's "..." actions menu is a <summary> holding an unlabelled icon: a screen reader
+#: announces a nameless control (axe summary-name). The CSV and JSON downloads give the data.
+NO_ACTIONS_MENU = {"embedOptions": {"actions": False}}
+
+
 def _scale(domain: tuple[float, float] | None) -> Any:
     return alt.Scale(domain=list(domain)) if domain is not None else alt.Scale(zero=True)
 
@@ -117,7 +122,8 @@ def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, ax
             tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
         )
         # As wide as its block (see CSS): it fits phones and laptops alike.
-        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14))
+        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14),
+                    usermeta=NO_ACTIONS_MENU)
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
         .configure_title(fontSize=14)
@@ -193,7 +199,8 @@ def _configured(chart: Any, title: str) -> str:
     chart without data an empty data set of their own, which would hide the injected one."""
     spec = (
         chart
-        .properties(title=title, width="container", height=SCATTER_HEIGHT_PX)
+        .properties(title=title, width="container", height=SCATTER_HEIGHT_PX,
+                    usermeta=NO_ACTIONS_MENU)
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
         .configure_title(fontSize=14)

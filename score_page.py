@@ -312,13 +312,14 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                     visible=True),
             gr.Textbox(result.submission_sha256, visible=True),
             gr.Markdown(rank_markdown(rank, track, many), visible=True),
+            gr.Button(visible=True),
             gr.Button(link=listing_mailto(bench, track, result, many), visible=True),
         )
 
     def cleared() -> tuple[Any, ...]:
         hidden = gr.update(visible=False)
         return ("", hidden, hidden, gr.update(value="", visible=False),
-                gr.update(value="", visible=False), hidden)
+                gr.update(value="", visible=False), hidden, hidden)
 
     def reset_score() -> tuple[Any, ...]:
         """Clear the previous file's results and refusal as soon as another file arrives."""
@@ -335,11 +336,14 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     error = gr.Markdown(elem_id="score-error", visible=False)
     summary = gr.Markdown(elem_id="score-summary")
     rank = gr.Markdown(elem_id="score-rank", visible=False)
-    # Whole: a phone wraps it onto a second line rather than cutting it.
-    sha256 = gr.Textbox(label="File sha256 (quote it to get listed)", buttons=["copy"],
-                        interactive=False, lines=1, max_lines=3, visible=False,
-                        elem_id="score-sha256")
+    # Whole: a phone wraps it onto a second line rather than cutting it. Its copy button is a
+    # button of its own: Gradio's (buttons=["copy"]) sits inside the box's <label>, which then
+    # names the button, and the box is left without a name for a screen reader.
+    sha256 = gr.Textbox(label="File sha256 (quote it to get listed)", interactive=False,
+                        lines=1, max_lines=3, visible=False, elem_id="score-sha256")
     with gr.Row():
+        copy = gr.Button("Copy the sha256", size="sm", visible=False, scale=0,
+                         min_width=160, elem_id="score-sha256-copy")
         # A mailto: link, pre-written (score_view.listing_mailto); the Space sends nothing.
         listing = gr.Button("Request listing by e-mail", variant="primary", visible=False,
                             scale=0, min_width=300, elem_id="score-listing")
@@ -353,7 +357,9 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
 
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     demo.load(score_state, None, disabled, **private)
-    shown = [summary, score_df, score_plot, sha256, rank, listing]
+    shown = [summary, score_df, score_plot, sha256, rank, copy, listing]
+    copy.click(None, js="() => navigator.clipboard.writeText("
+                        "document.querySelector('#score-sha256 textarea').value)")
     outputs = [kept, score_numbers, error]
     # The API and the page share one bound on scoring at once.
     scoring: dict[str, Any] = {"concurrency_limit": 4, "concurrency_id": "score"}

@@ -135,13 +135,17 @@ def _check_result(visit: Visit, demo: Demo, track: spec.AnyTrack, sample: Path,
     summary = page.locator("#score-summary")
     value = spec.format_metric(track.display[ranking], result.metrics[ranking])
     expect(summary).to_contain_text(f"{track.labels[ranking]}: {value}", timeout=TIMEOUT_MS)
-    # The sha256 whole, in a read-only box with a copy button.
+    # The sha256 whole, in a read-only box, with a copy button that copies it.
     sha = page.locator("#score-sha256 textarea, #score-sha256 input").first
     expect(sha).to_have_value(result.submission_sha256, timeout=TIMEOUT_MS)
     assert SHA256.match(sha.input_value())
     expect(sha).not_to_be_editable()
-    expect(page.locator("#score-sha256 button[aria-label*='opy'], "
-                        "#score-sha256 button[title*='opy']").first).to_be_visible()
+    copy = page.locator("#score-sha256-copy")
+    expect(copy).to_be_visible()
+    visit.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    copy.click()
+    page.wait_for_function("(sha) => navigator.clipboard.readText().then(t => t === sha)",
+                           arg=result.submission_sha256, timeout=TIMEOUT_MS)
     # Where it would rank, by the board's rule.
     best, worst, n = expected_rank(demo, track, result)
     rank = page.locator("#score-rank")
