@@ -120,11 +120,18 @@ class NotAnUpload(Exception):
 
 
 def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
-    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON) or
-    its path; NotAnUpload for anything else, or any other path on the server. ``expected``
-    names a submission's entries (score_view.entry_shape), for the message on a file of another
-    type."""
-    path = submission.get("path") if isinstance(submission, Mapping) else submission
+    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON);
+    NotAnUpload for anything else (a bare path included: Gradio's own file inputs refuse one),
+    or any other path on the server. ``expected`` names a submission's entries
+    (score_view.entry_shape), for the message on a file of another type."""
+    if submission is None:
+        raise NotAnUpload("no file", "Choose a submission .json file to score.")
+    if not isinstance(submission, Mapping):
+        raise NotAnUpload("not a FileData object", "Pass the file as gradio_client's "
+                          "handle_file(path) does: upload it through /gradio_api/upload, then "
+                          'pass {"path": <the path it returns>, "meta": {"_type": '
+                          '"gradio.FileData"}}.')
+    path = submission.get("path")
     if not path or not isinstance(path, str):
         raise NotAnUpload("no file", "Choose a submission .json file to score.")
     file = Path(path).resolve()
