@@ -23,6 +23,7 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -53,97 +54,8 @@ UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
 #: The header's links, in this order, for those a spec gives.
 LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}
 
-CSS = """
-.gradio-container {max-width: 1280px !important; margin: auto; overflow-x: hidden;}
-#title h1 {margin-bottom: 0.2rem;}
-#demo-banner {background: #fff7e0; border: 1px solid #f0c36d; border-radius: 8px;
-  padding: 0.6rem 1rem; color: #5c4400;}
-#demo-banner p {margin: 0;}
-#board-status {font-size: 0.9rem; opacity: 0.85;}
-#score-summary h3 {margin-top: 0;}
-.gradio-container, .gradio-container main, .gradio-container .column {min-width: 0 !important;}
-#about-text pre, #about-text pre code {white-space: pre-wrap; overflow-wrap: anywhere;}
-#about-text table {display: block; overflow-x: auto;}
-#about-text th, #about-text td {overflow-wrap: normal; word-break: normal;}
-/* Gradio's light code colour for strings (#690) is 3.1:1 on its code background: darker, and
-   Gradio's own again in dark mode. */
-#about-text {--about-code-green: #3f6b00;}
-.dark #about-text {--about-code-green: #98c379;}
-#about-text .token.string, #about-text .token.char, #about-text .token.builtin,
-#about-text .token.inserted {color: var(--about-code-green);}
-#score-table, #board-chart, #score-chart, #size-chart, #date-chart, #score-json, #citation,
-#about-text {
-  max-width: calc(100vw - 72px); overflow-x: auto;}
-#score-table {--font-mono: var(--font);}
-#board-table .board-scroll {overflow: auto; max-height: 75vh; border: 1px solid
-  var(--border-color-primary); border-radius: var(--radius-lg);}
-#board-table .board-scroll:focus-visible {outline: 2px solid var(--color-accent);}
-#board-table table.board {border-collapse: separate; border-spacing: 0; width: 100%;
-  font-size: 0.9rem; margin: 0;}
-#board-table th, #board-table td {padding: 0.4rem 0.55rem; text-align: left;
-  border: 0; border-bottom: 1px solid var(--border-color-primary); vertical-align: top;
-  background: var(--background-fill-primary); overflow-wrap: normal; word-break: normal;}
-#board-table thead th {position: sticky; top: 0; z-index: 2;
-  background: var(--background-fill-secondary); vertical-align: bottom; padding: 0;}
-#board-table thead th button {all: unset; box-sizing: border-box; display: flex;
-  gap: 0.25rem; align-items: flex-end; width: 100%; padding: 0.45rem 0.55rem;
-  font-weight: 600; cursor: pointer; line-height: 1.2;}
-#board-table thead th.num button {justify-content: flex-end; text-align: right;}
-#board-table thead th button:focus-visible {outline: 2px solid var(--color-accent);
-  outline-offset: -2px;}
-#board-table thead th button:hover {background: var(--background-fill-primary);}
-#board-table .arrow {font-size: 0.7em; min-width: 0.8em; opacity: 0.8;}
-#board-table td.num, #board-table th.num {text-align: right;
-  font-variant-numeric: tabular-nums; white-space: nowrap;}
-#board-table .pin-0 {position: sticky; left: 0; z-index: 1; min-width: 3.2rem !important;}
-#board-table .pin-1 {position: sticky; left: 3.2rem; z-index: 1;
-  box-shadow: 1px 0 0 var(--border-color-primary);}
-#board-table thead .pin {z-index: 3;}
-#board-table tbody th {font-weight: 500;}
-#board-table tbody tr:hover td, #board-table tbody tr:hover th {
-  background: var(--background-fill-secondary); cursor: pointer;}
-#board-table .entry-open {all: unset; cursor: pointer; color: var(--link-text-color);
-  text-decoration: underline; text-underline-offset: 2px;}
-#board-table .entry-open:focus-visible {outline: 2px solid var(--color-accent);}
-#board-table .source-rescored {font-weight: 600;}
-#board-table .source-paper {font-style: italic;}
-#board-table tr.empty td {text-align: center; padding: 1.5rem; font-style: italic;}
-.visually-hidden {position: absolute !important; width: 1px; height: 1px; overflow: hidden;
-  clip: rect(0 0 0 0); white-space: nowrap;}
-#entry-card-box {border: 1px solid var(--border-color-accent); border-radius:
-  var(--radius-lg); padding: 0.75rem 1rem;}
-#entry-card-box, #entry-card {min-width: 0; max-width: 100%;}
-#entry-card dl {display: grid; grid-template-columns: max-content minmax(0, 1fr);
-  gap: 0.2rem 1rem; margin: 0.4rem 0;}
-#entry-card dt {font-weight: 600;} #entry-card dd {margin: 0; overflow-wrap: anywhere;}
-#entry-card code {overflow-wrap: anywhere; word-break: break-all;}
-#entry-card pre, #entry-card pre code {white-space: pre-wrap; overflow-wrap: anywhere;
-  max-width: 100%;}
-#entry-card table.card-scores {display: block; overflow-x: auto; max-width: 100%;}
-#entry-card table.card-scores td, #entry-card table.card-scores th {padding: 0.2rem 0.6rem;
-  text-align: left;}
-#entry-card table.card-scores .num {text-align: right; font-variant-numeric: tabular-nums;}
-#board-actions {justify-content: flex-end; gap: 0.5rem; flex-wrap: wrap;}
-#board-chart .vega-embed, #score-chart .vega-embed, #size-chart .vega-embed,
-#date-chart .vega-embed {width: 100% !important; display: block;}
-#board-table table.board {border: 0; padding: 0;}
-#board-table .html-container {padding: 0;}
-#board-table {max-width: calc(100vw - 72px);}
-@media (max-width: 640px) {
-  #title h1 {font-size: 1.4rem; margin-bottom: 0.1rem;} #title p {font-size: 0.85rem;}
-  #demo-banner {padding: 0.35rem 0.6rem; font-size: 0.8rem;}
-  #board-table th, #board-table td {padding: 0.35rem 0.4rem; font-size: 0.85rem;}
-  #board-table thead th button {padding: 0.4rem;}
-  #board-table thead th {min-width: 4.2rem !important;}
-  #board-table .pin-0 {min-width: 3rem !important;}
-  #board-table .pin-1 {left: 3rem; min-width: 7.5rem !important; max-width: 8.5rem;}
-  #board-table .board-scroll {max-height: 70vh;} #board-table {max-width: calc(100vw - 20px);}
-  #entry-card dl {grid-template-columns: minmax(0, 1fr);} #entry-card dd {margin-bottom: 0.3rem;} }
-/* A table that scrolls sideways on its own takes no keyboard focus, so it cannot be scrolled
-   without a mouse (axe scrollable-region-focusable): on a phone a wide table scrolls with
-   #about-text, whose links take focus. */
-@media (max-width: 640px) {#about-text table {display: table;}}
-"""
+#: The page's style, a file of its own (read when the page is launched, not at import).
+CSS_PATH = Path(__file__).with_name("page.css")
 
 
 #: Gradio's status tracker tells screen readers an event finished with the message
@@ -258,7 +170,8 @@ def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
     /monitoring is open to anyone)."""
     cache = cache or uploads.UploadCache(upload_policy())
     return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
-            "ssr_mode": False, "theme": theme(), "css": CSS,
+            "ssr_mode": False, "theme": theme(),
+            "css": CSS_PATH.read_text(encoding="utf-8"),
             "head": HEAD,
             "footer_links": ["api"], "enable_monitoring": False, "i18n": STATUS_MESSAGES,
             "app_kwargs": {"middleware": [Middleware(BodyLimit), cache.middleware()],

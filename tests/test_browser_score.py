@@ -170,7 +170,7 @@ def _check_result(visit: Visit, demo: Demo, track: spec.AnyTrack, sample: Path,
         assert wanted in body, wanted
     page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
     visit.shot(shot)
-    # Before the JSON is opened: its sha256 lines are wider than a phone (app.py's CSS).
+    # Before the JSON is opened: its sha256 lines are wider than a phone (page.css).
     scroll, client = visit.overflow()
     assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
     # The JSON shown is /score's: the evaluator's score, and the track on several.
