@@ -135,15 +135,13 @@ def _missing(value: object) -> bool:
 
 
 def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
-    """The text a text cell shows (what A to Z sorts by): the method's name, the source and
-    the links as words, the note whole; "" for none."""
+    """The text a text cell shows (what A to Z sorts by): the method's name, the source as
+    words, the note whole; "" for none."""
     info = layout.info
     if column == "Method":
         return str(row["_name"])
     if column == info["source"]:
         return SOURCE_TEXT[str(row["_source"])]
-    if column == info["links"]:
-        return " · ".join(re.findall(r"\[([^\]]*)\]", str(row[column])))
     if column == info["note"]:
         return str(row["_note"])
     value = row[column]
