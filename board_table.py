@@ -34,6 +34,7 @@ from board_view import (
     BoardLayout,
     input_label,
     quoted,
+    record_links,
     size_in_billions,
 )
 from spec import AnyTrack, Benchmark, format_metric
@@ -211,9 +212,8 @@ def _links_html(record: ledger.Record | None) -> str:
     if record is None:
         return ""
     # Records allow http(s) links only; a record that skipped validation gets no link.
-    links = [(name, url) for name, url in (("paper", record.publication_url),
-                                           ("project", record.project_url))
-             if url and url.lower().startswith(("https://", "http://"))]
+    links = [(name, url) for name, url in record_links(record)
+             if url.lower().startswith(("https://", "http://"))]
     return " · ".join(f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer '
                       f'nofollow">{name}</a>' for name, url in links)
 

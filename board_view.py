@@ -51,8 +51,6 @@ SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
 SOURCE_TEXT = {"rescored": "Re-scored", "paper": "Paper-reported"}
 
 
-
-
 NOT_REPORTED = "Not reported"
 
 
@@ -245,10 +243,15 @@ def md_escape(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+!|<>])", r"\\\1", text)
 
 
+def record_links(record: ledger.Record) -> list[tuple[str, str]]:
+    """A record's links by name, those it gives: ("paper", url), ("project", url)."""
+    return [(name, url) for name, url in (("paper", record.publication_url),
+                                          ("project", record.project_url)) if url]
+
+
 def _links(record: ledger.Record) -> str:
     """A row's links by name ("paper · project"); board_table links them."""
-    return " · ".join(name for name, url in (("paper", record.publication_url),
-                                             ("project", record.project_url)) if url)
+    return " · ".join(name for name, _ in record_links(record))
 
 
 def ranking_interval(record: ledger.Record, track: AnyTrack) -> tuple[float, float] | None:
@@ -558,8 +561,6 @@ def _inert_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(CSV_FORMULA_STARTS):
         return "'" + value
     return value
-
-
 
 
 #: What the CSV export gives in place of the Links column, and its last column.

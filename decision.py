@@ -100,7 +100,6 @@ NULLABLE = frozenset({"timing_mae_s", "timing_signed_s"})
 ASSIST_TYPE = "assist_type"  # key: safety, non_safety or none
 TIME = "intervention_time_s"  # key: the reviewed time; submission: the predicted time
 ASSIST = "assist"  # submission: true, false or null
-NOT_SCORED = ("issue", "evidence", "steps")  # submission: accepted, not scored
 SAFETY, NON_SAFETY, NONE = "safety", "non_safety", "none"
 ASSIST_TYPES = (SAFETY, NON_SAFETY, NONE)
 BOOTSTRAP_RESAMPLES = 2000

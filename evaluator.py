@@ -326,6 +326,11 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+def counted(count: int, one: str, many: str) -> str:
+    """``count`` with the words that agree with it: "1 row is", "3 rows are"."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def nth(index: int, noun: str) -> str:
     """The thing at ``index`` (from 0), counted from 1 as people count: "the 1st entry"."""
     return f"the {ordinal(index + 1)} {noun}"

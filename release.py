@@ -32,6 +32,7 @@ from typing import Any
 
 import decision
 import evaluator
+from evaluator import counted
 from spec import AnyTrack, DecisionTrack, Track
 
 MAX_EXAMPLES = evaluator.MAX_EXAMPLES
@@ -107,11 +108,6 @@ class ReleaseReport:
                 f"{self.public_sha256}.")
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    """``count`` with the words that agree with it: "1 row is", "3 rows are"."""
-    return f"{count} {one if count == 1 else many}"
-
-
 def _some(items: Iterable[object]) -> str:
     """The first few, in file order, each once."""
     listed = list(dict.fromkeys(items))
@@ -145,19 +141,19 @@ def shape_problems(track: Track, records: Sequence[Any]) -> list[str]:
     rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
     problems = []
     if not_objects:
-        problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(not_objects), 'row', 'rows')} of the public file "
                         f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
                         f"({_some(evaluator.nth(i, 'row') for i in not_objects)})")
     kind = "an integer" if f.id_type == "integer" else "a non-empty string"
     bad_id = [evaluator.nth(i, "row") for i, r in rows if not _is_id(track, r.get(f.id))]
     if bad_id:
-        problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(bad_id), 'row', 'rows')} of the public file "
                         f"{'has' if len(bad_id) == 1 else 'have'} no {f.id} that is {kind} "
                         f"({_some(bad_id)})")
     for name in (f.question, *(g.field for g in track.groupings)):
         bad = [_where(track, r, i) for i, r in rows if not isinstance(r.get(name), str)]
         if bad:
-            problems.append(f"{_plural(len(bad), 'row', 'rows')} of the public file "
+            problems.append(f"{counted(len(bad), 'row', 'rows')} of the public file "
                             f"{'has' if len(bad) == 1 else 'have'} no text {name} "
                             f"({_some(bad)})")
     bad_options = [_where(track, r, i) for i, r in rows
@@ -165,7 +161,7 @@ def shape_problems(track: Track, records: Sequence[Any]) -> list[str]:
                    or not all(isinstance(k, str) and isinstance(v, str)
                               for k, v in r[f.options].items())]
     if bad_options:
-        problems.append(f"{_plural(len(bad_options), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(bad_options), 'row', 'rows')} of the public file "
                         f"{'has' if len(bad_options) == 1 else 'have'} no {f.options} object "
                         f"of letters to texts ({_some(bad_options)})")
     return problems
@@ -178,7 +174,7 @@ def leak_problems(track: Track, records: Sequence[Any]) -> list[str]:
     problems = []
     leaked = [_where(track, r, i) for i, r in rows if f.answer in r]
     if leaked:
-        problems.append(f"{_plural(len(leaked), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(leaked), 'row', 'rows')} of the public file "
                         f"{'carries' if len(leaked) == 1 else 'carry'} a {f.answer} "
                         f"({_some(leaked)}); a public file must not contain answers")
     flag = track.out_of_option
@@ -186,7 +182,7 @@ def leak_problems(track: Track, records: Sequence[Any]) -> list[str]:
         flagged = [_where(track, r, i) for i, r in rows if flag.field in r]
         if flagged:
             problems.append(
-                f"{_plural(len(flagged), 'row', 'rows')} of the public file "
+                f"{counted(len(flagged), 'row', 'rows')} of the public file "
                 f"{'carries' if len(flagged) == 1 else 'carry'} the {flag.field} field "
                 f"({_some(flagged)}); a public file must not say which rows are out of option "
                 "(that is answer information): drop the field")
@@ -200,16 +196,16 @@ def _id_problems(ident: str, private_by_id: Mapping[Any, Any],
     counts = Counter(r[ident] for r in public)
     dupes = [i for i, n in counts.items() if n > 1]
     if dupes:
-        problems.append(f"{_plural(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
+        problems.append(f"{counted(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
                         f"in the public file ({_some(dupes)})")
     public_ids = {r[ident] for r in public}
     only_private = [i for i in private_by_id if i not in public_ids]
     only_public = [i for i in counts if i not in private_by_id]
     if only_private:
-        problems.append(f"{_plural(len(only_private), ident, f'{ident}s')} only in the private "
+        problems.append(f"{counted(len(only_private), ident, f'{ident}s')} only in the private "
                         f"key ({_some(only_private)})")
     if only_public:
-        problems.append(f"{_plural(len(only_public), ident, f'{ident}s')} only in the public "
+        problems.append(f"{counted(len(only_public), ident, f'{ident}s')} only in the public "
                         f"file ({_some(only_public)})")
     return problems
 
@@ -229,7 +225,7 @@ def agreement_problems(key: evaluator.AnswerKey, public: Sequence[Mapping[str, A
     for name, label in compared:
         differ = [i for i in both if private_by_id[i].get(name) != public_by_id[i].get(name)]
         if differ:
-            problems.append(f"{_plural(len(differ), 'question', 'questions')} whose {label} "
+            problems.append(f"{counted(len(differ), 'question', 'questions')} whose {label} "
                             f"differ ({_some(differ)})")
     return problems
 
@@ -244,14 +240,14 @@ def _decision_shape_problems(track: DecisionTrack, records: Sequence[Any]) -> li
     not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
     problems = []
     if not_objects:
-        problems.append(f"{_plural(len(not_objects), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(not_objects), 'row', 'rows')} of the public file "
                         f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
                         f"({_some(evaluator.nth(i, 'row') for i in not_objects)})")
     kind = "an integer" if track.fields.id_type == "integer" else "a non-empty string"
     bad_id = [evaluator.nth(i, "row") for i, r in enumerate(records)
               if isinstance(r, dict) and not _is_id(track, r.get(track.fields.id))]
     if bad_id:
-        problems.append(f"{_plural(len(bad_id), 'row', 'rows')} of the public file "
+        problems.append(f"{counted(len(bad_id), 'row', 'rows')} of the public file "
                         f"{'has' if len(bad_id) == 1 else 'have'} no {track.fields.id} that is "
                         f"{kind} ({_some(bad_id)})")
     return problems
@@ -264,7 +260,7 @@ def _decision_leak_problems(track: DecisionTrack, records: Sequence[Any]) -> lis
     for name in (track.scenarios.field, decision.ASSIST_TYPE, decision.TIME):
         leaked = [_where(track, r, i) for i, r in rows if name in r]
         if leaked:
-            problems.append(f"{_plural(len(leaked), 'row', 'rows')} of the public file "
+            problems.append(f"{counted(len(leaked), 'row', 'rows')} of the public file "
                             f"{'carries' if len(leaked) == 1 else 'carry'} a {name} "
                             f"({_some(leaked)}); a public file must not contain answers (the "
                             f"{track.silent_scenario} {track.scenarios.field} alone says whether "
@@ -285,7 +281,7 @@ def _decision_agreement_problems(key: decision.DecisionKey,
         differ = [i for i in both if name in private_by_id[i] and name in public_by_id[i]
                   and private_by_id[i][name] != public_by_id[i][name]]
         if differ:
-            problems.append(f"{_plural(len(differ), 'episode', 'episodes')} whose {name} "
+            problems.append(f"{counted(len(differ), 'episode', 'episodes')} whose {name} "
                             f"{'differs' if len(differ) == 1 else 'differ'} ({_some(differ)})")
     return problems
 
@@ -356,7 +352,7 @@ def check_release(track: AnyTrack, key_bytes: bytes, public_bytes: bytes) -> Rel
             hint = f"\n{SAME_RELEASE_HINT}" if disagree else ""
     if problems:
         raise ReleaseError(
-            f"the {track.id} release has {_plural(len(problems), 'problem', 'problems')}:\n"
+            f"the {track.id} release has {counted(len(problems), 'problem', 'problems')}:\n"
             + "\n".join(f"- {p}" for p in problems) + hint, problems)
     assert key is not None and public is not None
     return ReleaseReport(track=track, key=key, public_rows=len(public),

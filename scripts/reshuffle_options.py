@@ -72,6 +72,7 @@ from evaluator import (
     AnswerKey,
     AnswerKeyError,
     DataFileError,
+    counted,
     load_answer_key,
     parse_answer_key,
     read_rows,
@@ -139,11 +140,6 @@ class Table:
     newline: str = "\n"
     changed: tuple[str, ...] = ()  # csv: the columns writing replaces
     key_version: str | None = None  # the version the file names (evaluator.read_rows)
-
-
-def _n(count: int, one: str, many: str) -> str:
-    """``count`` with the words that agree with it: "1 line is", "3 lines are"."""
-    return f"{count} {one if count == 1 else many}"
 
 
 def _version(name: str | None) -> str:
@@ -644,10 +640,10 @@ def read_letter_map(track: Track, data: bytes, path: Path) -> LetterMap:
     ]
     damage = []
     if dupes:
-        damage.append(f"{_n(len(dupes), 'example_id', 'example_ids')} listed twice "
+        damage.append(f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice "
                       f"({_some(dupes)})")
     if broken:
-        damage.append(f"{_n(len(broken), 'map is', 'maps are')} not a reordering of "
+        damage.append(f"{counted(len(broken), 'map is', 'maps are')} not a reordering of "
                       f"{letters[0]}.. ({_some(broken)})")
     if not parsed.questions:
         damage.append("no questions")
@@ -655,7 +651,7 @@ def read_letter_map(track: Track, data: bytes, path: Path) -> LetterMap:
     foreign = [e.example_id for e in parsed.questions if type(e.example_id) is not id_type]
     if foreign and not damage:
         raise ReshuffleError(
-            f"--letter-map {path}: {_n(len(foreign), 'id is', 'ids are')} not of the "
+            f"--letter-map {path}: {counted(len(foreign), 'id is', 'ids are')} not of the "
             f"{track.fields.id_type} ids of the {track.id} track ({_some(foreign)}); is it the "
             "map of another benchmark? Pass its --benchmark (the map's note names it)")
     if damage:
@@ -746,7 +742,7 @@ def remap_submission(track: Track, data: bytes, letter_map: LetterMap,
         out.append({**entry, f.prediction: maps[ident][answer]})
     if problems:
         listed = "; ".join(
-            f"{_n(len(examples), *kind)} {words[kind]} (e.g. {_some(examples)})"
+            f"{counted(len(examples), *kind)} {words[kind]} (e.g. {_some(examples)})"
             for kind, examples in problems.items()
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
@@ -935,7 +931,7 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     _write(outputs[2], rotation.letter_map, private=True)
     flagged = sum(q.out_of_option for q in key.questions)
     its = "its" if flagged == 1 else "their"
-    kept = (f" ({_n(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
+    kept = (f" ({counted(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
             f"answer as it is; {its} options are permuted too)" if flagged else "")
     print(f"Rotated {len(key)} questions from key {_version(key.key_version)} to {version}: every "
           f"answer keeps its text, every correct letter moved{kept}.")
@@ -999,7 +995,7 @@ def main(argv: list[str] | None = None) -> int:
             parts = [f"unrecognized arguments: {' '.join(flags)}"] if flags else []
             if hidden:
                 parts.append(
-                    f"{_n(hidden, 'unexpected value', 'unexpected values')} (not shown: if "
+                    f"{counted(hidden, 'unexpected value', 'unexpected values')} (not shown: if "
                     "part of the salt, quote the salt or use --salt-file)"
                 )
             raise ReshuffleError("; ".join(parts) + "; see --help")

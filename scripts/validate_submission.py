@@ -60,10 +60,6 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     return parser
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def check(args: argparse.Namespace, chosen: Chosen) -> int:
     track = chosen.track
     try:
@@ -75,19 +71,19 @@ def check(args: argparse.Namespace, chosen: Chosen) -> int:
         if isinstance(questions, evaluator.QuestionSet):
             letters = evaluator.validate(questions, data)
             abstained = sum(letter is None for letter in letters.values())
-            asked = _count(len(questions), "question", "questions")
+            asked = evaluator.counted(len(questions), "question", "questions")
         else:
             predictions = evaluator.validate(questions, data)
             abstained = sum(p.assist is None for p in predictions.values())
-            asked = _count(len(questions), "episode", "episodes")
+            asked = evaluator.counted(len(questions), "episode", "episodes")
     except evaluator.SubmissionError as exc:
         print(exc, file=sys.stderr)  # exactly what the Score tab shows
         return 1
     version = (f"key version {questions.key_version}" if questions.key_version is not None
                else "unversioned: the public file names no key_version")
     # A valid file answers every question once: as many answers as questions.
-    print(f"valid: {_count(len(questions), 'answer', 'answers')}, "
-          f"{_count(abstained, 'abstention', 'abstentions')}, for the {asked} of "
+    print(f"valid: {evaluator.counted(len(questions), 'answer', 'answers')}, "
+          f"{evaluator.counted(abstained, 'abstention', 'abstentions')}, for the {asked} of "
           f"{chosen.bench.id}/{track.id} ({version})")
     return 0
 
