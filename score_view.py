@@ -163,11 +163,6 @@ def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
     return best, worst, len(points)
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def rank_markdown(rank: tuple[int, int, int], track: AnyTrack, many: bool) -> str:
     """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"."""
     best, worst, n = rank
@@ -176,7 +171,8 @@ def rank_markdown(rank: tuple[int, int, int], track: AnyTrack, many: bool) -> st
     if n == 1:
         return (f"**On {board} now, it would be the first entry** (none is ranked by {label} "
                 "yet). It is not added to the board.")
-    shown = _ordinal(best) if best == worst else f"{_ordinal(best)} (rank range {best}–{worst})"
+    ordinal = evaluator.ordinal(best)
+    shown = ordinal if best == worst else f"{ordinal} (rank range {best}–{worst})"
     return (f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
             f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
             "added to the board.")
