@@ -46,7 +46,6 @@ from score_view import (
     score_json,
     score_summary,
     score_table,
-    toast_text,
     would_rank,
 )
 from served import Served
@@ -56,9 +55,6 @@ THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are 
 #: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
 DETECT = "auto"
 DECISION_SCORE_WIDTHS: list[str | int] = ["38%", "19%", "20%", "23%"]  # Metric, Value, ...
-
-#: How long the page's pointer to a refusal shown under the upload stays (seconds).
-TOAST_S = 8
 
 
 def submission_format(track: AnyTrack) -> str:
@@ -284,7 +280,7 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     async def page_score(submission: object, request: gr.Request,
                          track: object = None) -> tuple[Any, ...]:
         """The page's scoring: (the score kept, its JSON, the refusal under the upload). A
-        refusal is shown, not raised: the page's toast only points to it."""
+        refusal is shown under the upload, not raised (no toast)."""
         if submission is None:  # the file was cleared (a track switch with no file)
             return None, None, gr.update(value="", visible=False)
         try:
@@ -292,8 +288,7 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                 result, s = await scored_as(submission, track, request)
             else:
                 result, s = await scored(submission, first, request)
-        except gr.Error as exc:
-            gr.Warning(toast_text(exc.message), duration=TOAST_S, title="Not scored")
+        except gr.Error as exc:  # shown under the upload, and nowhere else: no toasts pile up
             return None, None, gr.update(value=error_markdown(exc.message), visible=True)
         kept: Kept = (result, s.track.id)
         return kept, numbers(result, s), gr.update(value="", visible=False)

@@ -137,13 +137,6 @@ def error_markdown(message: str) -> str:
     return "\n\n".join(blocks)
 
 
-def toast_text(message: str) -> str:
-    """The toast a refusal gets on the page: its first line, pointing to the whole message
-    under the upload when there is more."""
-    first, _, rest = message.strip().partition("\n")
-    return f"{first.rstrip(':')}: listed under the upload." if rest.strip() else first
-
-
 # --- where a score would rank, and how to get it listed (pure) ---------------------------------
 
 
