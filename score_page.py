@@ -98,12 +98,11 @@ def wrong_track(picked: AnyTrack, fits: AnyTrack) -> str:
 
 
 def score_chart_title(track: AnyTrack, with_paper: bool) -> str:
-    if isinstance(track, Track):
-        return "Your splits beside the best paper baseline"
-    per = chart_groups(track)
+    """The Score chart's title, short enough for a phone: "You vs. the best paper baseline",
+    or "Your accuracy per split" on a board without paper rows."""
     if with_paper:
-        return f"Your {per}s beside the best paper baseline"
-    return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {per}"
+        return "You vs. the best paper baseline"
+    return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {chart_groups(track)}"
 
 
 class NotAnUpload(Exception):
