@@ -10,12 +10,18 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.run-deps: requirements.txt | $(BIN)/python
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+# The project itself, editable: the scripts and tests import its packages from the venv.
+PIP := $(BIN)/pip install -q --disable-pip-version-check
+INSTALL_PROJECT := $(PIP) --no-deps -e .
+
+$(VENV)/.run-deps: requirements.txt pyproject.toml | $(BIN)/python
+	$(PIP) -r requirements.txt
+	$(INSTALL_PROJECT)
 	touch $@
 
-$(VENV)/.dev-deps: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
+$(VENV)/.dev-deps: requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+	$(PIP) -r requirements-dev.txt
+	$(INSTALL_PROJECT)
 	touch $@ $(VENV)/.run-deps
 
 # olah (a Hub mirror, tests/test_olah.py) in its own venv: its pins fight gradio's.
@@ -68,4 +74,4 @@ demo-data: $(VENV)/.run-deps
 
 ## bench: rerun the benchmarks (P1-P4, large load) and rewrite BENCHMARKS.md (~8 min)
 bench: $(VENV)/.dev-deps
-	$(BIN)/python -m bench
+	$(BIN)/python -m perf

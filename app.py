@@ -32,20 +32,20 @@ import gradio.routes
 from starlette.middleware import Middleware
 
 import ledger
-import queue_limits
-import uploads
-from board_page import build_board_tab
 from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,
     BodyLimit,
     ScoreLimiter,
     log_refusals_briefly,
+    queue_limits,
     score_limits,
+    uploads,
 )
-from score_page import build_score_tab, rows_noun
-from served import Served
 from spec import Benchmark, Track
+from web.board_page import build_board_tab
+from web.score_page import build_score_tab, rows_noun
+from web.served import Served
 
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
 UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
@@ -55,7 +55,7 @@ UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
 LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}
 
 #: The page's style, a file of its own (read when the page is launched, not at import).
-CSS_PATH = Path(__file__).with_name("page.css")
+CSS_PATH = Path(__file__).with_name("web") / "page.css"
 
 
 #: Gradio's status tracker tells screen readers an event finished with the message

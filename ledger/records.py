@@ -26,8 +26,8 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-import decision
 import evaluator
+from evaluator import decision
 from spec import AnyTrack, Benchmark, DecisionTrack, Display, format_metric
 
 RECORDS_FOLDER = "submissions"

@@ -1,8 +1,7 @@
-"""What the maintainer scripts share: the path to the core, the benchmark, usage errors, the board.
+"""What the maintainer scripts share: the benchmark, usage errors, the board.
 
-Importing this module puts the repository root on ``sys.path``, so a script run as
-``python scripts/<name>.py`` can then import ``spec``, ``evaluator`` and ``ledger`` (isort keeps
-``_cli``, a third-party name to it, above those first-party imports).
+The scripts import the project's packages (``spec``, ``evaluator``, ``ledger``, ``maintainer``)
+as installed into the venv (``make run`` and ``make test`` install the project, editable).
 
 Every script takes ``--benchmark`` (an id under benchmarks/ or a benchmark folder; default
 ``$LEADERBOARD_BENCHMARK``, else the Space's default) and ``--track`` (default the benchmark's
@@ -23,13 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NoReturn
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import evaluator  # noqa: E402
-import ledger  # noqa: E402
-import spec  # noqa: E402
-from ledger.config import DEFAULT_BENCHMARK  # noqa: E402
+import evaluator
+import ledger
+import spec
+from ledger.config import DEFAULT_BENCHMARK
 
 BENCHMARK_VARIABLE = "LEADERBOARD_BENCHMARK"
 DIR_HELP = "a local folder laid out like the leaderboard dataset instead"

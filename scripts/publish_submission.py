@@ -49,7 +49,12 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from _cli import (
+from pydantic import ValidationError
+
+import evaluator
+import ledger
+import spec
+from scripts._cli import (
     Chosen,
     Parser,
     UsageError,
@@ -67,11 +72,6 @@ from _cli import (
     run,
     score_submission,
 )
-from pydantic import ValidationError
-
-import evaluator
-import ledger
-import spec
 
 
 def _yes_no(value: str) -> bool:

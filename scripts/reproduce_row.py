@@ -38,7 +38,10 @@ import uuid
 from collections.abc import Set
 from pathlib import Path
 
-from _cli import (
+import evaluator
+import ledger
+import spec
+from scripts._cli import (
     Chosen,
     Parser,
     UsageError,
@@ -52,10 +55,6 @@ from _cli import (
     run,
     score_submission,
 )
-
-import evaluator
-import ledger
-import spec
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:

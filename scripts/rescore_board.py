@@ -44,13 +44,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import _cli
-import reshuffle_options
-from _cli import Chosen, Parser, UsageError
-
 import evaluator
 import ledger
 import spec
+from scripts import _cli, reshuffle_options
+from scripts._cli import Chosen, Parser, UsageError
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:

@@ -61,11 +61,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-import _cli
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import ledger
-import release
 from evaluator import (
     KEY_VERSION_FIELD,
     MAX_EXAMPLES,
@@ -79,6 +77,8 @@ from evaluator import (
     score,
 )
 from ledger.config import DEFAULT_BENCHMARK
+from maintainer import release
+from scripts import _cli
 from spec import Track
 
 #: Bumping this changes every rotation: the permutation is part of the key's provenance.

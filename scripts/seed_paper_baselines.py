@@ -39,7 +39,11 @@ import sys
 from datetime import UTC, datetime, time
 from pathlib import Path
 
-from _cli import (
+from pydantic import ValidationError
+
+import ledger
+import spec
+from scripts._cli import (
     DIR_HELP,
     Chosen,
     Parser,
@@ -50,10 +54,6 @@ from _cli import (
     open_store,
     run,
 )
-from pydantic import ValidationError
-
-import ledger
-import spec
 
 _SIZE = re.compile(r"-(\d+(?:\.\d+)?B(?:-A\d+(?:\.\d+)?B)?)$")
 TEXT_COLUMNS = ("method", "group", "note")

@@ -33,7 +33,9 @@ import argparse
 import hashlib
 from pathlib import Path
 
-from _cli import (
+import spec
+from maintainer import release
+from scripts._cli import (
     Chosen,
     Parser,
     UsageError,
@@ -42,9 +44,6 @@ from _cli import (
     read_input,
     run,
 )
-
-import release
-import spec
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:

@@ -34,7 +34,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from _cli import (
+import evaluator
+from scripts._cli import (
     Chosen,
     Parser,
     UsageError,
@@ -43,8 +44,6 @@ from _cli import (
     read_input,
     run,
 )
-
-import evaluator
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:

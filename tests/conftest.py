@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.procs import isolate_hub_environment
+from tests.support.procs import isolate_hub_environment
 
 # huggingface_hub reads its environment once, at import: isolate it before any test imports it,
 # so no test can pick up a developer's stored token or cache, or reach the real Hub.
 isolate_hub_environment("leaderboard-tests-hf-home-")
 
 from ledger.config import RENAMED  # noqa: E402
-from tests.hub_server import HubServer  # noqa: E402
+from tests.support.hub_server import HubServer  # noqa: E402
 
 _OURS = ("LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_PRIVATE_REPO",
          "LEADERBOARD_RECORDS_DIR", "LEADERBOARD_RECORDS_REPO", "LEADERBOARD_CACHE_TTL_S",

@@ -14,18 +14,26 @@ from pathlib import Path
 
 import pytest
 
-import decision
 import evaluator
 import spec
-from tests.app_server import AppServer
+from evaluator import decision
+from tests.support import ROOT
+from tests.support.app_server import AppServer
 
-ROOT = Path(__file__).resolve().parent.parent
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 ABOUT = BENCH.about_path.read_text(encoding="utf-8")
 KEY = evaluator.load_answer_key(TRACK, BENCH.demo_key(TRACK).read_bytes())
 SAMPLE = json.loads((BENCH.demo_dir / "sample_submission.json").read_text())
+
+
+#: The Space's and the maintainer's Python: the root modules and every package but the tests,
+#: the benchmarks' demo data scripts and the performance benchmarks.
+PROJECT_MODULES = sorted(
+    p for p in ROOT.rglob("*.py")
+    if p.relative_to(ROOT).parts[0] not in {"tests", "benchmarks", "perf"}
+    and not p.relative_to(ROOT).parts[0].startswith("."))
 
 
 def _blocks(markdown: str, language: str) -> list[str]:
@@ -60,7 +68,7 @@ def test_the_about_conversion_snippet_turns_reference_output_into_a_valid_submis
 
 
 def test_every_variable_the_code_reads_is_in_the_readme() -> None:
-    sources = "".join(p.read_text() for p in [*(ROOT / "ledger").glob("*.py"), *ROOT.glob("*.py")])
+    sources = "".join(p.read_text() for p in PROJECT_MODULES)
     names = set(re.findall(r"\"((?:LEADERBOARD|HF|GRADIO|SPACE)_[A-Z_]+)\"", sources))
     names -= {"HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "GRADIO_ANALYTICS_ENABLED"}
     assert {"LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_SCORE_LIMIT",
@@ -128,9 +136,7 @@ KIND_KEYS = {spec.Overall().key, spec.OutOfOption.model_fields["answerable"].def
 def test_no_benchmark_fact_is_left_in_the_code() -> None:
     """Every benchmark's facts are in its folder: none of its group values, metric keys,
     labels, repos, e-mail or file names may appear in the Space's Python."""
-    code = {p: _code_strings(p.read_text(encoding="utf-8")) for p in
-            [*ROOT.glob("*.py"), *(ROOT / "ledger").glob("*.py"),
-             *(ROOT / "scripts").glob("*.py")]}
+    code = {p: _code_strings(p.read_text(encoding="utf-8")) for p in PROJECT_MODULES}
     found = []
     for folder in sorted((ROOT / "benchmarks").glob("*/benchmark.toml")):
         bench = spec.load_benchmark(str(folder.parent))
@@ -149,8 +155,9 @@ def test_no_benchmark_fact_is_left_in_the_code() -> None:
         keys -= KIND_KEYS
         for path, strings in code.items():
             text = "\n".join(strings)
-            found += [f"{path.name}: {fact!r}" for fact in sorted(keys) if fact in strings]
-            found += [f"{path.name}: {fact!r}" for fact in sorted(facts - keys)
+            where = path.relative_to(ROOT)
+            found += [f"{where}: {fact!r}" for fact in sorted(keys) if fact in strings]
+            found += [f"{where}: {fact!r}" for fact in sorted(facts - keys)
                       if len(fact) > 3 and re.search(rf"\b{re.escape(fact)}\b", text)]
     assert not found, found
 

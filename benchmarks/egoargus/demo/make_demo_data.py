@@ -28,13 +28,10 @@ import csv
 import io
 import json
 import random
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import spec
 

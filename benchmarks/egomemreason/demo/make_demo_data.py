@@ -19,11 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 import spec
 

@@ -1,0 +1,53 @@
+"""The Space as ``app.main`` builds it, plus an undocumented no-op endpoint for P2.
+
+``/noop`` is the same kind of endpoint as ``/score``: a ``gr.api`` whose one parameter is the
+submission file (FileData, unprocessed) and whose one output is a JSON object, under the same
+concurrency limit; it returns an empty dict without reading the file. So ``/score`` minus
+``/noop`` is what scoring costs in this app over Gradio's queue, session and HTTP work for one
+such call. Configured by the same environment as ``app.py`` (the bench raises
+``LEADERBOARD_SCORE_LIMIT``).
+
+Example::
+
+    GRADIO_SERVER_PORT=7861 LEADERBOARD_SCORE_LIMIT=1000000 python -m perf.bench_app
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import gradio as gr
+from gradio.data_classes import FileData
+
+import app
+import ledger
+
+NOOP_CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
+
+
+async def noop(submission: FileData, request: gr.Request) -> dict[str, Any]:
+    """Accept the file as /score does and return an empty JSON object."""
+    return {}
+
+
+def build() -> gr.Blocks:
+    """app.main's demo with the extra ``/noop`` endpoint."""
+    os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
+    demo = app.build_from_config(ledger.load_config())
+    with demo:
+        gr.api(noop, api_name="noop", concurrency_limit=NOOP_CONCURRENCY,  # type: ignore[attr-defined]
+               api_visibility="undocumented")
+    return demo
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,411 @@
+"""The board as the page shows it, pure: an HTML table whose headers sort, and each row's card.
+
+``board_frame`` (board_view) gives the rows best first with the on-screen headers; here
+``sort_frame`` orders them by the header a visitor clicked (numerically, best first: highest
+first for a metric that is better higher, lowest first for one better lower, nearest 0 first
+for a signed error; a second click on the same header reverses it; another header replaces
+it), ``table_html`` renders them as a real ``<table>`` (sortable headers are buttons with
+``aria-sort``, each method opens its card) and ``card_html`` renders one row's card: the
+record, its provenance and how to reproduce it. ``TABLE_JS`` is the few lines of page script
+that send a header click or a row choice to the server; everything else is decided here.
+
+Every text shown comes from a record or the spec and is escaped here, including the characters
+Gradio's HTML templating would read (``{``, ``}``, ``$``, the backtick and the backslash).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+
+import ledger
+from spec import AnyTrack, Benchmark, format_metric
+from web.board_view import (
+    DECIMALS,
+    NOT_REPORTED,
+    SOURCE_TEXT,
+    BadInput,
+    BoardLayout,
+    input_label,
+    quoted,
+    record_links,
+    size_in_billions,
+)
+
+#: How a column sorts on its first click. "board": the board's own order (Rank); "high",
+#: "low", "zero": a metric better higher, lower, or nearer 0; "newest": dates; "large":
+#: model sizes (API / not stated last); "text": A to Z.
+Order = Literal["board", "high", "low", "zero", "newest", "large", "text"]
+
+#: The longest column name an event may name (the longest header a spec can give is shorter).
+MAX_COLUMN_CHARS = 200
+
+#: The headers a refused click's message names, at most.
+NAMED_COLUMNS = 5
+
+#: What a text cell shows when it has no value: such rows sort last, whichever way.
+NO_TEXT = ("", "—", NOT_REPORTED)
+
+
+@dataclass(frozen=True)
+class Sort:
+    """The column the board is sorted by, and whether its first-click order is reversed."""
+
+    column: str
+    reversed: bool = False
+
+
+def column_order(column: str, layout: BoardLayout, track: AnyTrack) -> Order:
+    """How ``column`` sorts when first clicked: best first for a metric, the board's order for
+    Rank and Rank range, newest first for dates, largest first for sizes, else A to Z."""
+    by_header = {header: key for key, header in layout.metrics.items()}
+    info = layout.info
+    if column in ("Rank", info["rank_range"], info["ci"]):
+        return "board"
+    if column in by_header:
+        better = track.higher_is_better.get(by_header[column], True)
+        return "high" if better is True else "low" if better is False else "zero"
+    if column == info["date"]:
+        return "newest"
+    if column == info["size"]:
+        return "large"
+    return "text"
+
+
+def next_sort(current: Sort | None, clicked: object, columns: Sequence[str]) -> Sort:
+    """The sort after a click on ``clicked``: that column best first, or reversed if it is the
+    column sorted already. BadInput if ``clicked`` is not a column shown (anyone can send any
+    event data)."""
+    if not isinstance(clicked, str) or len(clicked) > MAX_COLUMN_CHARS or clicked not in columns:
+        named = ", ".join(map(repr, columns[:NAMED_COLUMNS]))
+        more = f", … ({len(columns)} in all)" if len(columns) > NAMED_COLUMNS else ""
+        raise BadInput(f"Sort: {quoted(clicked)} is not a column of this view; expected one "
+                       f"of its headers ({named}{more}). Select a column header to sort by it.")
+    if current is not None and current.column == clicked:
+        return Sort(clicked, not current.reversed)
+    return Sort(clicked)
+
+
+def kept_sort(current: Sort | None, columns: Sequence[str]) -> Sort | None:
+    """The sort another column group keeps: the same one if it shows that column, else none
+    (the board's order)."""
+    return current if current is not None and current.column in columns else None
+
+
+def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
+               track: AnyTrack) -> pd.DataFrame:
+    """``frame`` (best first, as board_frame orders it) in the order ``sort`` says; rows
+    without a value (a paper row's missing split, a size not stated, an unranked row, a
+    "Not reported") stay last either way, and ties keep the board's order. Text sorts by
+    what its cell shows."""
+    if sort is None or sort.column not in frame.columns or frame.empty:
+        return frame
+    order = column_order(sort.column, layout, track)
+    values = frame[sort.column]
+    keys: list[Any]
+    if order == "board":  # reversed: the ranked rows upside down, the unranked still last
+        keys = [None if _missing(rank) else i for i, rank in enumerate(frame["Rank"])]
+    elif order in ("high", "low", "zero"):
+        numbers = [None if _missing(v) else float(v) for v in values]
+        keys = [None if v is None else -v if order == "high" else abs(v) if order == "zero"
+                else v for v in numbers]
+    elif order == "large":
+        sizes = [size_in_billions(str(v)) for v in values]
+        keys = [None if size is None else -size for size in sizes]
+    elif order == "newest":
+        keys = [None if _missing(v) else str(v) for v in values]
+    else:
+        shown = [_shown_text(sort.column, row, layout) for _, row in frame.iterrows()]
+        keys = [None if v in NO_TEXT else v.casefold() for v in shown]
+    present = [i for i, k in enumerate(keys) if k is not None]
+    absent = [i for i, k in enumerate(keys) if k is None]
+    descending = order == "newest"
+    present.sort(key=lambda i: keys[i], reverse=descending != sort.reversed)
+    return frame.iloc[present + absent]
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
+    """The text a text cell shows (what A to Z sorts by): the method's name, the source as
+    words, the note whole; "" for none."""
+    info = layout.info
+    if column == "Method":
+        return str(row["_name"])
+    if column == info["source"]:
+        return SOURCE_TEXT[str(row["_source"])]
+    if column == info["note"]:
+        return str(row["_note"])
+    value = row[column]
+    return "" if _missing(value) else str(value)
+
+
+def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: AnyTrack,
+              ranks: Sequence[float | None] = ()) -> str:
+    """The header's aria-sort: how the shown values run. "other" for nearest-0 orders, and for
+    the board's order where its ``ranks`` (the Rank column as shown) do not run one way: two
+    rankings share a decision board (re-scored rows, then paper rows)."""
+    shown = sort or Sort("Rank")
+    if shown.column != column:
+        return "none"
+    order = column_order(column, layout, track)
+    if order == "board":
+        present = [r for r in ranks if r is not None and not math.isnan(r)]
+        if present != sorted(present, reverse=shown.reversed):
+            return "other"
+    natural = {"board": "ascending", "high": "descending", "low": "ascending",
+               "zero": "other", "newest": "descending", "large": "descending",
+               "text": "ascending"}[order]
+    if natural == "other" or not shown.reversed:
+        return natural
+    return "ascending" if natural == "descending" else "descending"
+
+
+#: Characters HTML does not need escaped but Gradio's templates read: Handlebars' braces, and
+#: a JS template literal's ``${``, backtick and backslash.
+_TEMPLATE_CHARS = str.maketrans({"{": "&#123;", "}": "&#125;", "$": "&#36;", "`": "&#96;",
+                                 "\\": "&#92;"})
+
+
+def text(value: object) -> str:
+    """Text for HTML, with the characters Gradio's templates read escaped as well."""
+    return html.escape(str(value), quote=True).translate(_TEMPLATE_CHARS)
+
+
+def _markdown_text(value: str) -> str:
+    """Escaped text with its ``**bold**`` shown bold (the empty state's text is Markdown)."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text(value))
+
+
+def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Record | None) -> str:
+    info = layout.info
+    value = row[column]
+    if column == "Method":
+        mark = '&nbsp;<span class="note-mark" title="See the note under the board">†</span>' \
+            if row["_note"] else ""
+        return (f'<button type="button" class="entry-open" data-entry="{text(row["_id"])}" '
+                f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}')
+    if column == info["source"]:
+        source = str(row["_source"])
+        mark = "✓ " if source == "rescored" else ""
+        return (f'<span class="source source-{text(source)}">{mark}'
+                f'{text(SOURCE_TEXT[source])}</span>')
+    if column == info["links"]:
+        return _links_html(record)
+    if column in layout.formats:
+        return "—" if _missing(value) else text(layout.formats[column].format(value))
+    if column == "Rank":
+        return "—" if _missing(value) else str(int(value))
+    return text("—" if _missing(value) or value == "" else value)
+
+
+def _links_html(record: ledger.Record | None) -> str:
+    if record is None:
+        return ""
+    # Records allow http(s) links only; a record that skipped validation gets no link.
+    links = [(name, url) for name, url in record_links(record)
+             if url.lower().startswith(("https://", "http://"))]
+    return " · ".join(f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer '
+                      f'nofollow">{name}</a>' for name, url in links)
+
+
+def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
+               track: AnyTrack, records: Mapping[str, ledger.Record], sort: Sort | None,
+               caption: str, empty: str | None, track_param: str | None = None) -> str:
+    """The rows of ``frame`` (already filtered and sorted) under the ``columns`` of one view:
+    a ``<table>`` whose headers are sort buttons and whose method cells open the row's card;
+    ``empty`` is said in the table when there is no row; ``track_param`` is the ``?track=``
+    a card's address carries (None on a one-track benchmark)."""
+    numeric = set(layout.formats) | {"Rank"}
+    ranks = list(frame["Rank"]) if "Rank" in frame.columns else []
+    head = []
+    for i, column in enumerate(columns):
+        classes = " ".join(c for c in ("num" if column in numeric else "",
+                                       f"pin pin-{i}" if i < 2 else "") if c)
+        state = aria_sort(column, sort, layout, track, ranks)
+        arrow = {"ascending": "▲", "descending": "▼", "other": "◆"}.get(state, "")
+        head.append(
+            f'<th scope="col" class="{classes}" aria-sort="{state}"'
+            f' style="min-width:{text(layout.widths.get(column, "84px"))}">'
+            f'<button type="button" data-sort="{text(column)}" '
+            f'title="Sort by {text(column)}">{text(column)}'
+            f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>')
+    body = []
+    for _, row in frame.iterrows():
+        record = records.get(str(row["_id"]))
+        cells = []
+        for i, column in enumerate(columns):
+            classes = " ".join(c for c in ("num" if column in numeric else "",
+                                           f"pin pin-{i}" if i < 2 else "") if c)
+            tag = "th scope=\"row\"" if column == "Method" else "td"
+            cells.append(f'<{tag} class="{classes}">{_cell(column, row, layout, record)}'
+                         f'</{tag.split()[0]}>')
+        source = text(row["_source"])
+        body.append(f'<tr data-entry="{text(row["_id"])}" class="row-{source}">'
+                    f'{"".join(cells)}</tr>')
+    if not body and empty:
+        body.append(f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}'
+                    '</td></tr>')
+    track_attr = "" if track_param is None else f' data-track="{text(track_param)}"'
+    return (f'<div class="board-scroll"{track_attr} tabindex="0" '
+            f'role="region" aria-label="{text(caption)}">'
+            f'<table class="board"><caption class="visually-hidden">{text(caption)}. Select '
+            'a column header to sort by it; select a method to open its card.</caption>'
+            f'<thead><tr>{"".join(head)}</tr></thead><tbody>{"".join(body)}</tbody>'
+            '</table></div>')
+
+
+#: The page script of the board's gr.HTML: a header click asks the server to sort by it, a
+#: method (or its row) asks for its card and puts ``?entry=`` (and ``?track=``) in the address.
+TABLE_JS = """
+element.addEventListener('click', (event) => {
+  const header = event.target.closest('button[data-sort]');
+  if (header) { trigger('click', {sort: header.dataset.sort}); return; }
+  if (event.target.closest('a')) return;
+  const row = event.target.closest('[data-entry]');
+  if (!row) return;
+  const url = new URL(window.location.href);
+  url.searchParams.set('entry', row.dataset.entry);
+  const track = element.querySelector('[data-track]')?.dataset.track;
+  if (track) url.searchParams.set('track', track);
+  window.history.replaceState(null, '', url);
+  trigger('select', {entry: row.dataset.entry});
+});
+"""
+
+
+# --- the row card ---------------------------------------------------------------------------
+
+
+def reproduce_command(record: ledger.Record, bench: Benchmark, track: AnyTrack,
+                      board_dir: str | None) -> str | None:
+    """The ``reproduce_row.py`` command that re-scores a re-scored row (None for a paper row):
+    with ``--leaderboard-dir`` when the board is a local folder."""
+    if record.source != "rescored":
+        return None
+    words = ["python", "scripts/reproduce_row.py", "--benchmark", bench.id]
+    if len(bench.tracks) > 1:
+        words += ["--track", track.id]
+    if board_dir is not None:
+        words += ["--leaderboard-dir", board_dir]
+    words += ["--record", str(record.id)]
+    command = " ".join(shlex.quote(w) for w in words)
+    return (command + " \\\n    --submission <the submitted file> "
+            "--private <the answer key file>")
+
+
+def _dl(items: Sequence[tuple[str, str]]) -> str:
+    """A definition list of (term, already-escaped HTML) pairs."""
+    return "<dl>" + "".join(f"<dt>{text(term)}</dt><dd>{value}</dd>"
+                            for term, value in items) + "</dl>"
+
+
+def _code(value: object) -> str:
+    return f"<code>{text(value)}</code>"
+
+
+def card_html(record: ledger.Record, bench: Benchmark, track: AnyTrack, layout: BoardLayout,
+              row: Mapping[str, Any] | None, *, superseded_by: ledger.Record | None,
+              added: ledger.AddedIn | None, reproduce: str | None, permalink: str) -> str:
+    """One row's card: what the record says (description, links, metadata), every metric it
+    carries with its interval, its provenance, what it supersedes or was superseded by, and
+    the command that reproduces it. ``row`` is its board row (rank, intervals as shown);
+    None for a row no longer on the board (superseded)."""
+    info = layout.info
+    title = text(record.method_name)
+    parts = [f'<h3 id="entry-card-title">{title}</h3>']
+    if superseded_by is not None:
+        parts.append(f'<p class="superseded"><strong>Superseded</strong> by '
+                     f'<a href="{text(_entry_link(permalink, superseded_by.id))}">'
+                     f'{text(superseded_by.method_name)}</a> '
+                     f'({_code(superseded_by.id)}); it is no longer on the board.</p>')
+    if record.method_description:
+        parts.append(f"<p>{text(record.method_description)}</p>")
+    links = _links_html(record)
+    about: list[tuple[str, str]] = [
+        (info["team"], text(record.team_name)),
+        (info["size"], text(record.model_size or "not stated")),
+        (info["external"], text(NOT_REPORTED if record.uses_external is None
+                                else "Yes" if record.uses_external else "No")),
+        (bench.input.label, text(input_label(record.uses_frames, bench))),
+        (info["source"], text(SOURCE_TEXT[record.source])),
+        (info["date"], text(record.created_at.date().isoformat())),
+    ]
+    if row is not None:
+        about.insert(0, ("Rank", text(_rank_text(row, info))))
+    if links:
+        about.append((info["links"], links))
+    if record.note:
+        about.append((info["note"], text(record.note)))
+    parts.append(_dl(about))
+    parts.append("<h4>Scores</h4>" + _metrics_table(record, track))
+    provenance: list[tuple[str, str]] = [("Record id", _code(record.id))]
+    if record.provenance is not None:
+        p = record.provenance
+        provenance += [("Submission sha256", _code(p.submission_sha256)),
+                       ("Answer key sha256", _code(p.answer_key_sha256)),
+                       (info["key"], _code(p.key_version or "(unversioned)")),
+                       ("Scorer version", _code(p.scorer_version))]
+    elif record.source == "paper":
+        provenance.append(("Provenance", "reported in the paper; not re-scored here"))
+    if record.supersedes is not None:
+        older = text(_entry_link(permalink, record.supersedes))
+        provenance.append(("Supersedes", f'<a href="{older}">{_code(record.supersedes)}</a>'))
+    if added is not None:  # the Hub commit that added the record (records are never changed)
+        provenance.append(("Added in commit", f'<a href="{text(added.url)}" target="_blank" '
+                           f'rel="noopener noreferrer">{_code(added.commit[:12])}</a> '
+                           f"{text(added.title)}, {added.date:%Y-%m-%d}"))
+    provenance.append(("Permalink", f'<a href="{text(permalink)}">{text(permalink)}</a>'))
+    parts.append("<h4>Provenance</h4>" + _dl(provenance))
+    if reproduce is not None:
+        parts.append("<h4>Reproduce this row</h4><p>With the submitted file and the answer "
+                     "key (the maintainers hold both):</p>"
+                     f"<pre><code>{text(reproduce)}</code></pre>")
+    return f'<section class="card" aria-labelledby="entry-card-title">{"".join(parts)}</section>'
+
+
+def _entry_link(permalink: str, entry: object) -> str:
+    """``permalink`` pointing at another entry (same track)."""
+    base, _, query = permalink.partition("?")
+    kept = [p for p in query.split("&") if p and not p.startswith("entry=")]
+    return f"{base}?{'&'.join([f'entry={entry}', *kept])}"
+
+
+def _rank_text(row: Mapping[str, Any], info: Mapping[str, str]) -> str:
+    rank = row.get("Rank")
+    if rank is None or _missing(rank):
+        return "unranked"
+    spread = row.get(info["rank_range"])
+    return f"{int(rank)}" + (f" (could be {spread})" if spread and str(spread) != str(int(rank))
+                             else "")
+
+
+def _metrics_table(record: ledger.Record, track: AnyTrack) -> str:
+    rows = []
+    for key in track.all_metric_keys:
+        if key not in record.metrics:
+            continue
+        display = track.display[key]
+        interval = ledger.metric_interval(record, track, key)
+        count = record.counts.get(key) if record.counts is not None else None
+        digits = DECIMALS[display]
+        shown_interval = "—" if interval is None else (
+            f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}")
+        counted = "—" if count is None else f"{count.correct} of {count.total}"
+        rows.append(f"<tr><th scope=\"row\">{text(track.names.get(key, track.labels[key]))}</th>"
+                    f'<td class="num">{text(format_metric(display, record.metrics[key]))}</td>'
+                    f'<td class="num">{text(counted)}</td>'
+                    f'<td class="num">{text(shown_interval)}</td></tr>')
+    return ('<table class="card-scores"><thead><tr><th scope="col">Metric</th>'
+            '<th scope="col">Value</th><th scope="col">Count</th><th scope="col">95% CI</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+

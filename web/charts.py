@@ -1,0 +1,287 @@
+"""The board's charts, pure: Vega-Lite specs built once with altair, their data injected per call.
+
+``split_chart`` compares the picked entries split by split; ``size_chart`` and ``date_chart``
+place every row carrying the track's ranking metric against its model size (a log scale, the
+API and not-stated sizes in a strip of their own at the right) and against its date, re-scored
+and paper-reported rows in shapes and colours of their own. Each returns the ``PlotData`` a
+``gr.Plot`` shows, as wide as its block (phones and laptops alike).
+
+Example::
+
+    rows = plotted(snapshot.records, track)  # empty: hide the plots
+    size_plot, date_plot = size_chart(rows, track), date_chart(rows, track)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+from gradio.components.plot import PlotData
+
+import ledger
+from spec import AnyTrack, Display, MultipleChoiceTrack
+from web.board_view import DECIMALS, SOURCE_TEXT, size_in_billions
+
+#: The entries' colours: Paul Tol's discrete rainbow, its 12-colour selection (P. Tol, "Colour
+#: Schemes", SRON/EPS/TN/09-002, fig. 22; https://personal.sron.nl/~pault/), which he offers
+#: where more categories are needed than his qualitative schemes' nine. Reordered so that each
+#: is the farthest, in normal, deuteranope and protanope vision, from the white background and
+#: from those before it: two or three entries get the most distinct colours. MAX_PICKS (12)
+#: entries never share one; tests/test_charts.py measures how far apart they stay.
+PALETTE = ("#1965B0", "#DC050C", "#F7F056", "#4EB265", "#7BAFDE", "#CAE0AB", "#882E72",
+           "#AE76A3", "#F4A736", "#5289C7", "#D1BBD7", "#E8601C")
+
+
+#: How the scatter charts mark a row's source (shape and colour; the legend in this order,
+#: named as board_view.SOURCE_TEXT names them).
+SOURCE_SHAPES = {"rescored": "circle", "paper": "triangle-up"}
+SOURCE_COLORS = {"rescored": PALETTE[0], "paper": PALETTE[1]}
+
+
+NOT_STATED = "not stated"  # a row's size in a tooltip when its record gives none
+
+
+#: The size chart's strip of API and not-stated sizes: its title, and its width at the right of
+#: the plot (px, the gap before it included), narrow enough to leave a phone room for the rest.
+STRIP_TITLE = ("API /", "not stated")
+STRIP_PX, STRIP_GAP_PX = 64, 12
+
+
+SIZE_TITLE, DATE_TITLE = "Parameters (billions, log scale)", "Date"
+
+
+SCATTER_HEIGHT_PX = 280
+
+
+EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which are not cut
+
+
+#: A scatter chart's value axis: the unit its title names after the metric's label.
+UNITS: Mapping[Display, str | None] = {"percent": "%", "ratio": "0–1", "seconds": "s",
+                                       "count": None}
+
+
+def chart_keys(track: AnyTrack) -> tuple[str, ...]:
+    """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
+    groups of the first grouping."""
+    return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
+
+
+#: A chart's value axis by the display of its metrics (the spec gives a chart one display).
+AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
+    "percent": ("Percent", (0, 100)), "ratio": ("Ratio (0–1)", (0, 1)),
+    "seconds": ("Seconds", None), "count": ("Count", None)}
+
+
+def chart_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
+    """The value axis of a track's split chart: its title and fixed domain (None: from 0 to
+    the data). Accuracies in percent are "Accuracy (%)", as on every multiple-choice board."""
+    keys = chart_keys(track)
+    display = track.display[keys[0]]
+    accuracy = isinstance(track, MultipleChoiceTrack) or all(
+        k == track.by_scenario or k.startswith(f"{track.by_scenario}/") for k in keys)
+    title, domain = AXES[display]
+    return ("Accuracy (%)" if accuracy and display == "percent" else title), domain
+
+
+def chart_groups(track: AnyTrack) -> str:
+    """What a split chart's bars are per: "split" (multiple choice), a decision track's
+    scenario field ("scenario")."""
+    if isinstance(track, MultipleChoiceTrack):
+        return "split"
+    return track.scenarios.field.replace("_", " ")
+
+
+#: vega-embed's "..." actions menu is a <summary> holding an unlabelled icon: a screen reader
+#: announces a nameless control (axe summary-name). The CSV and JSON downloads give the data.
+NO_ACTIONS_MENU = {"embedOptions": {"actions": False}}
+
+
+def _scale(domain: tuple[float, float] | None) -> Any:
+    return alt.Scale(domain=list(domain)) if domain is not None else alt.Scale(zero=True)
+
+
+@functools.lru_cache(maxsize=128)
+def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, axis: str,
+                domain: tuple[float, float] | None) -> str:
+    """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
+    chart = (
+        alt.Chart(title=title)
+        .mark_bar(cornerRadiusEnd=2)
+        .encode(
+            y=alt.Y("Split:N", sort=list(order), title=None),
+            yOffset=alt.YOffset("Entry:N", sort=list(entries)),
+            x=alt.X(f"{axis}:Q", scale=_scale(domain)),
+            color=alt.Color("Entry:N", sort=list(entries), scale=alt.Scale(range=list(PALETTE)),
+                            legend=alt.Legend(orient="bottom", direction="vertical",
+                                              title=None, labelLimit=320)),
+            tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
+        )
+        # As wide as its block (see CSS): it fits phones and laptops alike.
+        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14),
+                    usermeta=NO_ACTIONS_MENU)
+        .configure_axis(labelFontSize=12, titleFontSize=12)
+        .configure_legend(labelFontSize=12)
+        .configure_title(fontSize=14)
+    )
+    return str(chart.to_json())
+
+
+def split_chart(series: dict[str, dict[str, float]], title: str,
+                track: AnyTrack) -> PlotData:
+    """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
+    on the axis of their display (``chart_axis``), each series in a colour of ``PALETTE``. A
+    series carrying none of the chart's metrics (a paper row of other columns) is left out.
+
+    Horizontal, so the chart fits the width of any screen and only grows in height.
+    """
+    keys = chart_keys(track)
+    labels = track.labels
+    series = {name: metrics for name, metrics in series.items()
+              if any(k in metrics for k in keys)}
+    axis, domain = chart_axis(track)
+    digits = DECIMALS[track.display[keys[0]]] + 1
+    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis,
+                                  domain))
+    spec.pop("datasets", None)
+    spec["data"] = {"values": [
+        {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
+        for name, metrics in series.items() for k in keys if k in metrics
+    ]}
+    return PlotData(type="altair", plot=json.dumps(spec))
+
+
+# --- the ranking metric against size and date ---------------------------------------------------
+
+
+def plotted(records: Sequence[ledger.Record], track: AnyTrack) -> list[ledger.Record]:
+    """The rows the size and date charts show: those carrying the track's ranking metric (a
+    paper row ranked by a paper-only metric has another quantity, so it is left out)."""
+    return [r for r in records if track.ranking in r.metrics]
+
+
+def value_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
+    """The ranking metric's axis: its label and unit ("Overall (%)", "F1 (0–1)") and the fixed
+    domain of its display (None: from 0 to the data)."""
+    display = track.display[track.ranking]
+    label, unit = track.labels[track.ranking], UNITS[display]
+    return (label if unit is None else f"{label} ({unit})"), AXES[display][1]
+
+
+def _points(y_title: str, domain: tuple[float, float] | None, digits: int, x: Any) -> Any:
+    """The scatter layer both charts share: a point per row, its source in shape and colour."""
+    names = [SOURCE_TEXT[s] for s in SOURCE_TEXT]
+    return (
+        alt.Chart()
+        .mark_point(filled=True, size=70, opacity=0.85)
+        .encode(
+            x=x,
+            y=alt.Y("Value:Q", title=y_title, scale=_scale(domain)),
+            color=alt.Color("Source:N", scale=alt.Scale(
+                domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
+                legend=alt.Legend(orient="bottom", direction="horizontal", title=None)),
+            shape=alt.Shape("Source:N", scale=alt.Scale(
+                domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT])),
+            tooltip=[alt.Tooltip("Method:N"), alt.Tooltip("Size:N"),
+                     alt.Tooltip("Date:N"),
+                     alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
+                     alt.Tooltip("Source:N")],
+        )
+    )
+
+
+def _configured(chart: Any, title: str) -> str:
+    """``chart`` as wide as its block, its data left to inject: altair gives the layers of a
+    chart without data an empty data set of their own, which would hide the injected one."""
+    spec = (
+        chart
+        .properties(title=title, width="container", height=SCATTER_HEIGHT_PX,
+                    usermeta=NO_ACTIONS_MENU)
+        .configure_axis(labelFontSize=12, titleFontSize=12)
+        .configure_legend(labelFontSize=12)
+        .configure_title(fontSize=14)
+        .to_dict())
+    spec.pop("datasets", None)
+    for layer in spec.get("layer", ()):
+        layer.pop("data", None)
+    return json.dumps(spec)
+
+
+@functools.lru_cache(maxsize=32)
+def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None,
+               digits: int) -> str:
+    """The size chart without its data: sized rows on a log axis; API and not-stated sizes in
+    a strip at the right, their x a spread (``Slot``) only there to keep them apart."""
+    sized = _points(y_title, domain, digits, alt.X(
+        "Billions:Q", title=SIZE_TITLE,
+        scale=alt.Scale(type="log", range=[0, {"expr": f"width - {STRIP_PX}"}],
+                        padding=EDGE_PX),
+        # Labels at 1, 2 and 5 of each decade only, so that a phone's axis stays legible.
+        axis=alt.Axis(format="~g", labelOverlap=True, labelExpr=(
+            "test(regexp('^(0[.]0*)?[125]0*$'), datum.label) ? datum.label : ''"))),
+        ).transform_filter("isValid(datum.Billions)")
+    strip = _points(y_title, domain, digits, alt.X(
+        "Slot:Q", title=list(STRIP_TITLE),
+        scale=alt.Scale(domain=[0, 1],
+                        range=[{"expr": f"width - {STRIP_PX - STRIP_GAP_PX}"},
+                               {"expr": "width"}]),
+        # On top, where no title of the size axis can run into it.
+        axis=alt.Axis(orient="top", labels=False, ticks=False, domain=False, grid=False,
+                      titleFontWeight="normal"))).transform_filter("!isValid(datum.Billions)")
+    return _configured(alt.layer(sized, strip).resolve_scale(x="independent"), title)
+
+
+@functools.lru_cache(maxsize=32)
+def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None,
+               digits: int) -> str:
+    """The date chart without its data."""
+    return _configured(_points(y_title, domain, digits, alt.X(
+        "Date:T", title=DATE_TITLE, scale=alt.Scale(type="utc", padding=EDGE_PX),
+        axis=alt.Axis(format="%b %Y", labelOverlap=True))), title)
+
+
+def _row(record: ledger.Record, track: AnyTrack, digits: int) -> dict[str, Any]:
+    return {"Method": record.method_name, "Size": record.model_size or NOT_STATED,
+            "Date": record.created_at.date().isoformat(),
+            "Value": round(record.metrics[track.ranking], digits),
+            "Source": SOURCE_TEXT[record.source]}
+
+
+def _with_data(spec_json: str, values: list[dict[str, Any]]) -> PlotData:
+    spec = json.loads(spec_json)
+    spec.pop("datasets", None)
+    spec["data"] = {"values": values}
+    return PlotData(type="altair", plot=json.dumps(spec))
+
+
+def size_chart(records: Sequence[ledger.Record], track: AnyTrack) -> PlotData:
+    """The ranking metric of every row carrying it (``plotted``) against its model size in
+    billions of parameters, on a log scale; the rows of API models and of sizes not stated in a
+    strip of their own at the right. Re-scored and paper-reported rows differ in shape and
+    colour; a tooltip names the method, its size, date and value (as the board rounds it)."""
+    y_title, domain = value_axis(track)
+    digits = DECIMALS[track.display[track.ranking]]
+    rows = [(_row(r, track, digits), size_in_billions(r.model_size)) for r in plotted(
+        records, track)]
+    values = [{**row, "Billions": size if size and size > 0 else None, "Slot": None}
+              for row, size in rows]
+    apart = sorted((v for v in values if v["Billions"] is None), key=lambda v: v["Value"])
+    for i, value in enumerate(apart):
+        # Rows of near values land far apart in the strip (a golden-ratio sequence).
+        value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
+    return _with_data(_size_spec(f"{track.labels[track.ranking]} by model size", y_title,
+                                 domain, digits), values)
+
+
+def date_chart(records: Sequence[ledger.Record], track: AnyTrack) -> PlotData:
+    """The ranking metric of every row carrying it (``plotted``) against the date of its
+    entry, re-scored and paper-reported rows marked as on the size chart."""
+    y_title, domain = value_axis(track)
+    digits = DECIMALS[track.display[track.ranking]]
+    values = [_row(r, track, digits) for r in plotted(records, track)]
+    return _with_data(_date_spec(f"{track.labels[track.ranking]} by date", y_title, domain,
+                                 digits), values)

@@ -1,0 +1,262 @@
+"""A score as the Score tab shows it, pure: the /score JSON, the table, the summary, a refusal
+as Markdown, where the file would rank on the board, the listing request, and which track a
+file's entries are written for.
+
+A multiple-choice score shows accuracies; a decision score each metric as its spec's
+``display`` says (``spec.format_metric``), with its count and its 95 % interval.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+import evaluator
+import ledger
+from evaluator import decision
+from spec import AnyTrack, Benchmark, DecisionTrack, MultipleChoiceTrack, format_metric
+from web.board_view import DECIMALS, macro_keys, md_escape, rank_ranges, ranking_interval
+
+SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
+NOTHING_STORED = "Nothing about this file was stored."
+
+
+def score_table(result: evaluator.ScoreResult, track: AnyTrack) -> pd.DataFrame:
+    """A row per metric of the track, by its long name, shown to one decimal (a decision
+    track's as its spec's displays say).
+
+    A macro mean is not correct / questions, so its row shows no "Correct" count.
+    """
+    if isinstance(track, DecisionTrack):
+        return _decision_table(result, track)
+    macro = macro_keys(track)
+    rows = []
+    for key in track.metric_keys:
+        if key not in result.counts:
+            continue
+        count, (low, high) = result.counts[key], result.intervals[key]
+        # Text, shown to one decimal: the /score JSON carries the numbers at full precision.
+        rows.append({"Split": track.names[key], "Accuracy (%)": f"{result.metrics[key]:.1f}",
+                     "Correct": "—" if key in macro else count.correct,
+                     "Questions": count.total, "95% CI": f"{low:.1f}–{high:.1f}"})
+    return pd.DataFrame(rows)
+
+
+def _decision_table(result: evaluator.ScoreResult, track: DecisionTrack) -> pd.DataFrame:
+    """A row per metric in display order: its value as the spec shows it, its count (episodes
+    counted of episodes), its interval; "—" where there is none (F1 has no count, the timing
+    metrics no interval, the timing means no value when nothing was timed)."""
+    rows = []
+    for key in track.metric_keys:
+        display = track.display[key]
+        count = result.counts.get(key)
+        interval = result.intervals.get(key)
+        digits = DECIMALS[display]
+        rows.append({
+            "Metric": track.names[key],
+            "Value": format_metric(display, result.metrics.get(key)),
+            "Count": "—" if count is None else f"{count.correct} of {count.total}",
+            "95% CI": "—" if interval is None
+            else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
+        })
+    return pd.DataFrame(rows)
+
+
+def score_summary(result: evaluator.ScoreResult, track: AnyTrack) -> str:
+    if isinstance(track, DecisionTrack):
+        return _decision_summary(result, track)
+    ranking = track.ranking
+    count, (low, high) = result.counts[ranking], result.intervals[ranking]
+    abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
+                 "without an answer (scored as wrong)")
+    version = f" · answer key {result.key_version}" if result.key_version else ""
+    warning = evaluator.chance_warning(track, result)
+    return (
+        (f"> **Warning: below chance.** {warning}\n\n" if warning else "")
+        + f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
+        f"{count.correct} of {count.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
+        f"{abstained}{version}\n\n"
+        f"{NOTHING_STORED}"
+    )
+
+
+def _decision_summary(result: evaluator.ScoreResult, track: DecisionTrack) -> str:
+    ranking = track.ranking
+    display = track.display[ranking]
+    low, high = result.intervals[ranking]
+    digits = DECIMALS[display]
+    accuracy = track.by_scenario
+    shown = ""
+    if accuracy is not None and accuracy in result.metrics:
+        shown = (f" · {track.labels[accuracy]} "
+                 f"{format_metric(track.display[accuracy], result.metrics[accuracy])}")
+    abstained = (f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
+                 "without an answer (scored as not assisting)")
+    version = f" · answer key {result.key_version}" if result.key_version else ""
+    return (
+        f"### {track.title} {track.labels[ranking]}: "
+        f"{format_metric(display, result.metrics[ranking])}\n"
+        f"{result.n_questions} episodes · 95 % CI {low:.{digits}f}–{high:.{digits}f} "
+        f"(bootstrap){shown} · {abstained}{version}\n\n"
+        f"{NOTHING_STORED}"
+    )
+
+
+def score_json(result: evaluator.ScoreResult, track: str | None = None) -> dict[str, Any]:
+    """What ``/score`` returns: the score exactly as the evaluator names it, the answer key's
+    sha256 included (every re-scored record publishes it in its provenance, so a caller can
+    check a score against a row's), and first the track scored when ``track`` names it (a
+    benchmark with several)."""
+    numbers = result.model_dump(mode="json")
+    return numbers if track is None else {"track": track, **numbers}
+
+
+def error_markdown(message: str) -> str:
+    """A refusal as the Score tab shows it under the upload: its lines as paragraphs, its
+    "- " lines (``evaluator.SubmissionError``'s problems) as a list, every text escaped (the
+    message quotes the file's own ids and fields)."""
+    blocks: list[str] = []
+    items: list[str] = []
+    for line in message.splitlines():
+        if line.startswith("- "):
+            items.append(f"- {md_escape(line[2:].strip())}")
+            continue
+        if items:
+            blocks.append("\n".join(items))
+            items = []
+        if line.strip():  # the first line leads in bold: what happened
+            text = md_escape(line.strip())
+            blocks.append(text if blocks else f"**{text}**")
+    if items:
+        blocks.append("\n".join(items))
+    return "\n\n".join(blocks)
+
+
+# --- where a score would rank, and how to get it listed (pure) ---------------------------------
+
+
+def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
+               track: AnyTrack) -> tuple[int, int, int]:
+    """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
+    ``records``, by the board's own rule (``board_view.rank_ranges``): 1 + the rows whose
+    interval of the ranking metric lies entirely better, against the rows ranked by the same
+    metric (re-scored rows are ranked by the track's ranking; paper rows ranked by a paper-only
+    metric are not compared). A row without an interval counts by its value alone."""
+    key = track.ranking
+    rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
+    points = [ranking_interval(r, track) or (r.metrics[key], r.metrics[key]) for r in rows]
+    value = result.metrics[key]
+    points.append(result.intervals.get(key, (value, value)))
+    best, worst = rank_ranges(points, track.higher_is_better.get(key, True))[-1]
+    return best, worst, len(points)
+
+
+def rank_markdown(rank: tuple[int, int, int], track: AnyTrack, many: bool) -> str:
+    """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"."""
+    best, worst, n = rank
+    board = f"the {track.title} board" if many else "the board"
+    label = track.labels[track.ranking]
+    if n == 1:
+        return (f"**On {board} now, it would be the first entry** (none is ranked by {label} "
+                "yet). It is not added to the board.")
+    ordinal = evaluator.ordinal(best)
+    shown = ordinal if best == worst else f"{ordinal} (rank range {best}–{worst})"
+    return (f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
+            f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
+            "added to the board.")
+
+
+def listing_fields(bench: Benchmark) -> tuple[str, ...]:
+    """What a listing request asks for: the fields of a board row (scripts/publish_submission's
+    row arguments), each with what to write."""
+    choices = "; ".join(bench.input.choices.values())
+    return ("Method name:", "Team:", "Model size (parameters such as 7B, or the API tier):",
+            "Uses external data (yes / no):", f"{bench.input.label} (one of: {choices}):",
+            "Project or code link:", "Paper link:", "Short description (one sentence):")
+
+
+def listing_mailto(bench: Benchmark, track: AnyTrack, result: evaluator.ScoreResult,
+                   many: bool) -> str:
+    """A ``mailto:`` to the benchmark's contact with a listing request pre-written: the file's
+    sha256, its track, the key version and the fields of a board row to fill in (the subject
+    and body URL-encoded; nothing is sent by the Space)."""
+    ranking = track.ranking
+    score = format_metric(track.display[ranking], result.metrics[ranking])
+    subject = f"{bench.title} leaderboard: listing request"
+    if many:
+        subject += f" ({track.title})"
+    lines = [
+        f"Please list this submission on the {bench.title} leaderboard. The submission file is "
+        "attached.",
+        "",
+        f"File sha256: {result.submission_sha256}",
+        f"Track: {track.title} ({track.id})",
+        f"Answer key version: {result.key_version or '(unversioned)'}",
+        f"Score on the Space: {track.labels[ranking]} {score}",
+        "",
+        *listing_fields(bench),
+    ]
+    body = "\r\n".join(lines)  # RFC 6068: line breaks in a mailto body are %0D%0A
+    return (f"mailto:{bench.contact_email}?subject={quote(subject, safe='')}"
+            f"&body={quote(body, safe='')}")
+
+
+# --- which track a file is for (pure) -----------------------------------------------------------
+
+
+def own_fields(track: AnyTrack) -> tuple[str, ...]:
+    """The fields only an entry of this track's submissions carries: a multiple-choice
+    prediction (or a name people use for it), a decision's assist and time."""
+    if isinstance(track, MultipleChoiceTrack):
+        return (track.fields.prediction, *track.fields.prediction_aliases)
+    return (decision.ASSIST, decision.TIME)
+
+
+def entry_shape(track: AnyTrack) -> str:
+    """An entry of the track's submissions, as a message names it: "example_id/assist/..."."""
+    if isinstance(track, MultipleChoiceTrack):
+        return f"{track.fields.id}/{track.fields.prediction}"
+    return f"{track.fields.id}/{decision.ASSIST}/{decision.TIME}"
+
+
+def _entries(data: bytes) -> list[dict[str, Any]]:
+    """The first entries of a submission: a JSON list, a list inside an object, or JSON Lines;
+    none if the file is none of these."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return []
+    try:
+        decoded: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        decoded = []
+        for line in text.split("\n"):
+            if len(decoded) >= SHAPE_SAMPLE:
+                break
+            try:
+                decoded.append(json.loads(line))
+            except (ValueError, RecursionError):
+                continue
+    if isinstance(decoded, dict):  # {"results": [...]}: what the list holds tells
+        decoded = next((v for v in decoded.values() if isinstance(v, list)), [decoded])
+    if not isinstance(decoded, list):
+        return []
+    return [e for e in decoded[:SHAPE_SAMPLE] if isinstance(e, dict)]
+
+
+def fitting_track(bench: Benchmark, data: bytes) -> AnyTrack | None:
+    """The track whose entries the file's are, told by the fields only that track's entries
+    carry (``own_fields``); None if the file's entries carry no track's, or as many of two
+    tracks' (then the visitor names the track)."""
+    entries = _entries(data)
+    votes = Counter({t.id: sum(any(f in e for f in own_fields(t)) for e in entries)
+                     for t in bench.tracks})
+    ranked = votes.most_common(2)
+    if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    return bench.any_track(ranked[0][0])
