@@ -32,6 +32,7 @@ import gradio.routes
 from starlette.middleware import Middleware
 
 import ledger
+from errors import LeaderboardError
 from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,
@@ -205,9 +206,7 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
     served, refused = [], []
     for track in bench.tracks:
         try:
-            # ledger.keys is typed for multiple choice; load_key serves either kind.
-            keys: Callable[[], ledger.KeyStatus] = ledger.KeyLoader(
-                config, track)  # type: ignore[arg-type]
+            keys: Callable[[], ledger.KeyStatus] = ledger.KeyLoader(config, track)
         except ledger.ConfigError as exc:
             if not many:
                 raise
@@ -243,7 +242,7 @@ def main() -> int:
         # alone. Made before any block is built: each reads it once.
         uploads.private_upload_folder()
         demo = build_from_config(config)
-    except (ledger.ConfigError, ledger.LedgerError) as exc:
+    except LeaderboardError as exc:
         # A configuration mistake is one line that names the variable, not a traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 1

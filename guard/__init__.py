@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import ledger
+from errors import RateLimited
 
 MAX_FILE_SIZE = "5mb"
 
@@ -71,10 +72,6 @@ def score_limits(config: ledger.Config) -> ScoreLimits:
     """The limits and the proxy trust ``config`` read."""
     return ScoreLimits(config.score_limit, config.score_window_s, config.on_space,
                        config.trusted_proxy_hops)
-
-
-class RateLimited(Exception):
-    """A client has used up its scoring allowance for the current window."""
 
 
 class ScoreLimiter:

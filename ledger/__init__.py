@@ -16,23 +16,23 @@ Example::
 Nothing here runs at import: no network, no file reads, no clients built.
 """
 
-from ledger.cache import BoardCache, BoardSnapshot, records_of
-from ledger.config import (
-    CACHE_TTL_S,
-    SCORE_LIMIT,
-    SCORE_WINDOW_S,
-    Config,
+from errors import (
     ConfigError,
-    load_config,
+    HubUnreachableError,
+    LedgerError,
+    RecordError,
+    RecordExistsError,
+    UnreadableFileError,
 )
-from ledger.files import UnreadableFileError, read_regular_file
+from ledger.cache import BoardCache, BoardSnapshot, records_of
+from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load_config
+from ledger.files import read_regular_file
 from ledger.keys import KeyLoader, KeyStatus, load_key
 from ledger.records import (
     RECORDS_FOLDER,
     SCHEMA_VERSION,
     Provenance,
     Record,
-    RecordError,
     check_record,
     commit_message,
     metric_interval,
@@ -46,10 +46,7 @@ from ledger.stores import (
     DEFAULT_TIMEOUT_S,
     AddedIn,
     HubStore,
-    HubUnreachableError,
-    LedgerError,
     LocalStore,
-    RecordExistsError,
     RecordStore,
     VersionedStore,
     board_store,

@@ -15,17 +15,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from errors import HubUnreachableError, LedgerError, RecordError
 from ledger.config import CACHE_TTL_S
-from ledger.records import Record, RecordError, check_record, ranking_value, record_track
-from ledger.stores import (
-    AddedIn,
-    CommitStore,
-    HubUnreachableError,
-    LedgerError,
-    RecordStore,
-    VersionedStore,
-)
-from spec import AnyTrack, Benchmark
+from ledger.records import Record, check_record, ranking_value, record_track
+from ledger.stores import AddedIn, CommitStore, RecordStore, VersionedStore
+from spec import Benchmark, Track
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
 
@@ -69,7 +63,7 @@ class BoardCache:
         self,
         store: RecordStore,
         bench: Benchmark,
-        track: AnyTrack,
+        track: Track,
         ttl_s: float = CACHE_TTL_S,
         clock: Callable[[], float] = time.time,
         log: logging.Logger | None = None,

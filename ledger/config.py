@@ -23,7 +23,8 @@ from huggingface_hub import constants
 
 import evaluator
 import spec
-from ledger.files import UnreadableFileError, read_regular_file
+from errors import ConfigError, UnreadableFileError
+from ledger.files import read_regular_file
 from spec import Benchmark
 
 CACHE_TTL_S = 60
@@ -41,10 +42,6 @@ RENAMED = {
     "EGOMEM_SCORE_LIMIT": "LEADERBOARD_SCORE_LIMIT",
     "EGOMEM_SCORE_WINDOW_S": "LEADERBOARD_SCORE_WINDOW_S",
 }
-
-
-class ConfigError(ValueError):
-    """A configuration variable has a bad value; the message names it."""
 
 
 @dataclass(frozen=True)

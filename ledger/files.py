@@ -12,14 +12,12 @@ import os
 import stat
 from pathlib import Path
 
+from errors import UnreadableFileError
+
 #: Large enough for any real key, public file or submission of the shipped benchmarks (the
 #: largest demo file is ~4 MB), small enough that a mistake cannot exhaust memory.
 INPUT_LIMIT_BYTES = 64 * 1024 * 1024
 RECORD_LIMIT_BYTES = 1024 * 1024  # a record is ~2 kB
-
-
-class UnreadableFileError(ValueError):
-    """A path that is not a readable regular file within the size limit; the message says why."""
 
 
 def _kind(mode: int) -> str:

@@ -22,9 +22,10 @@ from huggingface_hub.errors import (
 )
 
 import evaluator
-from ledger.config import CACHE_TTL_S, Config, ConfigError, redact
-from ledger.files import UnreadableFileError, read_regular_file
-from ledger.stores import DEFAULT_TIMEOUT_S, LedgerError, describe_hub_error, run_bounded
+from errors import ConfigError, LedgerError, UnreadableFileError
+from ledger.config import CACHE_TTL_S, Config, redact
+from ledger.files import read_regular_file
+from ledger.stores import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
 from spec import Track
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 class KeyStatus:
     """The answer key the app scores with, or why Score is disabled."""
 
-    key: evaluator.AnswerKey | None  # None => Score is disabled
+    key: evaluator.AnyKey | None  # None => Score is disabled
     origin: str
     #: The key is synthetic: the shipped demo key, or a local key that asks its questions (a
     #: rotation of it); the app shows the demo banner.
@@ -49,7 +50,7 @@ class KeyStatus:
         )
 
 
-def _checked(key: evaluator.AnswerKey, origin: str, demo: bool, config: Config) -> KeyStatus:
+def _checked(key: evaluator.AnyKey, origin: str, demo: bool, config: Config) -> KeyStatus:
     """The key, or Score disabled when it disagrees with the sizes its spec declares."""
     problems = evaluator.size_problems(key)
     if not problems:

@@ -27,8 +27,8 @@ from uuid import UUID, uuid4
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 import evaluator
-from evaluator import decision
-from spec import AnyTrack, Benchmark, DecisionTrack, Display, format_metric
+from errors import RecordError
+from spec import Benchmark, Display, Track, format_metric
 
 RECORDS_FOLDER = "submissions"
 SCHEMA_VERSION = 2
@@ -48,8 +48,6 @@ _HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _HOST = re.compile(rf"^{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?$")
 
 
-class RecordError(ValueError):
-    """A record file does not validate against the schema; the message says which fields."""
 class Provenance(BaseModel):
     """What a re-scored row was computed from, so anyone can reproduce it.
 
@@ -349,12 +347,12 @@ def _describe_validation_error(exc: ValidationError, limit: int = 5) -> str:
     return "; ".join(parts) + tail
 
 
-def _keys_problem(value: Mapping[str, object], track: AnyTrack, exact: bool) -> str | None:
+def _keys_problem(value: Mapping[str, object], track: Track, exact: bool) -> str | None:
     """Re-scored (``exact``): every metric of the track but those without a value; paper: the
     paper's ranking metric and any others, the paper-only ones included."""
     known = track.metric_keys if exact else track.all_metric_keys
-    # A decision row lacks the metrics that have no value (its timing means, untimed).
-    absent = decision.NULLABLE if isinstance(track, DecisionTrack) else frozenset()
+    # A row lacks the metrics that have no value (a decision row's timing means, untimed).
+    absent = track.optional_metric_keys
     missing = [k for k in known if k not in value and k not in absent] if exact else []
     if not exact and track.paper_ranking not in value:
         missing = [track.paper_ranking]
@@ -386,7 +384,7 @@ _RANGES: Mapping[Display, tuple[str, Callable[[float], bool]]] = {
 }
 
 
-def _range_problems(metrics: Mapping[str, float], track: AnyTrack) -> list[str]:
+def _range_problems(metrics: Mapping[str, float], track: Track) -> list[str]:
     """Metrics outside the range of their display (unknown keys are reported elsewhere)."""
     out = []
     for display, (words, fits) in _RANGES.items():
@@ -396,7 +394,7 @@ def _range_problems(metrics: Mapping[str, float], track: AnyTrack) -> list[str]:
     return out
 
 
-def check_record(record: Record, bench: Benchmark, track: AnyTrack) -> None:
+def check_record(record: Record, bench: Benchmark, track: Track) -> None:
     """Check a record against the spec of its track; RecordError says what disagrees.
 
     A re-scored record carries every metric key of the track (but those without a value), with
@@ -412,13 +410,12 @@ def check_record(record: Record, bench: Benchmark, track: AnyTrack) -> None:
         raise RecordError(f"it belongs to {owner}, not {bench.id}/{track.id}")
     problems = []
     rescored = record.source == "rescored"
-    # A decision record's counts cover only some metrics: decision.record_problems checks them.
-    counted = None if isinstance(track, DecisionTrack) else record.counts
-    for name, value in (("metrics", record.metrics), ("counts", counted)):
-        if value is not None:
-            problem = _keys_problem(value, track, exact=rescored)
-            if problem:
-                problems.append(f"{name}: {problem}")
+    kind = evaluator.kind_of(track)
+    problem = _keys_problem(record.metrics, track, exact=rescored)
+    if problem:
+        problems.append(f"metrics: {problem}")
+    if rescored and record.counts is not None:
+        problems.extend(kind.counts_problems(track, record.counts))
     if record.uses_frames is not None and record.uses_frames not in bench.input.choices:
         problems.append(f"uses_frames: must be one of {', '.join(bench.input.choices)}; "
                         f"found {record.uses_frames!r}")
@@ -429,27 +426,20 @@ def check_record(record: Record, bench: Benchmark, track: AnyTrack) -> None:
     elif not keeps and record.intervals is not None:
         problems.append(f"a {record.source} {track.kind} record keeps no intervals")
     if rescored and record.counts is not None and not problems:
-        if isinstance(track, DecisionTrack):
-            problems.extend(decision.record_problems(track, record.metrics, record.counts,
-                                                     record.intervals))
-        else:
-            recomputed = evaluator.metrics_from_counts(track, record.counts)
-            off = [k for k in track.metric_keys if not math.isclose(
-                record.metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)]
-            if off:
-                problems.append(f"metrics do not match counts for {', '.join(off)}")
+        problems.extend(kind.record_problems(track, record.metrics, record.counts,
+                                             record.intervals))
     if problems:
         raise RecordError("; ".join(problems))
 
 
-def parse_record(data: bytes, bench: Benchmark, track: AnyTrack) -> Record:
+def parse_record(data: bytes, bench: Benchmark, track: Track) -> Record:
     """Record bytes validated by the schema and against the track's spec."""
     record = Record.from_json(data)
     check_record(record, bench, track)
     return record
 
 
-def commit_message(record: Record, track: AnyTrack) -> str:
+def commit_message(record: Record, track: Track) -> str:
     """The default commit message, naming the method, the team and the ranking metric."""
     ranking = track.ranking_for(record.source)
     value = record.metrics[ranking]
@@ -460,7 +450,7 @@ def commit_message(record: Record, track: AnyTrack) -> str:
     return f"Add {record.method_name} by {record.team_name} ({kind}, {label} {shown})"
 
 
-def ranking_value(record: Record, track: AnyTrack) -> float | None:
+def ranking_value(record: Record, track: Track) -> float | None:
     """The value a board ranks a row by: its ranking metric (a paper row's: the paper's
     ranking metric, e.g. a paper-only F1), None if the row lacks it."""
     return record.metrics.get(track.ranking_for(record.source))
@@ -473,7 +463,7 @@ def on_other_key(record: Record, key_version: str | None) -> bool:
     return record.source == "rescored" and record.key_version != key_version
 
 
-def metric_interval(record: Record, track: AnyTrack, key: str) -> tuple[float, float] | None:
+def metric_interval(record: Record, track: Track, key: str) -> tuple[float, float] | None:
     """A row's 95 % interval of one metric, in its display: the one it keeps (a re-scored
     decision row), else Wilson from its count (multiple choice), else None (a paper row, a
     metric without an interval)."""
@@ -488,7 +478,7 @@ def metric_interval(record: Record, track: AnyTrack, key: str) -> tuple[float, f
 def rescored_record(
     result: evaluator.ScoreResult,
     bench: Benchmark,
-    track: AnyTrack,
+    track: Track,
     *,
     team_name: str,
     method_name: str,

@@ -40,8 +40,9 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils._headers import build_hf_headers
 
+from errors import HubUnreachableError, LedgerError, RecordExistsError, UnreadableFileError
 from ledger.config import Config, redact
-from ledger.files import RECORD_LIMIT_BYTES, UnreadableFileError, read_regular_file
+from ledger.files import RECORD_LIMIT_BYTES, read_regular_file
 from ledger.records import RECORDS_FOLDER, Record
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -53,18 +54,6 @@ _COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 _LIBRARY = "benchmark-leaderboard"
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
-
-
-class LedgerError(RuntimeError):
-    """Reading or writing the Hub or the records folder failed."""
-
-
-class HubUnreachableError(LedgerError):
-    """The Hub did not answer: connection refused, timed out, or offline mode."""
-
-
-class RecordExistsError(LedgerError):
-    """A record with that id (path) already exists; records are immutable."""
 
 
 # --- Hub helpers ------------------------------------------------------------------------------

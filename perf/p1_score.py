@@ -14,7 +14,7 @@ from perf.report import Row, best_time, ms
 from tests.support import hostile
 
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
+TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 DEMO_KEY = BENCH.demo_key(TRACK)
 SAMPLE = BENCH.demo_dir / "sample_submission.json"
 SIZES = (1_000, 10_000, 100_000)

@@ -20,19 +20,16 @@ import uuid
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import Literal, NoReturn, overload
 
 import evaluator
 import ledger
 import spec
+from errors import LeaderboardError, UsageError
 from ledger.config import DEFAULT_BENCHMARK
 
 BENCHMARK_VARIABLE = "LEADERBOARD_BENCHMARK"
 DIR_HELP = "a local folder laid out like the leaderboard dataset instead"
-
-
-class UsageError(Exception):
-    """A bad command line or input file; the message says what to change."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -63,7 +60,7 @@ class Chosen:
     """The benchmark and track a command line names (``--benchmark``, ``--track``)."""
 
     bench: spec.Benchmark
-    track: spec.AnyTrack  # of either kind: a script that needs one says so
+    track: spec.Track  # of either kind: a script that needs one says so
     track_given: bool  # --track was on the command line
 
     @property
@@ -104,7 +101,7 @@ def choose(argv: Sequence[str] | None) -> Chosen:
     except spec.SpecError as exc:
         raise UsageError(f"{where}: {exc}") from None
     try:
-        track = bench.any_track(known.track)
+        track = bench.track(known.track)
     except spec.SpecError as exc:
         raise UsageError(f"--track: {exc}") from None
     return Chosen(bench, track, known.track is not None)
@@ -131,7 +128,7 @@ def run(
         return int(exc.code or 0)
     try:
         return body(args, chosen)
-    except (UsageError, ledger.LedgerError, ledger.ConfigError) as exc:
+    except LeaderboardError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if after_error:
             print(after_error, file=sys.stderr)
@@ -195,7 +192,13 @@ def read_input(path: Path, what: str) -> bytes:
         raise UsageError(f"cannot read the {what}: {exc}") from None
 
 
-def load_key(track: spec.AnyTrack, path: Path) -> evaluator.AnyKey:
+@overload
+def load_key(track: spec.MultipleChoiceTrack, path: Path) -> evaluator.AnswerKey: ...
+@overload
+def load_key(track: spec.Track, path: Path) -> evaluator.AnyKey: ...
+
+
+def load_key(track: spec.Track, path: Path) -> evaluator.AnyKey:
     """The answer key of ``track`` that ``--private`` names."""
     try:
         return evaluator.load_answer_key(track, read_input(path, "answer key"))
@@ -237,7 +240,7 @@ def chance_line(result: evaluator.ScoreResult) -> str:
     return f"scored on answer key version {version}{chance}"
 
 
-def refuse_below_chance(track: spec.AnyTrack, result: evaluator.ScoreResult, flag: str,
+def refuse_below_chance(track: spec.Track, result: evaluator.ScoreResult, flag: str,
                         allowed: bool) -> str | None:
     """UsageError for a below-chance result unless ``allowed`` (then its warning, to print)."""
     warning = evaluator.chance_warning(track, result)

@@ -54,10 +54,10 @@ from pydantic import ValidationError
 import evaluator
 import ledger
 import spec
+from errors import UsageError
 from scripts._cli import (
     Chosen,
     Parser,
-    UsageError,
     add_benchmark_arguments,
     add_target_arguments,
     chance_line,

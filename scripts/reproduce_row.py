@@ -41,10 +41,10 @@ from pathlib import Path
 import evaluator
 import ledger
 import spec
+from errors import UsageError
 from scripts._cli import (
     Chosen,
     Parser,
-    UsageError,
     add_benchmark_arguments,
     add_target_arguments,
     describe,
@@ -100,7 +100,7 @@ def _same(a: float, b: float) -> bool:
     return a.hex() == b.hex()
 
 
-def _in_order(track: spec.AnyTrack, names: Set[str]) -> list[str]:
+def _in_order(track: spec.Track, names: Set[str]) -> list[str]:
     """Metric names in the track's display order, unknown ones last."""
     known = [k for k in track.metric_keys if k in names]
     return known + sorted(names - set(known))

@@ -44,11 +44,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import errors
 import evaluator
 import ledger
 import spec
+from errors import SpecError, UsageError
 from scripts import _cli, reshuffle_options
-from scripts._cli import Chosen, Parser, UsageError
+from scripts._cli import Chosen, Parser
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -92,7 +94,7 @@ class Carry:
     record: ledger.Record
 
 
-def _old_key_sha256(args: argparse.Namespace, track: spec.Track,
+def _old_key_sha256(args: argparse.Namespace, track: spec.MultipleChoiceTrack,
                     key: evaluator.AnswerKey) -> tuple[str, str | None, reshuffle_options.LetterMap
                                                        | None]:
     """The sha256 and version of the key the rows to carry were scored on, and the letter map
@@ -101,7 +103,7 @@ def _old_key_sha256(args: argparse.Namespace, track: spec.Track,
         try:
             letter_map = reshuffle_options.read_letter_map(
                 track, _cli.read_input(args.letter_map, "letter map"), args.letter_map)
-        except reshuffle_options.ReshuffleError as exc:
+        except errors.ReshuffleError as exc:
             raise UsageError(str(exc)) from None
         if letter_map.new_private_sha256 != key.sha256:
             raise UsageError(
@@ -114,7 +116,6 @@ def _old_key_sha256(args: argparse.Namespace, track: spec.Track,
                              "there, so each new row can be reproduced")
         return letter_map.old_private_sha256, letter_map.old_key_version, letter_map
     old = _cli.load_key(track, args.same_letters)
-    assert isinstance(old, evaluator.AnswerKey)
     if old.sha256 == key.sha256:
         raise UsageError(f"--same-letters {args.same_letters} is the very file of --private; "
                          "pass the key the rows were scored on")
@@ -177,7 +178,7 @@ def plan(args: argparse.Namespace, chosen: Chosen, key: evaluator.AnswerKey,
         if letter_map is not None:
             try:
                 data, _, _ = reshuffle_options.remap_submission(track, data, letter_map, source)
-            except reshuffle_options.ReshuffleError as exc:
+            except errors.ReshuffleError as exc:
                 raise UsageError(f"{_cli.row_name(row)}: {exc}") from None
         result, record = _new_record(chosen, key, row, data, source)
         carried.append(Carry(row, source, data, result, record))
@@ -212,14 +213,14 @@ def _new_record(chosen: Chosen, key: evaluator.AnswerKey, old: ledger.Record, da
 
 
 def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
-    track = chosen.track
-    if not isinstance(track, spec.Track):
+    try:
+        track = chosen.bench.track(chosen.track.id, kind=spec.MultipleChoiceTrack)
+    except SpecError:
         raise UsageError(
-            f"{chosen.bench.id}/{track.id} is a {track.kind} track: its answers have no option "
-            "letters, so no rotation moves them; publish a corrected row with "
-            "publish_submission.py --supersedes")
+            f"{chosen.bench.id}/{chosen.track.id} is a {chosen.track.kind} track: its answers "
+            "have no option letters, so no rotation moves them; publish a corrected row with "
+            "publish_submission.py --supersedes") from None
     key = _cli.load_key(track, args.private)
-    assert isinstance(key, evaluator.AnswerKey)
     store, where = _cli.open_store(args, missing_dir="refuse")
     everything = _cli.read_board(store)
     try:

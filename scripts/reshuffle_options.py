@@ -63,7 +63,9 @@ from typing import Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+import errors
 import ledger
+from errors import ReshuffleError, SpecError
 from evaluator import (
     KEY_VERSION_FIELD,
     MAX_EXAMPLES,
@@ -79,7 +81,7 @@ from evaluator import (
 from ledger.config import DEFAULT_BENCHMARK
 from maintainer import release
 from scripts import _cli
-from spec import Track
+from spec import MultipleChoiceTrack
 
 #: Bumping this changes every rotation: the permutation is part of the key's provenance.
 DERIVATION = "egomemreason-reshuffle/1"
@@ -91,10 +93,6 @@ SALT_HINT = (
     "make one with: python -c \"import secrets; print(secrets.token_urlsafe(24))\" "
     "and keep it with the key, never in git"
 )
-
-
-class ReshuffleError(ValueError):
-    """An input the rotation or the remapping refuses; the message says how to fix it."""
 
 
 # --- reading and writing the data files -------------------------------------------------------
@@ -177,7 +175,7 @@ def _csv_cells(data: bytes) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...
     return (rows[0] if rows else ()), tuple(rows[1:]), newline
 
 
-def read_table(track: Track, data: bytes, fmt: str, flag: str, path: Path,
+def read_table(track: MultipleChoiceTrack, data: bytes, fmt: str, flag: str, path: Path,
                what: str) -> Table:
     """The rows of a data file in ``fmt``; ReshuffleError, naming the flag, if unreadable."""
     top: dict[str, Any] | None = None
@@ -258,7 +256,7 @@ def write_table(table: Table, records: Sequence[Mapping[str, Any]],
     return buffer.getvalue().encode("utf-8")
 
 
-def read_private(track: Track, data: bytes, path: Path) -> tuple[Table, AnswerKey]:
+def read_private(track: MultipleChoiceTrack, data: bytes, path: Path) -> tuple[Table, AnswerKey]:
     """The key file as a table, and the validated key."""
     fmt = track.key.format
     table = read_table(track, data, fmt, "--private", path,
@@ -273,7 +271,7 @@ def read_private(track: Track, data: bytes, path: Path) -> tuple[Table, AnswerKe
     return table, key
 
 
-def read_public(track: Track, data: bytes, path: Path) -> Table:
+def read_public(track: MultipleChoiceTrack, data: bytes, path: Path) -> Table:
     """The public file as a table, each row checked for the fields rotation needs."""
     fmt = track.public.format
     table = read_table(track, data, fmt, "--public", path,
@@ -610,7 +608,7 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
 # --- remapping a submission ------------------------------------------------------------------
 
 
-def read_letter_map(track: Track, data: bytes, path: Path) -> LetterMap:
+def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> LetterMap:
     """A validated letter map: a bijection of A.. onto itself for every question."""
     letters = track.options.letters
     decoded = _decode_json(data, "--letter-map", path, f"the {LETTER_MAP_NAME} of a rotation")
@@ -659,7 +657,7 @@ def read_letter_map(track: Track, data: bytes, path: Path) -> LetterMap:
     return parsed
 
 
-def remap_problems(track: Track) -> dict[tuple[str, str], str]:
+def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
     """What can be wrong with entries of a submission to remap, and how to fix it."""
     f = track.fields
     kind, write = (("integer", "write ids as numbers") if f.id_type == "integer"
@@ -683,7 +681,7 @@ def remap_problems(track: Track) -> dict[tuple[str, str], str]:
     }
 
 
-def remap_submission(track: Track, data: bytes, letter_map: LetterMap,
+def remap_submission(track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap,
                      path: Path) -> tuple[bytes, int, int]:
     """The submission with every letter translated; abstentions and other fields kept as they are.
 
@@ -858,17 +856,18 @@ def _benchmark_flags(chosen: _cli.Chosen) -> str:
     return flags + (f"--track {chosen.track.id} " if chosen.track_given else "")
 
 
-def _lettered(chosen: _cli.Chosen) -> Track:
+def _lettered(chosen: _cli.Chosen) -> MultipleChoiceTrack:
     """The chosen track, if it has option letters (a multiple-choice track)."""
-    track = chosen.track
-    if isinstance(track, Track):
-        return track
-    lettered = ", ".join(t.id for t in chosen.bench.tracks if isinstance(t, Track)) or "none"
-    raise ReshuffleError(
-        f"{chosen.bench.id}/{track.id} is a {track.kind} track: its episodes have no option "
-        "letters, so there is nothing to rotate or remap (a decision answer is true or false "
-        f"and a time); rotate a multiple-choice track of {chosen.bench.id} ({lettered}) with "
-        "--track")
+    try:
+        return chosen.bench.track(chosen.track.id, kind=MultipleChoiceTrack)
+    except SpecError:
+        track = chosen.track
+        lettered = ", ".join(t.id for t in chosen.bench.tracks_of(MultipleChoiceTrack))
+        raise ReshuffleError(
+            f"{chosen.bench.id}/{track.id} is a {track.kind} track: its episodes have no option "
+            "letters, so there is nothing to rotate or remap (a decision answer is true or false "
+            f"and a time); rotate a multiple-choice track of {chosen.bench.id} "
+            f"({lettered or 'none'}) with --track") from None
 
 
 def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
@@ -985,7 +984,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         try:
             chosen = _cli.choose(argv)
-        except _cli.UsageError as exc:
+        except errors.UsageError as exc:
             raise ReshuffleError(str(exc)) from None
         args, unknown = _parser(chosen).parse_known_args(argv)
         if unknown:
@@ -1006,7 +1005,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{', '.join(remapping)} to remapping a submission; run the two separately"
             )
         return run_remap(args, chosen) if remapping else run_rotation(args, chosen)
-    except (ReshuffleError, release.ReleaseError) as exc:
+    except (ReshuffleError, errors.ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 

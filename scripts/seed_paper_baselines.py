@@ -43,11 +43,11 @@ from pydantic import ValidationError
 
 import ledger
 import spec
+from errors import UsageError
 from scripts._cli import (
     DIR_HELP,
     Chosen,
     Parser,
-    UsageError,
     add_benchmark_arguments,
     add_target_arguments,
     describe,
@@ -83,25 +83,7 @@ def model_size(method: str, group: str) -> str:
     return "API" if "API" in group else ""
 
 
-def derived_metrics(track: spec.AnyTrack, printed: dict[str, float]) -> dict[str, float]:
-    """The declared aggregates the paper does not print, from their members when all are
-    printed: micro weighted by the spec's group sizes, macro their plain mean."""
-    out: dict[str, float] = {}
-    if not isinstance(track, spec.Track):
-        return out  # a decision track declares no aggregates
-    for aggregate in track.aggregates:
-        members = track.members(aggregate)
-        if aggregate.key in printed or not all(m in printed for m in members):
-            continue
-        if aggregate.aggregation == "macro":
-            out[aggregate.key] = sum(printed[m] for m in members) / len(members)
-        else:
-            total = sum(track.sizes[m] for m in members)
-            out[aggregate.key] = sum(printed[m] * track.sizes[m] for m in members) / total
-    return out
-
-
-def _header_problem(track: spec.AnyTrack, header: list[str]) -> str | None:
+def _header_problem(track: spec.Track, header: list[str]) -> str | None:
     known = set(track.all_metric_keys)
     unknown = [c for c in header if c not in known and c not in (*TEXT_COLUMNS, INPUT_COLUMN)]
     missing = [c for c in (*TEXT_COLUMNS, track.paper_ranking) if c not in header]
@@ -117,7 +99,7 @@ def _header_problem(track: spec.AnyTrack, header: list[str]) -> str | None:
             f"{track.paper_ranking}; found {'; '.join(found)}")
 
 
-def paper_records(bench: spec.Benchmark, track: spec.AnyTrack, paper: spec.Paper, data: bytes,
+def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, data: bytes,
                   source: str, table: spec.PaperTable | None = None) -> list[ledger.Record]:
     """One record per row of the paper's CSV (of ``table``, default the main one); the message
     names the bad row and column."""
@@ -160,7 +142,7 @@ def paper_records(bench: spec.Benchmark, track: spec.AnyTrack, paper: spec.Paper
                 method_description=f"Reported in {table.table} of the {bench.title} paper "
                                    f"({row['group']} group).",
                 publication_url=paper.url,
-                metrics={**printed, **derived_metrics(track, printed)},
+                metrics={**printed, **track.derived_metrics(printed)},
                 counts=None,
                 n_abstained=None,
                 provenance=None,
@@ -195,7 +177,7 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
             raise UsageError(f"--track {chosen.track.id}: no table of the paper gives that "
                              f"track's rows; its tables are for: {tabled}")
         table = others[0]
-    track = bench.any_track(table.track)
+    track = bench.track(table.track)
     path: Path = args.csv or bench.folder / table.csv
     try:
         data = path.read_bytes()

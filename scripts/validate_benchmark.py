@@ -33,17 +33,11 @@ import argparse
 import hashlib
 from pathlib import Path
 
+import errors
 import spec
+from errors import UsageError
 from maintainer import release
-from scripts._cli import (
-    Chosen,
-    Parser,
-    UsageError,
-    add_benchmark_arguments,
-    describe,
-    read_input,
-    run,
-)
+from scripts._cli import Chosen, Parser, add_benchmark_arguments, describe, read_input, run
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -68,7 +62,7 @@ def validate(args: argparse.Namespace, chosen: Chosen) -> int:
     print(f"sha256 {hashlib.sha256(public_bytes).hexdigest()}  {args.public}")
     try:
         report = release.check_release(track, key_bytes, public_bytes)
-    except release.ReleaseError as exc:
+    except errors.ReleaseError as exc:
         raise UsageError(f"{bench.id}: {exc}") from None
     print(report.summary())
     return 0

@@ -35,15 +35,8 @@ import sys
 from pathlib import Path
 
 import evaluator
-from scripts._cli import (
-    Chosen,
-    Parser,
-    UsageError,
-    add_benchmark_arguments,
-    describe,
-    read_input,
-    run,
-)
+from errors import UsageError
+from scripts._cli import Chosen, Parser, add_benchmark_arguments, describe, read_input, run
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -66,18 +59,13 @@ def check(args: argparse.Namespace, chosen: Chosen) -> int:
     except evaluator.PublicFileError as exc:
         raise UsageError(f"--public {args.public}: {exc}") from None
     data = read_input(args.submission, "submission")
+    kind = evaluator.kind_of(track)
     try:
-        if isinstance(questions, evaluator.QuestionSet):
-            letters = evaluator.validate(questions, data)
-            abstained = sum(letter is None for letter in letters.values())
-            asked = evaluator.counted(len(questions), "question", "questions")
-        else:
-            predictions = evaluator.validate(questions, data)
-            abstained = sum(p.assist is None for p in predictions.values())
-            asked = evaluator.counted(len(questions), "episode", "episodes")
+        abstained = kind.abstentions(evaluator.validate(questions, data))
     except evaluator.SubmissionError as exc:
         print(exc, file=sys.stderr)  # exactly what the Score tab shows
         return 1
+    asked = evaluator.counted(len(questions), *kind.ROWS)
     version = (f"key version {questions.key_version}" if questions.key_version is not None
                else "unversioned: the public file names no key_version")
     # A valid file answers every question once: as many answers as questions.

@@ -16,7 +16,7 @@ import pytest
 
 import evaluator
 import spec
-from evaluator import decision
+from evaluator.kinds import decision
 from tests.support import ROOT
 from tests.support.app_server import AppServer
 

@@ -24,7 +24,8 @@ import pandas as pd
 from gradio.components.plot import PlotData
 
 import ledger
-from spec import AnyTrack, Benchmark
+from errors import BadInput
+from spec import Benchmark, Track
 from web.board_table import (
     TABLE_JS,
     Sort,
@@ -42,7 +43,6 @@ from web.board_view import (
     NOT_REPORTED,
     SIZE_BUCKETS,
     SOURCE_LABELS,
-    BadInput,
     BoardLayout,
     board_csv,
     board_filter,
@@ -71,7 +71,7 @@ from web.served import Served
 MAX_ENTRY_CHARS = 64
 
 
-def chart_texts(track: AnyTrack) -> tuple[str, str]:
+def chart_texts(track: Track) -> tuple[str, str]:
     """The board chart's heading and title: "### Compare entries per split", "Accuracy per
     split" (per scenario on a decision board)."""
     per = chart_groups(track)
@@ -79,7 +79,7 @@ def chart_texts(track: AnyTrack) -> tuple[str, str]:
     return f"### Compare entries per {per}", f"{noun} per {per}"
 
 
-def paper_caption(track: AnyTrack) -> str:
+def paper_caption(track: Track) -> str:
     """Under a board whose paper rows carry columns of their own: where they are, and that they
     are ranked among themselves ("" for a board without such columns)."""
     if not track.paper_metric_keys:

@@ -26,12 +26,11 @@ from typing import Any, Literal
 import pandas as pd
 
 import ledger
-from spec import AnyTrack, Benchmark, format_metric
+from errors import BadInput
+from spec import DECIMALS, Benchmark, Track, format_metric
 from web.board_view import (
-    DECIMALS,
     NOT_REPORTED,
     SOURCE_TEXT,
-    BadInput,
     BoardLayout,
     input_label,
     quoted,
@@ -62,7 +61,7 @@ class Sort:
     reversed: bool = False
 
 
-def column_order(column: str, layout: BoardLayout, track: AnyTrack) -> Order:
+def column_order(column: str, layout: BoardLayout, track: Track) -> Order:
     """How ``column`` sorts when first clicked: best first for a metric, the board's order for
     Rank and Rank range, newest first for dates, largest first for sizes, else A to Z."""
     by_header = {header: key for key, header in layout.metrics.items()}
@@ -100,7 +99,7 @@ def kept_sort(current: Sort | None, columns: Sequence[str]) -> Sort | None:
 
 
 def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
-               track: AnyTrack) -> pd.DataFrame:
+               track: Track) -> pd.DataFrame:
     """``frame`` (best first, as board_frame orders it) in the order ``sort`` says; rows
     without a value (a paper row's missing split, a size not stated, an unranked row, a
     "Not reported") stay last either way, and ties keep the board's order. Text sorts by
@@ -149,7 +148,7 @@ def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
     return "" if _missing(value) else str(value)
 
 
-def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: AnyTrack,
+def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: Track,
               ranks: Sequence[float | None] = ()) -> str:
     """The header's aria-sort: how the shown values run. "other" for nearest-0 orders, and for
     the board's order where its ``ranks`` (the Rank column as shown) do not run one way: two
@@ -219,7 +218,7 @@ def _links_html(record: ledger.Record | None) -> str:
 
 
 def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
-               track: AnyTrack, records: Mapping[str, ledger.Record], sort: Sort | None,
+               track: Track, records: Mapping[str, ledger.Record], sort: Sort | None,
                caption: str, empty: str | None, track_param: str | None = None) -> str:
     """The rows of ``frame`` (already filtered and sorted) under the ``columns`` of one view:
     a ``<table>`` whose headers are sort buttons and whose method cells open the row's card;
@@ -286,7 +285,7 @@ element.addEventListener('click', (event) => {
 # --- the row card ---------------------------------------------------------------------------
 
 
-def reproduce_command(record: ledger.Record, bench: Benchmark, track: AnyTrack,
+def reproduce_command(record: ledger.Record, bench: Benchmark, track: Track,
                       board_dir: str | None) -> str | None:
     """The ``reproduce_row.py`` command that re-scores a re-scored row (None for a paper row):
     with ``--leaderboard-dir`` when the board is a local folder."""
@@ -313,7 +312,7 @@ def _code(value: object) -> str:
     return f"<code>{text(value)}</code>"
 
 
-def card_html(record: ledger.Record, bench: Benchmark, track: AnyTrack, layout: BoardLayout,
+def card_html(record: ledger.Record, bench: Benchmark, track: Track, layout: BoardLayout,
               row: Mapping[str, Any] | None, *, superseded_by: ledger.Record | None,
               added: ledger.AddedIn | None, reproduce: str | None, permalink: str) -> str:
     """One row's card: what the record says (description, links, metadata), every metric it
@@ -389,7 +388,7 @@ def _rank_text(row: Mapping[str, Any], info: Mapping[str, str]) -> str:
                              else "")
 
 
-def _metrics_table(record: ledger.Record, track: AnyTrack) -> str:
+def _metrics_table(record: ledger.Record, track: Track) -> str:
     rows = []
     for key in track.all_metric_keys:
         if key not in record.metrics:

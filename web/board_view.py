@@ -28,8 +28,9 @@ import pandas as pd
 
 import evaluator
 import ledger
+from errors import BadInput, LayoutError
 from evaluator import Count
-from spec import AnyTrack, Benchmark, Display, MultipleChoiceTrack
+from spec import DECIMALS, Benchmark, Display, Track
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -101,13 +102,6 @@ HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_t
 NOTE_CELL_CHARS = 60
 
 
-#: Decimals a board cell shows, by the metric's display (its header names the unit).
-DECIMALS: Mapping[Display, int] = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}
-
-
-class LayoutError(ValueError):
-    """A spec's board would show two columns, or two column groups, under one header."""
-
 
 @dataclass(frozen=True)
 class BoardLayout:
@@ -130,7 +124,7 @@ class BoardLayout:
         return self.groups["All"]
 
 
-def board_layout(bench: Benchmark, track: AnyTrack) -> BoardLayout:
+def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
     """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
     metric, then the view's metrics and columns), then Details and All; LayoutError if two
     columns or groups would share a header. Paper-only metrics are columns too."""
@@ -171,19 +165,12 @@ def _metric_width(label: str) -> str:
     return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
 
 
-def macro_keys(track: AnyTrack) -> set[str]:
-    """The macro means of a multiple-choice track (no count of their own); none elsewhere."""
-    if not isinstance(track, MultipleChoiceTrack):
-        return set()
-    return {a.key for a in track.summaries if a.aggregation == "macro"}
-
-
-def record_counts(record: ledger.Record, track: AnyTrack) -> dict[str, Count]:
+def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
     """A record's counts; for paper rows, its percentages over the track's sizes (a macro mean
     has no count of its own to recover, so it gets none)."""
     if record.counts is not None:
         return dict(record.counts)
-    macro = macro_keys(track)
+    macro = track.macro_keys
     return {
         key: Count(correct=round(record.metrics[key] * total / 100), total=total)
         for key, total in track.sizes.items()
@@ -254,7 +241,7 @@ def _links(record: ledger.Record) -> str:
     return " · ".join(name for name, _ in record_links(record))
 
 
-def ranking_interval(record: ledger.Record, track: AnyTrack) -> tuple[float, float] | None:
+def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float] | None:
     """The 95 % interval of the metric a row is ranked by, in its display: the one it keeps or
     Wilson's from its count (a paper row's from its percentage over the sizes); None when there
     is neither (a paper row's F1) or the row lacks the metric."""
@@ -270,7 +257,7 @@ def ranking_interval(record: ledger.Record, track: AnyTrack) -> tuple[float, flo
     return None
 
 
-def _ranked(records: Sequence[ledger.Record], track: AnyTrack
+def _ranked(records: Sequence[ledger.Record], track: Track
             ) -> list[tuple[ledger.Record, tuple[int, int] | None,
                             tuple[float, float] | None]]:
     """Rows best first, each with its rank range and ranking interval. Rows are ranked against
@@ -322,7 +309,7 @@ def key_version_cell(record: ledger.Record, current: str | None) -> str:
 
 
 def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
-                track: AnyTrack, current_key: str | None = None) -> pd.DataFrame:
+                track: Track, current_key: str | None = None) -> pd.DataFrame:
     """The whole board, best ranking metric first, with unrounded metrics and the rank columns
     (the "All" group's columns, then the hidden ones). ``current_key`` is the version Score
     scores on: rows scored on another are marked."""
@@ -402,10 +389,6 @@ def size_token(word: str) -> str:
     """The pattern of a size as a token: not after a digit or a dot, not before a letter or
     digit ("8b" finds "qwen3-vl-8b" and "8b", not "38b", "0.8b" or "8bit")."""
     return rf"(?<![\d.]){re.escape(word)}(?![a-z0-9])"
-
-
-class BadInput(ValueError):
-    """An event got an input no page sends: too long, too many values, or not a choice."""
 
 
 #: The filters' labels on the page, as a refusal names them.
@@ -511,7 +494,7 @@ def empty_text(shown: int, total: int) -> str | None:
 
 
 def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
-                track: AnyTrack) -> list[dict[str, Any]]:
+                track: Track) -> list[dict[str, Any]]:
     """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included (the
     ranking metric's interval; a track that keeps intervals also gives each row's own). A row
     lacking its ranking metric has no rank (null)."""

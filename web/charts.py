@@ -23,8 +23,8 @@ import altair as alt
 from gradio.components.plot import PlotData
 
 import ledger
-from spec import AnyTrack, Display, MultipleChoiceTrack
-from web.board_view import DECIMALS, SOURCE_TEXT, size_in_billions
+from spec import DECIMALS, Display, Track
+from web.board_view import SOURCE_TEXT, size_in_billions
 
 #: The entries' colours: Paul Tol's discrete rainbow, its 12-colour selection (P. Tol, "Colour
 #: Schemes", SRON/EPS/TN/09-002, fig. 22; https://personal.sron.nl/~pault/), which he offers
@@ -65,7 +65,7 @@ UNITS: Mapping[Display, str | None] = {"percent": "%", "ratio": "0–1", "second
                                        "count": None}
 
 
-def chart_keys(track: AnyTrack) -> tuple[str, ...]:
+def chart_keys(track: Track) -> tuple[str, ...]:
     """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
     groups of the first grouping."""
     return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
@@ -77,23 +77,20 @@ AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
     "seconds": ("Seconds", None), "count": ("Count", None)}
 
 
-def chart_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
+def chart_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
     """The value axis of a track's split chart: its title and fixed domain (None: from 0 to
     the data). Accuracies in percent are "Accuracy (%)", as on every multiple-choice board."""
     keys = chart_keys(track)
     display = track.display[keys[0]]
-    accuracy = isinstance(track, MultipleChoiceTrack) or all(
-        k == track.by_scenario or k.startswith(f"{track.by_scenario}/") for k in keys)
+    accuracy = all(k in track.accuracy_keys for k in keys)
     title, domain = AXES[display]
     return ("Accuracy (%)" if accuracy and display == "percent" else title), domain
 
 
-def chart_groups(track: AnyTrack) -> str:
+def chart_groups(track: Track) -> str:
     """What a split chart's bars are per: "split" (multiple choice), a decision track's
     scenario field ("scenario")."""
-    if isinstance(track, MultipleChoiceTrack):
-        return "split"
-    return track.scenarios.field.replace("_", " ")
+    return track.chart_groups
 
 
 #: vega-embed's "..." actions menu is a <summary> holding an unlabelled icon: a screen reader
@@ -132,7 +129,7 @@ def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, ax
 
 
 def split_chart(series: dict[str, dict[str, float]], title: str,
-                track: AnyTrack) -> PlotData:
+                track: Track) -> PlotData:
     """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
     on the axis of their display (``chart_axis``), each series in a colour of ``PALETTE``. A
     series carrying none of the chart's metrics (a paper row of other columns) is left out.
@@ -158,13 +155,13 @@ def split_chart(series: dict[str, dict[str, float]], title: str,
 # --- the ranking metric against size and date ---------------------------------------------------
 
 
-def plotted(records: Sequence[ledger.Record], track: AnyTrack) -> list[ledger.Record]:
+def plotted(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
     """The rows the size and date charts show: those carrying the track's ranking metric (a
     paper row ranked by a paper-only metric has another quantity, so it is left out)."""
     return [r for r in records if track.ranking in r.metrics]
 
 
-def value_axis(track: AnyTrack) -> tuple[str, tuple[float, float] | None]:
+def value_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
     """The ranking metric's axis: its label and unit ("Overall (%)", "F1 (0–1)") and the fixed
     domain of its display (None: from 0 to the data)."""
     display = track.display[track.ranking]
@@ -244,7 +241,7 @@ def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None,
         axis=alt.Axis(format="%b %Y", labelOverlap=True))), title)
 
 
-def _row(record: ledger.Record, track: AnyTrack, digits: int) -> dict[str, Any]:
+def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
     return {"Method": record.method_name, "Size": record.model_size or NOT_STATED,
             "Date": record.created_at.date().isoformat(),
             "Value": round(record.metrics[track.ranking], digits),
@@ -258,7 +255,7 @@ def _with_data(spec_json: str, values: list[dict[str, Any]]) -> PlotData:
     return PlotData(type="altair", plot=json.dumps(spec))
 
 
-def size_chart(records: Sequence[ledger.Record], track: AnyTrack) -> PlotData:
+def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
     """The ranking metric of every row carrying it (``plotted``) against its model size in
     billions of parameters, on a log scale; the rows of API models and of sizes not stated in a
     strip of their own at the right. Re-scored and paper-reported rows differ in shape and
@@ -277,7 +274,7 @@ def size_chart(records: Sequence[ledger.Record], track: AnyTrack) -> PlotData:
                                  domain, digits), values)
 
 
-def date_chart(records: Sequence[ledger.Record], track: AnyTrack) -> PlotData:
+def date_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
     """The ranking metric of every row carrying it (``plotted``) against the date of its
     entry, re-scored and paper-reported rows marked as on the size chart."""
     y_title, domain = value_axis(track)

@@ -27,15 +27,9 @@ from gradio.data_classes import FileData
 
 import evaluator
 import ledger
-from evaluator import decision
-from guard import (
-    MAX_UPLOAD_BYTES,
-    RateLimited,
-    ScoreLimiter,
-    client_address,
-    forwarded_summary,
-)
-from spec import AnyTrack, Benchmark, Track
+from errors import NotAnUpload, RateLimited
+from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
+from spec import Benchmark, Track
 from web.board_view import listed, quoted
 from web.charts import chart_axis, chart_groups, chart_keys, split_chart
 from web.score_view import (
@@ -54,31 +48,32 @@ from web.served import Served
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 #: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
 DETECT = "auto"
-DECISION_SCORE_WIDTHS: list[str | int] = ["38%", "19%", "20%", "23%"]  # Metric, Value, ...
+#: The score table's column widths, by its number of columns (a decision score's four: Metric,
+#: Value, Count, 95% CI; else Gradio's own).
+SCORE_WIDTHS: dict[int, list[str | int]] = {4: ["38%", "19%", "20%", "23%"]}
 
 
-def submission_format(track: AnyTrack) -> str:
+def submission_format(track: Track) -> str:
     """A track's submission file in a few words: a JSON list of `{"example_id", ...}`."""
-    if isinstance(track, Track):
-        fields = f'"{track.fields.id}", "{track.fields.prediction}"'
-        return f"a JSON list of `{{{fields}}}`"
-    fields = f'"{track.fields.id}", "{decision.ASSIST}", "{decision.TIME}"'
-    return f"a JSON list (or JSON Lines saved as .json) of `{{{fields}}}`"
+    kind = evaluator.kind_of(track)
+    fields = ", ".join(f'"{name}"' for name in kind.entry_fields(track))
+    lines = " (or JSON Lines saved as .json)" if kind.JSON_LINES else ""
+    return f"a JSON list{lines} of `{{{fields}}}`"
 
 
-def rows_noun(track: AnyTrack) -> str:
+def rows_noun(track: Track) -> str:
     """What a track's key holds: "questions" (multiple choice) or "episodes" (decisions)."""
-    return "questions" if isinstance(track, Track) else "episodes"
+    return evaluator.kind_of(track).ROWS[1]
 
 
-def score_help(track: AnyTrack) -> str:
+def score_help(track: Track) -> str:
     return (f"Upload a submission ({submission_format(track)}, 5 MB at most) to score it "
             "privately against the held-out answer key. Nothing is stored, and you never see "
             f"which {rows_noun(track)} were right. See **About** for the format and how to get "
             "listed.")
 
 
-def tracks_help(tracks: Sequence[AnyTrack]) -> str:
+def tracks_help(tracks: Sequence[Track]) -> str:
     """The Score tab's help when a benchmark has several tracks: each one's format."""
     formats = "\n".join(f"- **{t.title}**: {submission_format(t)}" for t in tracks)
     return ("Upload a submission (5 MB at most) to score it privately against the held-out "
@@ -89,7 +84,7 @@ def tracks_help(tracks: Sequence[AnyTrack]) -> str:
             "the formats and how to get listed.")
 
 
-def wrong_track(picked: AnyTrack, fits: AnyTrack) -> str:
+def wrong_track(picked: Track, fits: Track) -> str:
     """What a file for another track than the one picked is told: which track it fits."""
     return (f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
             f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
@@ -97,21 +92,12 @@ def wrong_track(picked: AnyTrack, fits: AnyTrack) -> str:
             f'API: track "{fits.id}" or "{DETECT}").')
 
 
-def score_chart_title(track: AnyTrack, with_paper: bool) -> str:
+def score_chart_title(track: Track, with_paper: bool) -> str:
     """The Score chart's title, short enough for a phone: "You vs. the best paper baseline",
     or "Your accuracy per split" on a board without paper rows."""
     if with_paper:
         return "You vs. the best paper baseline"
     return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {chart_groups(track)}"
-
-
-class NotAnUpload(Exception):
-    """A /score input that is no readable .json upload of this server: ``why`` in a few words
-    (for the log, never the input itself), the message for the caller."""
-
-    def __init__(self, why: str, message: str) -> None:
-        super().__init__(message)
-        self.why = why
 
 
 def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
@@ -178,7 +164,7 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                   and any(k in r.metrics for k in keys)]
         return max(papers, key=lambda r: ledger.ranking_value(r, s.track) or 0.0, default=None)
 
-    def key_of(s: Served) -> evaluator.AnswerKey:
+    def key_of(s: Served) -> evaluator.AnyKey:
         """The track's current key; gr.Error with the reason Score is unavailable for it."""
         status = s.keys()
         if status.key is None:
@@ -237,7 +223,7 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         try:
             # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
             # event loop.
-            if len(data) > THREAD_SCORE_BYTES or track.kind == "decision":
+            if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
                 result = await to_thread.run_sync(evaluator.score, key, data)
             else:
                 result = evaluator.score(key, data)
@@ -304,11 +290,12 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         paper = best_paper(s)
         if paper is not None:
             series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
-        widths = DECISION_SCORE_WIDTHS if track.kind == "decision" else None
+        table = score_table(result, track)
+        widths = SCORE_WIDTHS.get(len(table.columns))
         rank = would_rank(result, s.board.snapshot().records, track)
         return (
             score_summary(result, track),
-            gr.Dataframe(score_table(result, track), visible=True, column_widths=widths),
+            gr.Dataframe(table, visible=True, column_widths=widths),
             gr.Plot(split_chart(series, score_chart_title(track, paper is not None), track),
                     visible=True),
             gr.Textbox(result.submission_sha256, visible=True),

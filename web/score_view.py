@@ -18,93 +18,25 @@ import pandas as pd
 
 import evaluator
 import ledger
-from evaluator import decision
-from spec import AnyTrack, Benchmark, DecisionTrack, MultipleChoiceTrack, format_metric
-from web.board_view import DECIMALS, macro_keys, md_escape, rank_ranges, ranking_interval
+from spec import Benchmark, Track, format_metric
+from web.board_view import md_escape, rank_ranges, ranking_interval
 
 SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
 NOTHING_STORED = "Nothing about this file was stored."
 
 
-def score_table(result: evaluator.ScoreResult, track: AnyTrack) -> pd.DataFrame:
-    """A row per metric of the track, by its long name, shown to one decimal (a decision
-    track's as its spec's displays say).
-
-    A macro mean is not correct / questions, so its row shows no "Correct" count.
-    """
-    if isinstance(track, DecisionTrack):
-        return _decision_table(result, track)
-    macro = macro_keys(track)
-    rows = []
-    for key in track.metric_keys:
-        if key not in result.counts:
-            continue
-        count, (low, high) = result.counts[key], result.intervals[key]
-        # Text, shown to one decimal: the /score JSON carries the numbers at full precision.
-        rows.append({"Split": track.names[key], "Accuracy (%)": f"{result.metrics[key]:.1f}",
-                     "Correct": "—" if key in macro else count.correct,
-                     "Questions": count.total, "95% CI": f"{low:.1f}–{high:.1f}"})
-    return pd.DataFrame(rows)
+def score_table(result: evaluator.ScoreResult, track: Track) -> pd.DataFrame:
+    """The score as a table, a row per metric of the track, as its kind words it
+    (``Kind.score_rows``)."""
+    return pd.DataFrame(evaluator.kind_of(track).score_rows(track, result))
 
 
-def _decision_table(result: evaluator.ScoreResult, track: DecisionTrack) -> pd.DataFrame:
-    """A row per metric in display order: its value as the spec shows it, its count (episodes
-    counted of episodes), its interval; "—" where there is none (F1 has no count, the timing
-    metrics no interval, the timing means no value when nothing was timed)."""
-    rows = []
-    for key in track.metric_keys:
-        display = track.display[key]
-        count = result.counts.get(key)
-        interval = result.intervals.get(key)
-        digits = DECIMALS[display]
-        rows.append({
-            "Metric": track.names[key],
-            "Value": format_metric(display, result.metrics.get(key)),
-            "Count": "—" if count is None else f"{count.correct} of {count.total}",
-            "95% CI": "—" if interval is None
-            else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
-        })
-    return pd.DataFrame(rows)
-
-
-def score_summary(result: evaluator.ScoreResult, track: AnyTrack) -> str:
-    if isinstance(track, DecisionTrack):
-        return _decision_summary(result, track)
-    ranking = track.ranking
-    count, (low, high) = result.counts[ranking], result.intervals[ranking]
-    abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
-                 "without an answer (scored as wrong)")
-    version = f" · answer key {result.key_version}" if result.key_version else ""
-    warning = evaluator.chance_warning(track, result)
-    return (
-        (f"> **Warning: below chance.** {warning}\n\n" if warning else "")
-        + f"### {track.labels[ranking]}: {result.metrics[ranking]:.1f} %\n"
-        f"{count.correct} of {count.total} correct · 95 % CI {low:.1f}–{high:.1f} · "
-        f"{abstained}{version}\n\n"
-        f"{NOTHING_STORED}"
-    )
-
-
-def _decision_summary(result: evaluator.ScoreResult, track: DecisionTrack) -> str:
-    ranking = track.ranking
-    display = track.display[ranking]
-    low, high = result.intervals[ranking]
-    digits = DECIMALS[display]
-    accuracy = track.by_scenario
-    shown = ""
-    if accuracy is not None and accuracy in result.metrics:
-        shown = (f" · {track.labels[accuracy]} "
-                 f"{format_metric(track.display[accuracy], result.metrics[accuracy])}")
-    abstained = (f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
-                 "without an answer (scored as not assisting)")
-    version = f" · answer key {result.key_version}" if result.key_version else ""
-    return (
-        f"### {track.title} {track.labels[ranking]}: "
-        f"{format_metric(display, result.metrics[ranking])}\n"
-        f"{result.n_questions} episodes · 95 % CI {low:.{digits}f}–{high:.{digits}f} "
-        f"(bootstrap){shown} · {abstained}{version}\n\n"
-        f"{NOTHING_STORED}"
-    )
+def score_summary(result: evaluator.ScoreResult, track: Track) -> str:
+    """The score in a heading and a line under it, as its kind words it (``Kind.summary``),
+    after a warning when the score needs one (below chance)."""
+    said = evaluator.kind_of(track).summary(track, result)
+    warning = f"> **Warning: below chance.** {said.warning}\n\n" if said.warning else ""
+    return f"{warning}### {said.headline}\n{' · '.join(said.facts)}\n\n{NOTHING_STORED}"
 
 
 def score_json(result: evaluator.ScoreResult, track: str | None = None) -> dict[str, Any]:
@@ -141,7 +73,7 @@ def error_markdown(message: str) -> str:
 
 
 def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
-               track: AnyTrack) -> tuple[int, int, int]:
+               track: Track) -> tuple[int, int, int]:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
     ``records``, by the board's own rule (``board_view.rank_ranges``): 1 + the rows whose
     interval of the ranking metric lies entirely better, against the rows ranked by the same
@@ -156,7 +88,7 @@ def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
     return best, worst, len(points)
 
 
-def rank_markdown(rank: tuple[int, int, int], track: AnyTrack, many: bool) -> str:
+def rank_markdown(rank: tuple[int, int, int], track: Track, many: bool) -> str:
     """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"."""
     best, worst, n = rank
     board = f"the {track.title} board" if many else "the board"
@@ -180,7 +112,7 @@ def listing_fields(bench: Benchmark) -> tuple[str, ...]:
             "Project or code link:", "Paper link:", "Short description (one sentence):")
 
 
-def listing_mailto(bench: Benchmark, track: AnyTrack, result: evaluator.ScoreResult,
+def listing_mailto(bench: Benchmark, track: Track, result: evaluator.ScoreResult,
                    many: bool) -> str:
     """A ``mailto:`` to the benchmark's contact with a listing request pre-written: the file's
     sha256, its track, the key version and the fields of a board row to fill in (the subject
@@ -209,19 +141,9 @@ def listing_mailto(bench: Benchmark, track: AnyTrack, result: evaluator.ScoreRes
 # --- which track a file is for (pure) -----------------------------------------------------------
 
 
-def own_fields(track: AnyTrack) -> tuple[str, ...]:
-    """The fields only an entry of this track's submissions carries: a multiple-choice
-    prediction (or a name people use for it), a decision's assist and time."""
-    if isinstance(track, MultipleChoiceTrack):
-        return (track.fields.prediction, *track.fields.prediction_aliases)
-    return (decision.ASSIST, decision.TIME)
-
-
-def entry_shape(track: AnyTrack) -> str:
+def entry_shape(track: Track) -> str:
     """An entry of the track's submissions, as a message names it: "example_id/assist/..."."""
-    if isinstance(track, MultipleChoiceTrack):
-        return f"{track.fields.id}/{track.fields.prediction}"
-    return f"{track.fields.id}/{decision.ASSIST}/{decision.TIME}"
+    return "/".join(evaluator.kind_of(track).entry_fields(track))
 
 
 def _entries(data: bytes) -> list[dict[str, Any]]:
@@ -249,14 +171,15 @@ def _entries(data: bytes) -> list[dict[str, Any]]:
     return [e for e in decoded[:SHAPE_SAMPLE] if isinstance(e, dict)]
 
 
-def fitting_track(bench: Benchmark, data: bytes) -> AnyTrack | None:
+def fitting_track(bench: Benchmark, data: bytes) -> Track | None:
     """The track whose entries the file's are, told by the fields only that track's entries
-    carry (``own_fields``); None if the file's entries carry no track's, or as many of two
+    carry (its kind's ``own_fields``); None if the file's entries carry no track's, or as many of two
     tracks' (then the visitor names the track)."""
     entries = _entries(data)
-    votes = Counter({t.id: sum(any(f in e for f in own_fields(t)) for e in entries)
+    votes = Counter({t.id: sum(any(f in e for f in evaluator.kind_of(t).own_fields(t))
+                                  for e in entries)
                      for t in bench.tracks})
     ranked = votes.most_common(2)
     if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
         return None
-    return bench.any_track(ranked[0][0])
+    return bench.track(ranked[0][0])

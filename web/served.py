@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import ledger
-from spec import AnyTrack
+from spec import Track
 
 
 @dataclass(frozen=True)
 class Served:
     """One track as the page serves it: its spec, its answer key and its board."""
 
-    track: AnyTrack
+    track: Track
     #: The current key (ledger.KeyLoader retries one that failed at boot).
     keys: Callable[[], ledger.KeyStatus]
     board: ledger.BoardCache

@@ -188,7 +188,7 @@ def test_a_bad_configuration_stops_the_boot_with_one_line(
 # --- a benchmark of two tracks: EgoArgus --------------------------------------------------------
 
 ARGUS = spec.load_benchmark("egoargus")
-DECISION = ARGUS.any_track("decision")
+DECISION = ARGUS.track("decision")
 DECISION_SAMPLE = ARGUS.demo_dir / "decision_sample_submission.json"
 UNDERSTANDING_SAMPLE = ARGUS.demo_dir / "sample_submission.json"
 

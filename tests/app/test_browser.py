@@ -60,8 +60,8 @@ class Demo:
     records: tuple[dict[str, object], ...]
 
     @property
-    def track(self) -> spec.Track:
-        return self.bench.track()
+    def track(self) -> spec.MultipleChoiceTrack:
+        return self.bench.track(kind=spec.MultipleChoiceTrack)
 
     @property
     def sample(self) -> Path:
@@ -760,7 +760,7 @@ def test_every_tab_fits_the_screen_and_is_photographed(
 
 # --- EgoArgus's second track: Decision ---------------------------------------------------------
 
-DECISION = ARGUS.bench.any_track("decision")
+DECISION = ARGUS.bench.track("decision")
 DECISION_SAMPLE = ARGUS.bench.demo_dir / "decision_sample_submission.json"
 
 

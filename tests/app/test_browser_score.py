@@ -48,7 +48,7 @@ def _wilson(correct: int, total: int) -> tuple[float, float]:
     return evaluator.wilson_interval(correct, total)
 
 
-def _row_interval(record: dict[str, Any], track: spec.AnyTrack) -> tuple[float, float]:
+def _row_interval(record: dict[str, Any], track: spec.Track) -> tuple[float, float]:
     """A demo row's interval of the ranking metric, as a board reads it: the one it keeps, else
     Wilson's from its count, else from its percentage over the track's size; else its value."""
     key = track.ranking
@@ -65,7 +65,7 @@ def _row_interval(record: dict[str, Any], track: spec.AnyTrack) -> tuple[float, 
     return value, value
 
 
-def expected_rank(demo: Demo, track: spec.AnyTrack,
+def expected_rank(demo: Demo, track: spec.Track,
                   result: evaluator.ScoreResult) -> tuple[int, int, int]:
     """(rank, worst rank, of n) by the board's rule, counted by hand: 1 + rows whose interval
     lies entirely above the file's, and n - rows whose interval lies entirely below it, among
@@ -126,7 +126,7 @@ def _mailto(page: Page) -> tuple[str, dict[str, str]]:
     return unquote(parts.path), fields
 
 
-def _check_result(visit: Visit, demo: Demo, track: spec.AnyTrack, sample: Path,
+def _check_result(visit: Visit, demo: Demo, track: spec.Track, sample: Path,
                   many: bool, shot: str) -> None:
     page = visit.page
     key = evaluator.load_answer_key(track, demo.bench.demo_key(track).read_bytes())
@@ -197,7 +197,7 @@ def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
 
 def test_a_decision_score_ranks_among_the_rescored_decision_rows(
         visit_site: Callable[[str, dict[str, int]], Visit]) -> None:
-    decision = ARGUS.bench.any_track("decision")
+    decision = ARGUS.bench.track("decision")
     sample = ARGUS.bench.demo_dir / "decision_sample_submission.json"
     visit = visit_site("egoargus", DESKTOP)
     _choose(visit.page, sample)  # the track left to the file's entries
@@ -275,7 +275,7 @@ def _clear(page: Page) -> None:
 
 def test_a_file_for_the_other_track_is_told_inline(
         visit_site: Callable[[str, dict[str, int]], Visit]) -> None:
-    decision = ARGUS.bench.any_track("decision")
+    decision = ARGUS.bench.track("decision")
     visit = visit_site("egoargus", DESKTOP)
     page = visit.page
     page.locator("#score-track label", has_text=decision.title).click()

@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 import evaluator
 import ledger
 import spec
-from evaluator import decision
+from evaluator.kinds import decision
 from tests.support import ROOT
 
 BENCH = spec.load_benchmark("egoargus")
-_TRACK = BENCH.any_track("decision")
+_TRACK = BENCH.track("decision")
 assert isinstance(_TRACK, spec.DecisionTrack)
 TRACK: spec.DecisionTrack = _TRACK
 DEMO_KEY_BYTES = BENCH.demo_key(TRACK).read_bytes()
@@ -277,7 +277,7 @@ def test_the_bootstrap_interval_depends_on_the_four_outcomes_only() -> None:
 
 
 def test_the_bootstrap_interval_is_the_same_in_another_process() -> None:
-    code = ("import json; from evaluator import decision; "
+    code = ("import json; from evaluator.kinds import decision; "
             "print(json.dumps(decision.f1_interval(400, 150, 73, 166)))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=60, env={"PYTHONHASHSEED": "123"})
@@ -621,9 +621,10 @@ def test_the_helpers_give_a_rescored_row_s_ranking_value_and_kept_intervals() ->
 
 
 def test_decision_imports_nothing_with_io() -> None:
-    tree = ast.parse((ROOT / "evaluator" / "decision.py").read_text(encoding="utf-8"))
+    folder = ROOT / "evaluator" / "kinds" / "decision"
+    trees = [ast.parse(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.py"))]
     imported: set[str] = set()
-    for node in ast.walk(tree):
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -26,7 +26,7 @@ import evaluator
 import spec
 
 BENCH = spec.load_benchmark("egoargus")
-TRACK = BENCH.track("understanding")
+TRACK = BENCH.track("understanding", kind=spec.MultipleChoiceTrack)
 DEMO = BENCH.demo_dir
 KEY_BYTES = BENCH.demo_key(TRACK).read_bytes()
 SAMPLE_BYTES = (DEMO / "sample_submission.json").read_bytes()
@@ -401,7 +401,7 @@ def test_the_about_text_names_the_spec_s_contact_and_sizes() -> None:
 
 # --- the decision track -------------------------------------------------------------------------
 
-_DECISION = BENCH.any_track("decision")
+_DECISION = BENCH.track("decision")
 assert isinstance(_DECISION, spec.DecisionTrack)
 DECISION: spec.DecisionTrack = _DECISION
 DECISION_GENERATED = (DECISION.key.name, DECISION.public.name, "decision_sample_submission.json")

@@ -31,7 +31,7 @@ import spec
 from tests.support import ROOT
 
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
+TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 DEMO = BENCH.demo_dir
 KEY_BYTES = (DEMO / "annotations_private.json").read_bytes()
 SAMPLES: list[dict[str, Any]] = json.loads(KEY_BYTES)["samples"]
@@ -522,7 +522,7 @@ def test_an_id_alias_on_some_entries_also_names_the_questions_left_unanswered() 
 class Board:
     """A multiple-choice track with its demo key and the demo's sample submission."""
 
-    track: spec.Track
+    track: spec.MultipleChoiceTrack
     key: evaluator.AnswerKey
     sample: list[dict[str, Any]]
     public: list[dict[str, Any]]
@@ -530,7 +530,7 @@ class Board:
 
 def _board(bench_id: str) -> Board:
     bench = spec.load_benchmark(bench_id)
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
     public = evaluator.read_rows(track, bench.demo_public(track).read_bytes(),
                                  track.public.format).records
@@ -1200,7 +1200,7 @@ def test_evaluator_source_imports_nothing_with_io() -> None:
     # Every module of the package but the decision kind's (its seeded bootstrap draws from
     # random; tests/evaluator/test_decision.py checks its imports).
     trees = [ast.parse(p.read_text(encoding="utf-8")) for p in (ROOT / "evaluator").rglob("*.py")
-             if "decision" not in p.parts and p.name != "decision.py"]
+             if "decision" not in p.parts]
     for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)

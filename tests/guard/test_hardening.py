@@ -38,6 +38,7 @@ from fastapi.testclient import TestClient
 from starlette.requests import Request
 
 import app
+import errors
 import evaluator
 import guard
 import ledger
@@ -118,7 +119,7 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
 ])
 def test_filters_that_no_page_can_send_are_refused_before_any_work(
         changes: dict[str, Any], words: list[str]) -> None:
-    with pytest.raises(board_view.BadInput) as refused:
+    with pytest.raises(errors.BadInput) as refused:
         _filter(**changes)
     message = str(refused.value)
     assert all(word in message for word in words), message
@@ -201,7 +202,7 @@ def test_ipv6_visitors_share_a_limit_per_64_and_only_per_64() -> None:
     def acquire(address: str) -> bool:
         try:
             limiter.acquire(guard.client_address(_request([f"1.1.1.1, {address}"]), True))
-        except guard.RateLimited:
+        except errors.RateLimited:
             return False
         return True
 

@@ -24,6 +24,7 @@ import httpx
 import pytest
 from gradio_client import Client, handle_file
 
+import errors
 import evaluator
 import ledger
 import spec
@@ -34,7 +35,7 @@ from tests.support.app_server import AppServer
 from tests.support.hub_server import WRITE_TOKEN, HubServer
 
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
+TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 DEMO = BENCH.demo_dir
 KEY_PATH = BENCH.demo_key(TRACK)
 PUBLIC_PATH = BENCH.demo_public(TRACK)
@@ -44,7 +45,7 @@ assert isinstance(KEY, evaluator.AnswerKey)
 SALT = "test-salt-7f3a9c2e41d8b605"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 ARGUS = spec.load_benchmark("egoargus")
-UNDERSTANDING = ARGUS.track()
+UNDERSTANDING = ARGUS.track(kind=spec.MultipleChoiceTrack)
 
 
 def quiet(main: Callable[[list[str]], int], argv: list[str]) -> tuple[int, str, str]:
@@ -172,7 +173,7 @@ def test_the_release_check_wants_both_files_to_name_the_same_version(
         key_version: str | None, public_version: str | None, words: str) -> None:
     payload = json.loads(KEY_PATH.read_text())
     payload["key_version"] = key_version
-    with pytest.raises(release.ReleaseError) as exc:
+    with pytest.raises(errors.ReleaseError) as exc:
         release.check_release(TRACK, json.dumps(payload).encode(), _public_bytes(public_version))
     assert len(exc.value.problems) == 1 and words in exc.value.problems[0]
 
@@ -244,7 +245,7 @@ def test_an_out_of_option_row_counts_zero_in_chance() -> None:
 
 
 def test_a_decision_track_has_no_chance_rule() -> None:
-    track = ARGUS.any_track("decision")
+    track = ARGUS.track("decision")
     key = evaluator.load_answer_key(track, ARGUS.demo_key(track).read_bytes())
     result = evaluator.score(key, (ARGUS.demo_dir / "decision_sample_submission.json")
                              .read_bytes())
@@ -642,7 +643,7 @@ def test_rescore_board_with_same_letters_checks_the_letters(
 
 
 def test_rescore_board_refuses_a_decision_track(tmp_path: Path) -> None:
-    track = ARGUS.any_track("decision")
+    track = ARGUS.track("decision")
     status, _, err = quiet(rescore_board.main, [
         "--benchmark", "egoargus", "--track", "decision", "--leaderboard-dir", str(tmp_path),
         "--private", str(ARGUS.demo_key(track)), "--same-letters", str(ARGUS.demo_key(track)),

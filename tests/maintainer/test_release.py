@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+import errors
 import evaluator
 import ledger
 import spec
@@ -31,7 +32,7 @@ from scripts import publish_submission, reproduce_row, reshuffle_options, seed_p
 from tests.support import ROOT
 
 EGOMEM = spec.load_benchmark("egomemreason")
-MEMORY = EGOMEM.track()
+MEMORY = EGOMEM.track(kind=spec.MultipleChoiceTrack)
 HAS_EGOARGUS = (spec.BENCHMARKS_DIR / "egoargus" / spec.SPEC_FILENAME).is_file()
 needs_egoargus = pytest.mark.skipif(not HAS_EGOARGUS, reason="benchmarks/egoargus not there yet")
 SALT = "test-salt-7f3a9c2e41d8b605"
@@ -46,7 +47,7 @@ Rows = list[dict[str, Any]]
 class Release:
     """A track's demo key and public file, as rows to break and bytes to check."""
 
-    track: spec.Track
+    track: spec.MultipleChoiceTrack
     key: Rows
     public: Rows
     key_version: str | None = None
@@ -91,7 +92,7 @@ def demo_release(bench_id: str) -> Release:
     """A fresh copy of a benchmark's demo release as rows (parsed once per session)."""
     if bench_id not in _BASE:
         bench = spec.load_benchmark(bench_id)
-        track = bench.track()
+        track = bench.track(kind=spec.MultipleChoiceTrack)
         key_data, public_data = (bench.demo_key(track).read_bytes(),
                                  bench.demo_public(track).read_bytes())
         if track.key.format == "csv":
@@ -238,7 +239,7 @@ def test_a_broken_release_is_refused_with_its_message(
 ) -> None:
     broken = demo_release(bench_id)
     change(broken)
-    with pytest.raises(release.ReleaseError) as exc:
+    with pytest.raises(errors.ReleaseError) as exc:
         release.check_release(broken.track, broken.key_bytes(), broken.public_bytes())
     message = str(exc.value)
     for fragment in fragments:
@@ -388,7 +389,7 @@ def test_seed_egoargus_s_paper_rows_with_a_macro_scenario_mean(
     assert seed_paper_baselines.main(["--benchmark", "egoargus",
                                       "--leaderboard-dir", str(board)]) == 0
     assert "wrote 2 paper rows" in capsys.readouterr().out
-    track = egoargus.track(egoargus.paper.track if egoargus.paper else None)
+    track = egoargus.track(egoargus.paper.track if egoargus.paper else None, kind=spec.MultipleChoiceTrack)
     (mean,) = [a for a in track.aggregates if a.aggregation == "macro"]
     scenarios = track.members(mean)
     assert len(scenarios) == 5
@@ -480,7 +481,7 @@ def test_reshuffle_egoargus_s_demo_key(
 
 @pytest.fixture
 def decision_track(egoargus: spec.Benchmark) -> spec.DecisionTrack:
-    track = egoargus.any_track("decision")
+    track = egoargus.track("decision")
     assert isinstance(track, spec.DecisionTrack)
     return track
 
@@ -551,7 +552,7 @@ def test_a_broken_decision_release_is_refused(
     key = _jsonl_rows(egoargus.demo_key(decision_track).read_bytes())
     public = _jsonl_rows(egoargus.demo_public(decision_track).read_bytes())
     change(key, public)
-    with pytest.raises(release.ReleaseError) as exc:
+    with pytest.raises(errors.ReleaseError) as exc:
         release.check_release(decision_track, _jsonl_bytes(key), _jsonl_bytes(public))
     for fragment in fragments:
         assert fragment in str(exc.value)

@@ -33,7 +33,7 @@ from tests.support import ROOT
 
 SCRIPT = ROOT / "scripts" / "reshuffle_options.py"
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
+TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 LETTERS = TRACK.options.letters
 QUERY_TYPES = tuple(g.value for g in TRACK.groupings[0].groups)
 DEMO_PRIVATE = BENCH.demo_key(TRACK)

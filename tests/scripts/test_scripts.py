@@ -35,7 +35,7 @@ from tests.support import ROOT
 from tests.support.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
 
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
+TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 DEMO = BENCH.demo_dir
 KEY = BENCH.demo_key(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
@@ -681,7 +681,7 @@ def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
         record = records[name]
         assert record.provenance is not None and record.track is not None
         submission = inputs[record.provenance.submission_sha256]
-        key = bench.demo_key(bench.any_track(record.track))
+        key = bench.demo_key(bench.track(record.track))
         assert reproduce_row.main(["--benchmark", bench_id, "--track", record.track,
                                    "--record", str(demo / "leaderboard" / "submissions" / name),
                                    "--submission", str(submission), "--private", str(key)]) == 0

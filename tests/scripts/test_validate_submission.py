@@ -23,7 +23,7 @@ import pytest
 
 import evaluator
 import spec
-from evaluator import decision
+from evaluator.kinds import decision
 from scripts import validate_submission
 from tests.support import ROOT
 
@@ -33,7 +33,7 @@ class Case:
     """A track of a shipped benchmark, with its demo files."""
 
     bench: spec.Benchmark
-    track: spec.AnyTrack
+    track: spec.Track
     sample: Path  # the demo's sample submission of the track
 
     @property
@@ -59,7 +59,7 @@ class Case:
 
 def _case(bench_id: str, track_id: str, sample: str) -> Case:
     bench = spec.load_benchmark(bench_id)
-    return Case(bench, bench.any_track(track_id), bench.demo_dir / sample)
+    return Case(bench, bench.track(track_id), bench.demo_dir / sample)
 
 
 CASES = {c.name: c for c in (
@@ -70,7 +70,7 @@ CASES = {c.name: c for c in (
 
 KEYS = {name: evaluator.load_answer_key(c.track, c.bench.demo_key(c.track).read_bytes())
         for name, c in CASES.items()}
-MULTIPLE_CHOICE = [n for n, c in CASES.items() if isinstance(c.track, spec.Track)]
+MULTIPLE_CHOICE = [n for n, c in CASES.items() if isinstance(c.track, spec.MultipleChoiceTrack)]
 DECISION = [n for n, c in CASES.items() if isinstance(c.track, spec.DecisionTrack)]
 
 Edit = Callable[[Case], bytes]
@@ -97,7 +97,7 @@ def _id(case: Case) -> str:
 
 def _pred(case: Case) -> str:
     track = case.track
-    assert isinstance(track, spec.Track)
+    assert isinstance(track, spec.MultipleChoiceTrack)
     return track.fields.prediction
 
 
@@ -226,7 +226,7 @@ def test_the_demo_sample_submission_passes(case: Case,
     result = evaluator.score(case.key, case.sample.read_bytes())
     assert validate_submission.main(case.argv(case.sample)) == 0
     out, err = capsys.readouterr()
-    noun = "questions" if isinstance(case.track, spec.Track) else "episodes"
+    noun = "questions" if isinstance(case.track, spec.MultipleChoiceTrack) else "episodes"
     version = (f"key version {result.key_version}" if result.key_version is not None
                else "unversioned: the public file names no key_version")
     assert out == (f"valid: {len(case.key)} answers, {result.n_abstained} abstentions, for the "
@@ -267,7 +267,7 @@ def test_the_public_file_carries_no_answers(case: Case) -> None:
     """So nothing the script says can come from the key."""
     track = case.track
     rows = evaluator.read_rows(track, case.public.read_bytes(), track.public.format).records
-    if isinstance(track, spec.Track):
+    if isinstance(track, spec.MultipleChoiceTrack):
         answer_fields = {track.fields.answer}
         if track.out_of_option is not None:
             answer_fields.add(track.out_of_option.field)

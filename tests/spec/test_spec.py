@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import spec
-from evaluator import decision
+from evaluator.kinds import decision
 
 BASE = tomllib.loads((spec.BENCHMARKS_DIR / "egomemreason" / spec.SPEC_FILENAME).read_text(
     encoding="utf-8"))
@@ -358,7 +358,7 @@ def test_a_broken_decision_track_names_its_toml_path(edit: Edit, message: str) -
 
 def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
     bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
-    track = bench.any_track("decision")
+    track = bench.track("decision")
     assert isinstance(track, spec.DecisionTrack) and track.kind == "decision"
     assert track.ranking == "decision_f1" and track.paper_ranking == "paper_f1"
     assert (track.ranking_for("rescored"), track.ranking_for("paper")) == ("decision_f1",
@@ -388,16 +388,18 @@ def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
     assert memory.paper_metric_keys == () and memory.paper_ranking == memory.ranking
 
 
-def test_track_serves_multiple_choice_code_and_any_track_every_kind() -> None:
+def test_track_gives_any_kind_and_with_a_kind_only_that_kind() -> None:
     bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
-    assert bench.track().id == "understanding" and bench.any_track().id == "understanding"
+    assert bench.track().id == "understanding" and bench.track("decision").kind == "decision"
+    assert bench.track(kind=spec.DecisionTrack).id == "decision"
+    assert bench.track(kind=spec.MultipleChoiceTrack).id == "understanding"
     with pytest.raises(spec.SpecError, match=r"^egoargus/decision is a decision track; this "
                                              r"needs a multiple-choice track \(egoargus's: "
                                              r"understanding\)$"):
-        bench.track("decision")
+        bench.track("decision", kind=spec.MultipleChoiceTrack)
     with pytest.raises(spec.SpecError, match=r"egoargus has no track 'nope'; its tracks are: "
                                              r"understanding, decision"):
-        bench.any_track("nope")
+        bench.track("nope")
 
 
 def test_paper_tables_and_their_row_ids() -> None:

@@ -19,16 +19,17 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import app
+import errors
 import evaluator
 import guard
 import ledger
 import spec
-from spec import Benchmark, Track
+from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
 from web import board_view, charts, score_page, score_view
 
 BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track("memory")
+TRACK = BENCH.track("memory", kind=spec.MultipleChoiceTrack)
 KEY_PATH = BENCH.demo_key(TRACK)
 DEMO_KEY_BYTES = KEY_PATH.read_bytes()
 SAMPLE = (BENCH.demo_dir / "sample_submission.json").read_bytes()
@@ -37,9 +38,9 @@ TOKEN = "hf_secretTokenThatMustNeverLeak0123456789"
 
 
 def _record(method: str, overall: float, source: str = "rescored", bench: Benchmark = BENCH,
-            track: Track | None = None, **extra: Any) -> ledger.Record:
+            track: MultipleChoiceTrack | None = None, **extra: Any) -> ledger.Record:
     """A schema-2 record of ``track`` scoring about ``overall`` % on every group."""
-    track = track or bench.track()
+    track = track or bench.track(kind=spec.MultipleChoiceTrack)
     per = {g.key: evaluator.Count(correct=round(overall * g.size / 100), total=g.size)
            for g in track.groups}
     answerable = None
@@ -191,7 +192,7 @@ def test_limiter_window_slides_and_says_when_the_next_slot_frees() -> None:
     limiter.acquire("a")
     limiter.acquire("a")
     limiter.acquire("b")
-    with pytest.raises(guard.RateLimited, match=r"2 files per 100 s.*1970-01-12 13:48:20 UTC"):
+    with pytest.raises(errors.RateLimited, match=r"2 files per 100 s.*1970-01-12 13:48:20 UTC"):
         limiter.acquire("a")
     now[0] += 100
     limiter.acquire("a")
@@ -205,7 +206,7 @@ def test_limiter_has_no_check_then_act_race() -> None:
         barrier.wait()
         try:
             limiter.acquire("same-client")
-        except guard.RateLimited:
+        except errors.RateLimited:
             return False
         return True
 
@@ -246,7 +247,7 @@ class Client:
 
 def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
             limits: guard.ScoreLimits, bench: Benchmark = BENCH) -> Iterator[Client]:
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     board = ledger.BoardCache(ledger.LocalStore(board_dir), bench, track)
     keys = key_status if callable(key_status) else lambda: key_status
     demo = app.build_demo(bench, track, keys, board, guard.ScoreLimiter(limits))
@@ -525,7 +526,7 @@ def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:
 def test_a_spec_whose_columns_clash_is_refused_at_build(
         change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path) -> None:
     bench = _spec_with(change)
-    with pytest.raises(board_view.LayoutError) as refused:
+    with pytest.raises(errors.LayoutError) as refused:
         app.build_demo(bench, bench.track(), lambda: ledger.KeyStatus(KEY, "x", True, None),
                        ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
                        guard.ScoreLimiter(guard.ScoreLimits()))
@@ -542,7 +543,7 @@ ARGUS_METRICS = ["overall", "overall_answerable", "scenario_mean", "multimodal_g
 @dataclass(frozen=True)
 class Argus:
     bench: Benchmark
-    track: Track
+    track: MultipleChoiceTrack
     key: evaluator.AnswerKey
     sample: bytes
 
@@ -550,7 +551,7 @@ class Argus:
 @pytest.fixture(scope="module")
 def argus() -> Argus:
     bench = spec.load_benchmark("egoargus")
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
     return Argus(bench, track, key, (bench.demo_dir / "sample_submission.json").read_bytes())
 

@@ -25,25 +25,25 @@ import pytest
 
 import ledger
 import spec
+from errors import BadInput
 from scripts import reproduce_row
 from tests.support import ROOT
 from tests.support.board_html import read_board, row_ids
 from web import board_table, board_view
 from web.board_table import Sort, kept_sort, next_sort, sort_frame
-from web.board_view import BadInput
 
 MEM = spec.load_benchmark("egomemreason")
 MEMORY = MEM.track()
 ARGUS = spec.load_benchmark("egoargus")
-UNDERSTANDING = ARGUS.any_track("understanding")
-DECISION = ARGUS.any_track("decision")
+UNDERSTANDING = ARGUS.track("understanding")
+DECISION = ARGUS.track("decision")
 
 #: Text a record may carry that Gradio's templates (a JS template literal, then Handlebars)
 #: or the browser would read as code if it came through unescaped.
 HOSTILE = "{{value}} ${alert(1)} <img src=x onerror=alert(1)> `x` \\u0041 & \"q\" 'a'"
 
 
-def demo_board(bench: spec.Benchmark, track: spec.AnyTrack) -> ledger.BoardSnapshot:
+def demo_board(bench: spec.Benchmark, track: spec.Track) -> ledger.BoardSnapshot:
     """The demo board of ``track`` as the app loads it: valid records, superseded hidden."""
     cache = ledger.BoardCache(ledger.LocalStore(bench.demo_dir / "leaderboard"), bench, track)
     snapshot = cache.snapshot()
@@ -56,7 +56,7 @@ UNDERSTANDING_DEMO = demo_board(ARGUS, UNDERSTANDING)
 DECISION_DEMO = demo_board(ARGUS, DECISION)
 
 
-def paper_row(name: str, bench: spec.Benchmark = MEM, track: spec.AnyTrack = MEMORY,
+def paper_row(name: str, bench: spec.Benchmark = MEM, track: spec.Track = MEMORY,
               **fields: Any) -> ledger.Record:
     """A paper-reported record of ``track``, as a record file would hold it, validated."""
     metrics = fields.pop("metrics", None) or {track.paper_ranking: 30.0}
@@ -75,7 +75,7 @@ class View:
     """One column group of a board, as the Leaderboard tab builds it (board_page)."""
 
     def __init__(self, records: Sequence[ledger.Record], bench: spec.Benchmark = MEM,
-                 track: spec.AnyTrack = MEMORY) -> None:
+                 track: spec.Track = MEMORY) -> None:
         self.records = list(records)
         self.bench, self.track = bench, track
         self.layout = board_view.board_layout(bench, track)
@@ -712,7 +712,7 @@ def test_a_card_names_the_commit_that_added_its_record_escaped() -> None:
     (ARGUS, DECISION, DECISION_DEMO, True),
 ], ids=["egomemreason", "egoargus-understanding", "egoargus-decision"])
 def test_the_reproduce_command_names_the_track_and_board_only_when_needed(
-        bench: spec.Benchmark, track: spec.AnyTrack, snapshot: ledger.BoardSnapshot,
+        bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot,
         many: bool) -> None:
     record = rescored(snapshot)
     hub = board_table.reproduce_command(record, bench, track, None)
@@ -747,7 +747,7 @@ def _submission_of(bench: spec.Benchmark, record: ledger.Record) -> Path:
     (ARGUS, DECISION, DECISION_DEMO),
 ], ids=["egomemreason", "egoargus-understanding", "egoargus-decision"])
 def test_the_printed_command_reproduces_its_demo_row(
-        bench: spec.Benchmark, track: spec.AnyTrack, snapshot: ledger.BoardSnapshot,
+        bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(ROOT)
     record = rescored(snapshot)

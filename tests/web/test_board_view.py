@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import errors
 import ledger
 import spec
 from web import board_view
@@ -24,11 +25,11 @@ from web.board_view import BoardFilter
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track()
 ARGUS = spec.load_benchmark("egoargus")
-DECISION = ARGUS.any_track("decision")
+DECISION = ARGUS.track("decision")
 BOM = b"\xef\xbb\xbf"
 
 
-def _demo_records(bench: spec.Benchmark, track: spec.AnyTrack) -> list[ledger.Record]:
+def _demo_records(bench: spec.Benchmark, track: spec.Track) -> list[ledger.Record]:
     store = ledger.LocalStore(bench.demo_board)
     records = [ledger.Record.from_json(store.read(p)) for p in store.list_paths()]
     mine = [r for r in records if ledger.record_track(r, bench) == track.id]
@@ -52,7 +53,7 @@ def _rescored(records: list[ledger.Record]) -> ledger.Record:
 
 
 def _frame(records: list[ledger.Record], bench: spec.Benchmark = EGOMEM,
-           track: spec.AnyTrack = MEMORY) -> pd.DataFrame:
+           track: spec.Track = MEMORY) -> pd.DataFrame:
     return board_view.board_frame(records, bench, track)
 
 
@@ -119,7 +120,7 @@ def test_the_checks_of_what_a_visitor_sent_are_unchanged() -> None:
     assert board_view.board_filter("q", ["Paper"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM) == (
         BoardFilter("q", ("Paper",), ("Yes", "No"), (), ("≥ 40B",)))
     for bad in (["Nope"], ["Paper"] * 3, "Paper", [1]):
-        with pytest.raises(board_view.BadInput, match="Source"):
+        with pytest.raises(errors.BadInput, match="Source"):
             board_view.board_filter("", bad, None, None, None, EGOMEM)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import ledger
 import spec
-from spec import AnyTrack, Benchmark
+from spec import Benchmark, Track
 from web import charts
 from web.board_view import MAX_PICKS
 
@@ -24,7 +24,7 @@ TRACKS = [(bench, track) for bench in BENCHES.values() for track in bench.tracks
 TRACK_IDS = [f"{bench.id}-{track.id}" for bench, track in TRACKS]
 
 
-def _board(bench: Benchmark, track: AnyTrack) -> tuple[ledger.Record, ...]:
+def _board(bench: Benchmark, track: Track) -> tuple[ledger.Record, ...]:
     """The demo board as the app shows it (superseded records hidden)."""
     return ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track).snapshot().records
 
@@ -160,7 +160,7 @@ def _right_offset(expr: dict[str, str]) -> int:
 
 
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
-def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: AnyTrack) -> None:
+def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
     spec_json = _spec(charts.size_chart(records, track))
     assert spec_json["width"] == "container"
@@ -196,7 +196,7 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: AnyTrack) -> No
 
 
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
-def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: AnyTrack) -> None:
+def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
     spec_json = _spec(charts.date_chart(records, track))
     assert spec_json["width"] == "container"
@@ -210,7 +210,7 @@ def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: AnyTrack) -> No
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 @pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
 def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
-        bench: Benchmark, track: AnyTrack, chart: Any) -> None:
+        bench: Benchmark, track: Track, chart: Any) -> None:
     board = _board(bench, track)
     rescored = next(r for r in board if r.source == "rescored" and track.ranking in r.metrics)
     odd = rescored.metrics[track.ranking] * 0.987654321  # many decimals
@@ -244,7 +244,7 @@ def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
 
 
 def test_a_ratio_axis_names_its_range() -> None:
-    decision = BENCHES["egoargus"].any_track("decision")
+    decision = BENCHES["egoargus"].track("decision")
     assert decision.display[decision.ranking] == "ratio"
     assert charts.value_axis(decision) == (f"{decision.labels[decision.ranking]} (0–1)", (0, 1))
 

@@ -30,7 +30,7 @@ from web import board_view, score_page, score_view, served
 
 ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
-DECISION = ARGUS.any_track("decision")
+DECISION = ARGUS.track("decision")
 assert isinstance(DECISION, spec.DecisionTrack)
 DEMO = ARGUS.demo_dir
 DECISION_SAMPLE = (DEMO / "decision_sample_submission.json").read_bytes()
@@ -118,7 +118,7 @@ def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
                                          "LEADERBOARD_SCORE_LIMIT": "1000"}))
 
 
-def _demo_records(track: spec.AnyTrack) -> list[ledger.Record]:
+def _demo_records(track: spec.Track) -> list[ledger.Record]:
     store = ledger.LocalStore(ARGUS.demo_board)
     records = [ledger.Record.from_json(store.read(p)) for p in store.list_paths()]
     mine = [r for r in records if ledger.record_track(r, ARGUS) == track.id]
@@ -433,9 +433,8 @@ def test_a_key_that_fails_to_load_disables_its_track_until_it_loads(tmp_path: Pa
         assert status != 200 and "Scoring for Decision is unavailable: the Hub could not" \
             in body["error"]
         assert page.score(UNDERSTANDING_SAMPLE, "understanding")[0] == 200
-        current[0] = ledger.KeyStatus(
-            DECISION_KEY, "org/private on the Hub", demo=False,  # type: ignore[arg-type]
-            error=None)  # (ledger.KeyStatus is typed for multiple choice; it holds either key)
+        current[0] = ledger.KeyStatus(DECISION_KEY, "org/private on the Hub", demo=False,
+                                      error=None)
         assert page.score(DECISION_SAMPLE, None)[0] == 200
 
 

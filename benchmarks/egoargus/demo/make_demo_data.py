@@ -156,7 +156,7 @@ def _dialogue(rng: random.Random, scenario: str, item: Item) -> str:
     return json.dumps(turns)
 
 
-def build_key(track: spec.Track, rng: random.Random) -> list[dict[str, str]]:
+def build_key(track: spec.MultipleChoiceTrack, rng: random.Random) -> list[dict[str, str]]:
     """Every key row, in key order: scenario by scenario, task by task."""
     scenarios = {g.value: g.size for g in track.groupings[0].groups}
     if set(scenarios) != set(TASKS_OF):
@@ -211,7 +211,7 @@ def build_key(track: spec.Track, rng: random.Random) -> list[dict[str, str]]:
     return rows
 
 
-def _flag_out_of_option(track: spec.Track, rng: random.Random,
+def _flag_out_of_option(track: spec.MultipleChoiceTrack, rng: random.Random,
                         rows: list[dict[str, str]]) -> None:
     flag = track.out_of_option
     if flag is None:
@@ -355,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the folder to write into (default: this script's folder)")
     args = parser.parse_args(argv)
     bench = spec.load_benchmark(str(BENCHMARK_DIR))
-    track = bench.track("understanding")
+    track = bench.track("understanding", kind=spec.MultipleChoiceTrack)
     rng = random.Random(SEED)
     rows = build_key(track, rng)
     run = build_run(rows, track.options.letters[:track.options.max], rng)
@@ -368,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {len(rows)} rows to {out / track.key.name}, {out / track.public.name} and "
           f"{out / 'sample_submission.json'}")
 
-    decision = bench.any_track("decision")
+    decision = bench.track("decision", kind=spec.DecisionTrack)
     if not isinstance(decision, spec.DecisionTrack):
         raise SystemExit("the decision track of the spec is not of kind decision")
     rng = random.Random(DECISION_SEED)

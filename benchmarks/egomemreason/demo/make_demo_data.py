@@ -67,7 +67,7 @@ def _question(rng: random.Random, query_type: str, name: str) -> tuple[str, list
     return f"What did {name} most often eat for breakfast?", list(FOODS)
 
 
-def generate(track: spec.Track, seed: int = SEED) -> list[dict[str, object]]:
+def generate(track: spec.MultipleChoiceTrack, seed: int = SEED) -> list[dict[str, object]]:
     """The synthetic key: the spec's query types and sizes, the real schema, answers included."""
     rng = random.Random(seed)
     f, letters = track.fields, track.options.letters
@@ -99,7 +99,7 @@ def generate(track: spec.Track, seed: int = SEED) -> list[dict[str, object]]:
 
 
 def sample_submission(
-    track: spec.Track, samples: list[dict[str, object]], seed: int = SEED
+    track: spec.MultipleChoiceTrack, samples: list[dict[str, object]], seed: int = SEED
 ) -> list[dict[str, object]]:
     """A plausible model run: right about a third of the time, abstaining now and then."""
     f = track.fields
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     bench = spec.load_benchmark(str(BENCHMARK_DIR))
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     samples = generate(track, args.seed)
     out: Path = args.out_dir
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,118 @@
+"""What a kind of track implements: the protocol each kind's module satisfies.
+
+A kind is one module (a package, if it is long): ``evaluator.kinds.multiple_choice``,
+``evaluator.kinds.decision``. It reads its key and public files, validates and scores a
+submission, checks a record's numbers and a release's files, and words its results. Its
+spec model (``spec.<kind>``) holds what a benchmark declares of it. Kinds import this module
+and the shared helpers of ``evaluator`` (files, messages, results, stats, submissions), never
+the registry (``evaluator.kinds``) nor each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from evaluator.results import Count, ScoreResult
+
+TrackT = TypeVar("TrackT", contravariant=True)
+KeyT = TypeVar("KeyT")
+QuestionsT = TypeVar("QuestionsT")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A score in words, plain text: a headline ("Overall: 45.2 %"), the facts under it, and
+    a warning when the score needs one (below chance)."""
+
+    headline: str
+    facts: tuple[str, ...]
+    warning: str | None = None
+
+
+class Kind(Protocol[TrackT, KeyT, QuestionsT]):
+    """A kind of track: its files, its submissions, its scores, its records and releases.
+
+    ``TrackT`` is its spec model, ``KeyT`` its answer key (with ``track``, ``key_version``,
+    ``sha256``, ``asked`` and a length) and ``QuestionsT`` what a public file asks (with
+    ``track``, ``key_version`` and a length).
+    """
+
+    #: The spec's name of the kind (a track's ``kind``).
+    NAME: str
+    #: What a key holds, singular and plural: ("question", "questions").
+    ROWS: tuple[str, str]
+    #: A submission may also be JSON Lines (one entry a line).
+    JSON_LINES: bool
+    #: Scoring takes long enough to run off the event loop whatever the file's size.
+    SCORE_OFF_LOOP: bool
+
+    # --- the key and the public file -------------------------------------------------------
+
+    def load_key(self, track: TrackT, data: bytes) -> KeyT:
+        """The validated key of a key file's bytes; AnswerKeyError says what is wrong."""
+
+    def load_questions(self, track: TrackT, data: bytes) -> QuestionsT:
+        """What a public file's bytes ask, without answers; PublicFileError otherwise."""
+
+    def size_problems(self, key: KeyT) -> list[str]:
+        """Where a key disagrees with the sizes its spec declares."""
+
+    def same_questions(self, a: KeyT, b: KeyT) -> bool:
+        """Whether two keys ask the same questions (a key and its rotations do)."""
+
+    # --- submissions ----------------------------------------------------------------------
+
+    def entry_fields(self, track: TrackT) -> tuple[str, ...]:
+        """The fields of a submission's entry, its id first."""
+
+    def own_fields(self, track: TrackT) -> tuple[str, ...]:
+        """The fields only an entry of this kind carries (they tell a file's track)."""
+
+    def validate(self, questions: QuestionsT, data: bytes) -> Mapping[int | str, Any]:
+        """Each row's answer in a submission; SubmissionError lists every problem."""
+
+    def abstentions(self, answers: Any) -> int:
+        """The rows a valid submission (``validate``'s answers) leaves without an answer."""
+
+    def answers_sha256(self, track: TrackT, data: bytes) -> str | None:
+        """The digest of a submission's answers, read without a key (None: the kind has none,
+        or the file is not one that scores)."""
+
+    # --- scores ---------------------------------------------------------------------------
+
+    def score(self, key: KeyT, data: bytes) -> ScoreResult:
+        """A submission's score; SubmissionError lists every problem."""
+
+    def chance_warning(self, track: TrackT, result: ScoreResult) -> str | None:
+        """The warning a score below chance gets, plain text (None: no warning)."""
+
+    def summary(self, track: TrackT, result: ScoreResult) -> Summary:
+        """A score in words."""
+
+    def score_rows(self, track: TrackT, result: ScoreResult) -> list[dict[str, str | int]]:
+        """A score as a table: a row per metric, its cells as shown (column -> cell)."""
+
+    # --- records and releases -------------------------------------------------------------
+
+    def counts_problems(self, track: TrackT, counts: Mapping[str, Count]) -> list[str]:
+        """What is wrong with a re-scored record's counts on their own (their keys)."""
+
+    def record_problems(
+        self,
+        track: TrackT,
+        metrics: Mapping[str, float],
+        counts: Mapping[str, Count],
+        intervals: Mapping[str, tuple[float, float]] | None,
+    ) -> list[str]:
+        """Where a re-scored record's numbers do not follow from its counts."""
+
+    def public_problems(self, track: TrackT, records: Sequence[Any]) -> tuple[list[str], list[str]]:
+        """A public file's rows that are no rows, and the answers left in them."""
+
+    def agreement_problems(self, key: KeyT, public: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Where a key and its (usable) public rows describe different rows, ids aside."""
+
+    def release_summary(self, key: KeyT) -> str:
+        """What a consistent release holds, in a clause: rows, groups, and the like."""

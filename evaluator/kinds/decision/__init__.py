@@ -1,0 +1,193 @@
+"""The decision kind: should the assistant intervene in an episode, and when.
+
+The kind's modules, in the order data flows: ``key`` (the key's episodes and the public file's
+ids), ``answers`` (a submission read against the ids alone, a JSON list or JSON Lines),
+``scoring`` (outcomes, proportions, timing, intervals, a record's numbers), ``release`` (what
+a release needs beyond a valid key). Its spec, with the kind's vocabulary (the metrics and the
+field names), is ``spec.decision``.
+
+These are **this Space's own definitions**: the benchmark's official decision scorer is not
+public. Each is written once, here and in the benchmark's about.md (Decision); changing one
+means bumping the track's ``scorer_version``. Numbers a paper reports are shown as
+paper-reported, in columns of their own (the spec's ``paper_metrics``), never as these.
+
+**The key**, one row per episode (JSON Lines or a JSON list): ``example_id`` (unique; the
+spec's ``fields.id``), the scenario (the spec's ``scenarios.field``, one of its values),
+``assist_type`` (``safety``, ``non_safety``, or ``none`` exactly when the scenario is the spec's
+``silent_scenario``) and ``intervention_time_s`` (the reviewed earliest useful time in seconds: a
+number >= 0 on an assistance episode, null on the others). Other fields are kept, not read.
+
+**A submission**, a JSON list or JSON Lines, one object per episode: ``example_id``, ``assist``
+(true or false; null = no answer, scored as not assisting and counted in ``n_abstained``),
+``intervention_time_s`` (seconds >= 0, or null), and optionally ``issue``, ``evidence`` and
+``steps``: accepted and not scored (the paper judges them with an LLM-assisted error taxonomy,
+which this Space does not run). A time is read only where the episode is a TP. Every problem of
+a file is reported at once.
+
+Each episode is one of four (an *assistance* episode is one whose ``assist_type`` is not none):
+
+- TP: an assistance episode and ``assist`` true;  FN: an assistance episode, ``assist`` not true;
+- FP: a no-assistance episode and ``assist`` true;  TN: a no-assistance episode, not true.
+
+**Metrics** (a proportion is a percent or a 0-1 ratio, as the spec's ``display`` says; a
+proportion whose denominator is 0 is 0):
+
+- ``decision_precision`` = TP / (TP + FP); ``decision_recall`` = TP / (TP + FN);
+  ``decision_f1`` = 2 TP / (2 TP + FP + FN);
+- over the TP episodes whose prediction gives a time: ``timing_mae_s`` = mean of
+  |predicted - reviewed|, ``timing_signed_s`` = mean of (predicted - reviewed), in seconds
+  (negative = too early); ``timing_n`` = those episodes, ``timing_missing`` = TP episodes without
+  a time. With ``timing_n`` 0 the two means have no value: they are left out of ``metrics``
+  (absent, not null, in the ``/score`` JSON and in records; a board shows "—");
+- ``safety_fn_rate`` = FN among safety episodes / safety episodes; ``non_safety_fn_rate`` the
+  same over non-safety episodes; ``no_assist_fp_rate`` = FP / no-assistance episodes;
+- ``decision_accuracy`` = (TP + TN) / episodes; ``decision_accuracy/<scenario key>`` the same
+  over one scenario's episodes.
+
+**Counts** (``Count(correct, total)``): precision TP of TP + FP, recall TP of TP + FN, each
+error rate its FN or FP over its episodes, each accuracy its right decisions over its
+episodes; none for F1 and the timing metrics (the two timing counts are metrics themselves),
+nor for a proportion whose denominator is 0.
+
+**Intervals** (95 %, in the metric's display): Wilson for every proportion but F1 (the whole
+range when the denominator is 0); for F1 the percentile interval of a seeded bootstrap over
+episodes. F1 depends only on the episodes' four outcomes, so a resample draws ``n`` episodes
+with replacement from the ``n`` of the key sorted TP, FN, FP, TN: episode
+``int(random() * n)``, with ``random = random.Random(BOOTSTRAP_SEED).random``, whose sequence
+Python guarantees. Of ``BOOTSTRAP_RESAMPLES`` (2,000) resampled F1s, sorted, the interval runs
+from the 50th to the 1,950th. The same four counts always give the same interval, whatever
+the order of the key's rows. The timing metrics have no interval.
+
+Example:
+
+>>> import spec
+>>> bench = spec.load_benchmark("egoargus")
+>>> track = bench.track("decision")
+>>> key = load_key(track, bench.demo_key(track).read_bytes())
+>>> len(key), sorted(assist_types(key))
+(789, ['non_safety', 'none', 'safety'])
+>>> f1_interval(0, 0, 0, 0)
+(0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from evaluator.kinds.decision.answers import (
+    Prediction,
+    abstentions,
+    decode,
+    entry_fields,
+    own_fields,
+    validate,
+)
+from evaluator.kinds.decision.key import (
+    DecisionKey,
+    Episode,
+    EpisodeSet,
+    assist_types,
+    is_time,
+    load_key,
+    load_questions,
+    parse_key,
+    same_questions,
+    size_problems,
+)
+from evaluator.kinds.decision.release import (
+    agreement_problems,
+    public_problems,
+    release_summary,
+)
+from evaluator.kinds.decision.scoring import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    LOWER_RANK,
+    PROPORTIONS,
+    UPPER_RANK,
+    Tally,
+    answers_sha256,
+    chance_warning,
+    counts_of,
+    counts_problems,
+    f1_interval,
+    proportions,
+    record_problems,
+    score,
+    score_rows,
+    summary,
+    tally,
+    wilson_intervals,
+)
+from spec.decision import (
+    ASSIST,
+    ASSIST_TYPE,
+    ASSIST_TYPES,
+    BY_SCENARIO,
+    DISPLAYS,
+    METRICS,
+    NON_SAFETY,
+    NONE,
+    NULLABLE,
+    SAFETY,
+    TIME,
+)
+
+NAME = "decision"
+ROWS = ("episode", "episodes")
+JSON_LINES = True
+#: The F1 bootstrap takes ~0.2 s: off the event loop, whatever the file's size.
+SCORE_OFF_LOOP = True
+
+__all__ = [
+    "ASSIST",
+    "ASSIST_TYPE",
+    "ASSIST_TYPES",
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "BY_SCENARIO",
+    "DISPLAYS",
+    "JSON_LINES",
+    "LOWER_RANK",
+    "METRICS",
+    "NAME",
+    "NONE",
+    "NON_SAFETY",
+    "NULLABLE",
+    "PROPORTIONS",
+    "ROWS",
+    "SAFETY",
+    "SCORE_OFF_LOOP",
+    "TIME",
+    "UPPER_RANK",
+    "DecisionKey",
+    "Episode",
+    "EpisodeSet",
+    "Prediction",
+    "Tally",
+    "abstentions",
+    "agreement_problems",
+    "answers_sha256",
+    "assist_types",
+    "chance_warning",
+    "counts_of",
+    "counts_problems",
+    "decode",
+    "entry_fields",
+    "f1_interval",
+    "is_time",
+    "load_key",
+    "load_questions",
+    "own_fields",
+    "parse_key",
+    "proportions",
+    "public_problems",
+    "record_problems",
+    "release_summary",
+    "same_questions",
+    "score",
+    "score_rows",
+    "size_problems",
+    "summary",
+    "tally",
+    "validate",
+    "wilson_intervals",
+]

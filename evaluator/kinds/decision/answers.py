@@ -1,0 +1,185 @@
+"""A decision submission read against the episodes alone: each episode's prediction, or every
+problem of the file (a JSON list or JSON Lines) with how to fix it."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from errors import SubmissionError
+from evaluator.kinds.decision.key import EpisodeSet
+from evaluator.messages import Problems, json_type, nth, ordinal, preview
+from evaluator.submissions import (
+    EntryWords,
+    check_count,
+    read_entries,
+    read_json,
+    read_text,
+    wrapped_list,
+)
+from spec import DecisionTrack
+from spec.decision import ASSIST, TIME
+
+#: Strings people write for a boolean; "assist" must be the JSON literal.
+_BOOLEAN_WORDS = frozenset({"yes", "no", "true", "false", "y", "n", "1", "0"})
+#: Lists people wrap their entries in; the message says to upload the list itself.
+_WRAPPERS = ("predictions", "results", "episodes", "submissions", "samples", "answers")
+_LINES = ", or JSON Lines with one such object a line"
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """What a submission says about one episode."""
+
+    assist: bool | None  # None: no answer (scored as not assisting)
+    time_s: float | None
+
+
+def entry_fields(track: DecisionTrack) -> tuple[str, ...]:
+    """The fields of a submission's entry, its id first: id, assist and time."""
+    return (track.fields.id, ASSIST, TIME)
+
+
+def own_fields(track: DecisionTrack) -> tuple[str, ...]:
+    """The fields only this kind's entries carry: a decision's assist and time."""
+    return (ASSIST, TIME)
+
+
+def _example(track: DecisionTrack) -> str:
+    ident = "1" if track.fields.id_type == "integer" else '"<id>"'
+    return f'{{"{track.fields.id}": {ident}, "{ASSIST}": true, "{TIME}": 12.5}}'
+
+
+def _shape(track: DecisionTrack) -> str:
+    return f'{{"{track.fields.id}": ..., "{ASSIST}": ..., "{TIME}": ...}}'
+
+
+def _words(track: DecisionTrack) -> EntryWords:
+    return EntryWords(
+        noun="episode",
+        shape=_shape(track),
+        unknown=f"those of the public file ({track.public.name})",
+        missing=f'use "{ASSIST}": null for no answer',
+    )
+
+
+def _top_level_hint(track: DecisionTrack, data: Any) -> str:
+    if isinstance(data, dict):
+        name = wrapped_list(data, _WRAPPERS)
+        if name is not None:
+            return (f'the top level is an object with a "{name}" list; upload the list '
+                    f"itself (a JSON array of {_shape(track)} objects, or JSON Lines)")
+        return (f"the top level is a JSON object; expected a JSON list (or JSON Lines) of "
+                f"{_shape(track)} objects, one per episode")
+    return (f"the top level is a JSON {json_type(data)}; expected a JSON list (or "
+            f"JSON Lines) of {_shape(track)} objects, one per episode")
+
+
+def decode(track: DecisionTrack, data: bytes) -> list[Any]:
+    """The entries of a submission file: a JSON list, or JSON Lines (one object a line)."""
+    example = _example(track)
+    text = read_text(data, f"a JSON list (or JSON Lines) of objects such as {example}")
+    if text.lstrip().startswith("["):
+        decoded = read_json(text, example, _LINES)
+        if not isinstance(decoded, list):
+            raise SubmissionError([_top_level_hint(track, decoded)])
+        return decoded
+    entries = []
+    # split("\n"), not splitlines(): U+2028 and friends may sit unescaped in a JSON string.
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(json.loads(line))
+        except (ValueError, RecursionError) as exc:
+            try:
+                whole = json.loads(text)  # one document over several lines, e.g. an object
+            except (ValueError, RecursionError):
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
+                raise SubmissionError([
+                    f"line {lineno} is not valid JSON ({reason}); a submission is a JSON list "
+                    f"of objects like {example}{_LINES}"
+                ]) from None
+            raise SubmissionError([_top_level_hint(track, whole)]) from None
+    if len(entries) == 1 and not (isinstance(entries[0], dict) and track.fields.id in entries[0]):
+        raise SubmissionError([_top_level_hint(track, entries[0])])
+    return entries
+
+
+def _read_assist(entry: dict[str, Any], position: int,
+                 problems: Problems) -> tuple[bool, bool | None]:
+    """(usable, the entry's assist); a problem is noted when it is not usable."""
+    if ASSIST not in entry:
+        problems.add(f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
+                     "[entry|entries]); write true or false, or null if the model gave no answer",
+                     ordinal(position + 1))
+        return False, None
+    raw = entry[ASSIST]
+    if raw is None or isinstance(raw, bool):
+        return True, raw
+    shown = f"{nth(position, 'entry')}: {preview(raw)}"
+    if isinstance(raw, str) and raw.strip().lower() in _BOOLEAN_WORDS:
+        problems.add(f'{{n}} [entry writes|entries write] "{ASSIST}" as a string (e.g. '
+                     "{examples}); write the JSON literal true or false, without quotes: "
+                     f'"{ASSIST}": true, not "{ASSIST}": "yes"', shown)
+    else:
+        problems.add(f'{{n}} [entry has|entries have] an "{ASSIST}" that is not true, false or '
+                     "null (e.g. {examples}); write true or false, or null if the model gave "
+                     "no answer", shown)
+    return False, None
+
+
+def _read_time(entry: dict[str, Any], position: int,
+               problems: Problems) -> tuple[bool, float | None]:
+    """(usable, the entry's time in seconds); a problem is noted when it is not usable."""
+    if TIME not in entry:
+        problems.add(f'{{n}} [entry has|entries have] no "{TIME}" (e.g. the {{examples}} '
+                     "[entry|entries]); give the time in seconds, or null when there is none",
+                     ordinal(position + 1))
+        return False, None
+    raw = entry[TIME]
+    if raw is None:
+        return True, None
+    shown = f"{nth(position, 'entry')}: {preview(raw)}"
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        problems.add(f'{{n}} [entry has|entries have] an "{TIME}" that is not a number (e.g. '
+                     "{examples}); write seconds as a JSON number such as 12.5, not a string, "
+                     "or null", shown)
+        return False, None
+    try:
+        value = float(raw)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        problems.add(f'{{n}} [entry has|entries have] an "{TIME}" that is not a finite number '
+                     "(e.g. {examples}); write a number of seconds, or null", shown)
+        return False, None
+    if value < 0:
+        problems.add(f'{{n}} [entry has|entries have] a negative "{TIME}" (e.g. {{examples}}); '
+                     "times are seconds from the start of the video, 0 or more", shown)
+        return False, None
+    return True, value
+
+
+def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
+    """Every episode's prediction, the submission checked against the episodes alone (a public
+    file's, or a key's ``asked``); SubmissionError lists every problem of the file at once."""
+    track = episodes.track
+    entries = decode(track, data)
+    check_count(entries, len(episodes), _words(track))
+
+    def read(entry: dict[str, Any], position: int, ident: int | str | None,
+             problems: Problems) -> tuple[bool, Prediction]:
+        assist_ok, assist = _read_assist(entry, position, problems)
+        time_ok, time_s = _read_time(entry, position, problems)
+        return assist_ok and time_ok, Prediction(assist, time_s)
+
+    return read_entries(track.fields, episodes.ids, entries, read, _words(track))
+
+
+def abstentions(predictions: Mapping[int | str, Prediction]) -> int:
+    """The episodes a valid file gives no answer (``assist`` null)."""
+    return sum(p.assist is None for p in predictions.values())

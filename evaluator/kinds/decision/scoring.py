@@ -1,0 +1,304 @@
+"""Scoring a decision submission: each episode a TP, FN, FP or TN, the proportions, the timing
+errors, the intervals (the F1's by a seeded bootstrap), and a record's numbers checked.
+The definitions are the kind's docstring's."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from evaluator.kinds.base import Summary
+from evaluator.kinds.decision.answers import Prediction, validate
+from evaluator.kinds.decision.key import DecisionKey
+from evaluator.results import Count, ScoreResult
+from evaluator.stats import wilson_bounds
+from spec import DecisionTrack, format_metric
+from spec.base import DECIMALS
+from spec.decision import BY_SCENARIO, NON_SAFETY, NULLABLE, SAFETY
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20260601  # part of the definition: changing it changes every F1 interval
+LOWER_RANK, UPPER_RANK = 50, 1950  # of the sorted resampled F1s: the 2.5 % and 97.5 % points
+#: The proportions, each with its Wilson interval (F1 with its bootstrap one).
+PROPORTIONS = ("decision_f1", "decision_precision", "decision_recall", "safety_fn_rate",
+               "non_safety_fn_rate", "no_assist_fp_rate", BY_SCENARIO)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The outcomes of every episode, and the timing errors of the timed TP episodes."""
+
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+    right: Mapping[str, tuple[int, int]]  # scenario value -> (right decisions, episodes)
+    missed: Mapping[str, tuple[int, int]]  # safety, non_safety -> (FN, episodes)
+    alarms: tuple[int, int]  # (FP, no-assistance episodes)
+    errors: tuple[float, ...]  # predicted - reviewed, over timed TP episodes, in key order
+    untimed: int  # TP episodes without a predicted time
+    abstained: int  # episodes whose assist is null
+
+
+def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tally:
+    """Sort every episode into TP, FN, FP or TN and collect the timing errors."""
+    outcomes: Counter[str] = Counter()
+    right: dict[str, list[int]] = {g.value: [0, 0] for g in key.track.scenarios.groups}
+    missed = {SAFETY: [0, 0], NON_SAFETY: [0, 0]}
+    errors: list[float] = []
+    untimed = abstained = 0
+    for episode in key.episodes:
+        guess = predictions[episode.id]
+        assists = guess.assist is True
+        abstained += guess.assist is None
+        if episode.needs_assistance:
+            outcome = "tp" if assists else "fn"
+            missed[episode.assist_type][0] += not assists
+            missed[episode.assist_type][1] += 1
+        else:
+            outcome = "fp" if assists else "tn"
+        outcomes[outcome] += 1
+        right[episode.scenario][0] += outcome in ("tp", "tn")
+        right[episode.scenario][1] += 1
+        if outcome == "tp":
+            if guess.time_s is None or episode.time_s is None:
+                untimed += 1
+            else:
+                errors.append(guess.time_s - episode.time_s)
+    no_assist = outcomes["fp"] + outcomes["tn"]
+    return Tally(tp=outcomes["tp"], fn=outcomes["fn"], fp=outcomes["fp"], tn=outcomes["tn"],
+                 right={k: (v[0], v[1]) for k, v in right.items()},
+                 missed={k: (v[0], v[1]) for k, v in missed.items()},
+                 alarms=(outcomes["fp"], no_assist), errors=tuple(errors), untimed=untimed,
+                 abstained=abstained)
+
+
+def _is_proportion(key: str) -> bool:
+    return key in PROPORTIONS or key.startswith(f"{BY_SCENARIO}/")
+
+
+def _scale(track: DecisionTrack, metric: str) -> float:
+    return 100.0 if track.display[metric] == "percent" else 1.0
+
+
+def _f1(tp: int, fn: int, fp: int) -> float:
+    denominator = 2 * tp + fp + fn
+    return 2 * tp / denominator if denominator else 0.0
+
+
+def counts_of(track: DecisionTrack, t: Tally) -> dict[str, Count]:
+    """The count of every proportion but F1, in display order; none where nothing is counted."""
+    pairs = {
+        "decision_precision": (t.tp, t.tp + t.fp),
+        "decision_recall": (t.tp, t.tp + t.fn),
+        "safety_fn_rate": t.missed[SAFETY],
+        "non_safety_fn_rate": t.missed[NON_SAFETY],
+        "no_assist_fp_rate": t.alarms,
+        BY_SCENARIO: (t.tp + t.tn, t.tp + t.fn + t.fp + t.tn),
+    }
+    pairs.update({track.scenario_key(g): t.right[g.value] for g in track.scenarios.groups})
+    return {k: Count(correct=pairs[k][0], total=pairs[k][1])
+            for k in track.metric_keys if k in pairs and pairs[k][1] > 0}
+
+
+def _outcomes(counts: Mapping[str, Count]) -> tuple[int, int, int, int]:
+    """(TP, FN, FP, TN) from the counts of recall, precision and accuracy."""
+    recall, precision = counts.get("decision_recall"), counts.get("decision_precision")
+    accuracy = counts.get(BY_SCENARIO)
+    tp = recall.correct if recall else 0
+    fn = recall.total - tp if recall else 0
+    fp = precision.total - tp if precision else 0
+    tn = accuracy.correct - tp if accuracy else 0
+    return tp, fn, fp, tn
+
+
+def proportions(track: DecisionTrack, counts: Mapping[str, Count]) -> dict[str, float]:
+    """Every proportion (F1 included) from the counts, in its display; 0 where not counted."""
+    out = {}
+    for key in track.metric_keys:
+        if key == "decision_f1":
+            tp, fn, fp, _ = _outcomes(counts)
+            out[key] = _scale(track, key) * _f1(tp, fn, fp)
+        elif key in counts:
+            count = counts[key]
+            out[key] = _scale(track, key) * count.correct / count.total
+        elif _is_proportion(key):
+            out[key] = 0.0
+    return out
+
+
+def f1_interval(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
+    """The bootstrap percentile interval of F1 (0-1) for these outcomes (the kind's
+    docstring)."""
+    n = tp + fn + fp + tn
+    if n == 0:
+        return (0.0, 0.0)
+    outcomes = [0] * tp + [1] * fn + [2] * fp + [3] * tn
+    draw = random.Random(BOOTSTRAP_SEED).random
+    resampled = []
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        sample = [outcomes[int(draw() * n)] for _ in range(n)]
+        resampled.append(_f1(sample.count(0), sample.count(1), sample.count(2)))
+    resampled.sort()
+    return (resampled[LOWER_RANK - 1], resampled[UPPER_RANK - 1])
+
+
+def wilson_intervals(track: DecisionTrack,
+                     counts: Mapping[str, Count]) -> dict[str, tuple[float, float]]:
+    """The Wilson interval of every proportion but F1, in its display (the whole range when
+    nothing is counted)."""
+    out = {}
+    for key in proportions(track, counts):
+        if key == "decision_f1":
+            continue
+        count = counts.get(key, Count(correct=0, total=0))
+        low, high = wilson_bounds(count.correct, count.total)
+        scale = _scale(track, key)
+        out[key] = (scale * low, scale * high)
+    return out
+
+
+def score(key: DecisionKey, data: bytes) -> ScoreResult:
+    """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
+    be scored."""
+    track = key.track
+    t = tally(key, validate(key.asked, data))
+    counts = counts_of(track, t)
+    values = proportions(track, counts)
+    timed = len(t.errors)
+    values["timing_n"] = float(timed)
+    values["timing_missing"] = float(t.untimed)
+    if timed:
+        values["timing_mae_s"] = math.fsum(abs(e) for e in t.errors) / timed
+        values["timing_signed_s"] = math.fsum(t.errors) / timed
+    wilson = wilson_intervals(track, counts)
+    scale = _scale(track, "decision_f1")
+    low, high = f1_interval(t.tp, t.fn, t.fp, t.tn)
+    wilson["decision_f1"] = (scale * low, scale * high)
+    return ScoreResult(
+        metrics={k: values[k] for k in track.metric_keys if k in values},
+        counts=counts,
+        intervals={k: wilson[k] for k in track.metric_keys if k in wilson},
+        n_questions=len(key),
+        n_abstained=t.abstained,
+        submission_sha256=hashlib.sha256(data).hexdigest(),
+        answer_key_sha256=key.sha256,
+        key_version=key.key_version,
+        scorer_version=track.scorer_version,
+    )
+
+
+def answers_sha256(track: DecisionTrack, data: bytes) -> str | None:
+    """A decision file's answers have no digest of their own (only its bytes' sha256)."""
+    return None
+
+
+def chance_warning(track: DecisionTrack, result: ScoreResult) -> str | None:
+    """A decision track has no chance rate, so no warning."""
+    return None
+
+
+def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
+    """A score in words: the ranking metric, the episodes, its (bootstrap) interval, the
+    accuracy, the abstentions and the key version."""
+    ranking = track.ranking
+    display = track.display[ranking]
+    low, high = result.intervals[ranking]
+    digits = DECIMALS[display]
+    facts = [f"{result.n_questions} episodes",
+             f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)"]
+    accuracy = track.by_scenario
+    if accuracy is not None and accuracy in result.metrics:
+        shown = format_metric(track.display[accuracy], result.metrics[accuracy])
+        facts.append(f"{track.labels[accuracy]} {shown}")
+    facts.append(f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
+                 "without an answer (scored as not assisting)")
+    if result.key_version:
+        facts.append(f"answer key {result.key_version}")
+    headline = (f"{track.title} {track.labels[ranking]}: "
+                f"{format_metric(display, result.metrics[ranking])}")
+    return Summary(headline=headline, facts=tuple(facts))
+
+
+def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str | int]]:
+    """A row per metric in display order: its value as the spec shows it, its count (episodes
+    counted of episodes), its interval; "—" where there is none (F1 has no count, the timing
+    metrics no interval, the timing means no value when nothing was timed)."""
+    rows: list[dict[str, str | int]] = []
+    for key in track.metric_keys:
+        display = track.display[key]
+        count = result.counts.get(key)
+        interval = result.intervals.get(key)
+        digits = DECIMALS[display]
+        rows.append({
+            "Metric": track.names[key],
+            "Value": format_metric(display, result.metrics.get(key)),
+            "Count": "—" if count is None else f"{count.correct} of {count.total}",
+            "95% CI": "—" if interval is None
+            else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
+        })
+    return rows
+
+
+def counts_problems(track: DecisionTrack, counts: Mapping[str, Count]) -> list[str]:
+    """What is wrong with a re-scored record's counts on their own: a count of a metric that
+    has none (only the proportions other than F1 have counts)."""
+    counted = {k for k in track.metric_keys if _is_proportion(k)} - {"decision_f1"}
+    extra = [k for k in counts if k not in counted]
+    if not extra:
+        return []
+    return [f"counts: unexpected {', '.join(extra)} (only the proportions other than F1 have "
+            "counts)"]
+
+
+def record_problems(track: DecisionTrack, metrics: Mapping[str, float],
+                    counts: Mapping[str, Count],
+                    intervals: Mapping[str, tuple[float, float]] | None) -> list[str]:
+    """Where a re-scored record's numbers do not follow from its counts: every proportion
+    (F1 from the outcomes), every Wilson interval, and the timing metrics' presence.
+
+    The F1's bootstrap interval is only checked to lie within its range (recomputing it takes
+    the scorer's time; ``scripts/reproduce_row.py`` compares it bit for bit).
+    """
+    problems = counts_problems(track, counts)
+    if problems:
+        return problems
+    expected = proportions(track, counts)
+    off = [k for k, v in expected.items()
+           if k in metrics and not math.isclose(metrics[k], v, rel_tol=1e-9, abs_tol=1e-9)]
+    if off:
+        problems.append(f"metrics do not match counts for {', '.join(off)}")
+    tp, _, _, _ = _outcomes(counts)
+    timed, untimed = metrics.get("timing_n"), metrics.get("timing_missing")
+    if timed is not None and untimed is not None and timed + untimed != tp:
+        problems.append(f"timing_n ({timed:g}) and timing_missing ({untimed:g}) do not add up "
+                        f"to the {tp} TP episodes of the counts")
+    means = sorted(k for k in NULLABLE if k in metrics)
+    if timed is not None and means != ([] if timed == 0 else sorted(NULLABLE)):
+        problems.append(f"{' and '.join(sorted(NULLABLE))} must be absent exactly when "
+                        f"timing_n is 0 (timing_n {timed:g}, present: "
+                        f"{', '.join(sorted(means)) or 'none'})")
+    if intervals is None:
+        return problems
+    missing = [k for k in expected if k not in intervals]
+    extra = sorted(k for k in intervals if k not in expected)
+    if missing or extra:
+        found = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unexpected {', '.join(extra)}"] if extra else [])
+        problems.append(f"intervals: must have exactly the keys {', '.join(expected)} "
+                        f"({'; '.join(found)})")
+        return problems
+    wilson = wilson_intervals(track, counts)
+    wrong = [k for k, v in wilson.items()
+             if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+                        for a, b in zip(intervals[k], v, strict=True))]
+    low, high = intervals["decision_f1"]
+    if not 0 <= low <= high <= _scale(track, "decision_f1"):
+        wrong.append("decision_f1")
+    if wrong:
+        problems.append(f"intervals do not match counts for {', '.join(wrong)}")
+    return problems

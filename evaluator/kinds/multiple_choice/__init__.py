@@ -1,0 +1,120 @@
+"""The multiple-choice kind: questions with lettered options, scored as accuracies.
+
+The kind's modules, in the order data flows: ``key`` (the answer key and the public file's
+questions), ``answers`` (a submission read against the questions alone, with its fix-it
+hints), ``scoring`` (the counts, the metric tree, intervals, chance), ``release`` (what a
+release needs beyond a valid key). Its spec is ``spec.multiple_choice``.
+
+Metric definitions (written once, here and in each benchmark's about.md):
+
+- every metric is accuracy in percent, unrounded: ``100 * correct / total``;
+- a group metric (one value of a grouping field, e.g. a query type or a scenario) counts the
+  rows of that group;
+- ``overall`` and every aggregate declared ``micro`` (the default) are *micro* averages:
+  correct answers over all rows they cover (weight by size), not the mean of their groups;
+- an aggregate declared ``macro`` is the plain mean of its groups' accuracies (each group
+  weighs the same); its count is still the rows' correct and total, so the metric is not
+  ``correct / total``;
+- an out-of-option row (a row the spec's label policy flags: its answer is not among its
+  options) counts in every metric's denominator and can never be answered right;
+  ``overall_answerable`` is the micro average over the other rows;
+- an abstention (the prediction null or empty) scores as wrong and is counted;
+- each micro metric carries a 95 % Wilson score interval for its proportion; a macro metric
+  the normal-approximation interval of a mean of independent proportions,
+  ``mean ± z * sqrt(sum(p_i * (1 - p_i) / n_i)) / k``, clipped to 0-100;
+- ``chance`` is what answering every question at random scores in expectation, in percent:
+  the mean over all rows of ``1 / n`` (``n`` the row's option count), an out-of-option row
+  counting 0. A result is *below chance* when the upper bound of ``overall``'s Wilson interval
+  is under it: almost always letters chosen against another version of the key
+  (``chance_warning`` says so).
+
+Example:
+
+>>> import spec
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> key = load_key(track, bench.demo_key(track).read_bytes())
+>>> result = score(key, (bench.demo_dir / "sample_submission.json").read_bytes())
+>>> result.counts["overall"].total, round(result.chance, 2)
+(500, 20.69)
+"""
+
+from __future__ import annotations
+
+from evaluator.kinds.multiple_choice.answers import (
+    abstentions,
+    entry_fields,
+    own_fields,
+    validate,
+)
+from evaluator.kinds.multiple_choice.key import (
+    AnswerKey,
+    Item,
+    Question,
+    QuestionSet,
+    load_key,
+    load_questions,
+    parse_answer_key,
+    same_questions,
+    size_problems,
+)
+from evaluator.kinds.multiple_choice.release import (
+    agreement_problems,
+    public_problems,
+    release_summary,
+)
+from evaluator.kinds.multiple_choice.scoring import (
+    ANSWERS_FORMAT,
+    aggregate,
+    answers_sha256,
+    chance,
+    chance_warning,
+    counts_problems,
+    intervals_from_counts,
+    metrics_from_counts,
+    record_problems,
+    score,
+    score_rows,
+    summary,
+)
+
+NAME = "multiple_choice"
+ROWS = ("question", "questions")
+JSON_LINES = False
+SCORE_OFF_LOOP = False
+
+
+__all__ = [
+    "ANSWERS_FORMAT",
+    "JSON_LINES",
+    "NAME",
+    "ROWS",
+    "SCORE_OFF_LOOP",
+    "AnswerKey",
+    "Item",
+    "Question",
+    "QuestionSet",
+    "abstentions",
+    "aggregate",
+    "agreement_problems",
+    "answers_sha256",
+    "chance",
+    "chance_warning",
+    "counts_problems",
+    "entry_fields",
+    "intervals_from_counts",
+    "load_key",
+    "load_questions",
+    "metrics_from_counts",
+    "own_fields",
+    "parse_answer_key",
+    "public_problems",
+    "record_problems",
+    "release_summary",
+    "same_questions",
+    "score",
+    "score_rows",
+    "size_problems",
+    "summary",
+    "validate",
+]

@@ -1,0 +1,298 @@
+"""A multiple-choice answer key and the questions of a public file: read, checked, looked up.
+
+The checks of a public file are the key's but for the answers: ids, option letters, groups.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from errors import AnswerKeyError, DataFileError, PublicFileError
+from evaluator.files import read_rows
+from evaluator.messages import MAX_EXAMPLES, agree, examples, nth
+from spec import MultipleChoiceTrack
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One row of a validated answer key."""
+
+    id: int | str
+    text: str
+    options: Mapping[str, str]
+    answer: str
+    groups: tuple[str, ...]  # the value of each grouping's field, in the track's order
+    out_of_option: bool  # flagged: its answer is not among its options
+    record: Mapping[str, Any]  # the row as the file has it
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """What scoring needs of a question: its letters, its right letter, its groups."""
+
+    letters: frozenset[str]
+    correct: str | None  # None: out of option, never right
+    groups: tuple[int, ...]  # per grouping, the index of the row's group
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """The questions of a track as its public file asks them, without answers: each id's
+    option letters. What ``validate`` checks a submission against, and all it needs."""
+
+    track: MultipleChoiceTrack
+    letters: Mapping[int | str, frozenset[str]]
+    key_version: str | None
+
+    def __len__(self) -> int:
+        return len(self.letters)
+
+
+@dataclass(frozen=True)
+class AnswerKey:
+    """A validated answer key of one track, with the lookups scoring needs and its sha256."""
+
+    track: MultipleChoiceTrack
+    questions: tuple[Question, ...]
+    key_version: str | None
+    sha256: str
+    items: Mapping[int | str, Item]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @cached_property
+    def ids(self) -> tuple[int | str, ...]:
+        """Its questions' ids, in the key's order."""
+        return tuple(q.id for q in self.questions)
+
+    @cached_property
+    def flagged(self) -> int:
+        """Its rows flagged out of option."""
+        return sum(q.out_of_option for q in self.questions)
+
+    @cached_property
+    def asked(self) -> QuestionSet:
+        """Its questions without their answers, as the public file released with it has them."""
+        return QuestionSet(
+            self.track, {i: item.letters for i, item in self.items.items()}, self.key_version
+        )
+
+
+def _row_problems(track: MultipleChoiceTrack, record: object, index: int, *,
+                  key: bool) -> list[str]:
+    """What makes one row of a key (or, without ``key``, of a public file: no answer fields)
+    unusable, each as "<where>: <field>: <problem>"."""
+    f = track.fields
+    if not isinstance(record, dict):
+        return [f"{nth(index, 'question')}: entry: expected a JSON object"]
+    ident = record.get(f.id)
+    where = f"{f.id} {ident!r}" if f.id in record else nth(index, "question")
+    out = []
+    if f.id not in record:
+        out.append(f"{where}: {f.id}: Field required")
+    elif not f.is_id(ident):
+        out.append(f"{where}: {f.id}: Input should be a valid {f.id_kind}")
+    elif isinstance(ident, int) and ident < 0:
+        out.append(f"{where}: {f.id}: Value error, {f.id} must be a non-negative integer")
+    text_fields = [f.question, *([f.answer] if key else []), *(g.field for g in track.groupings)]
+    for name in text_fields:
+        if name not in record:
+            out.append(f"{where}: {name}: Field required")
+        elif not isinstance(record[name], str):
+            out.append(f"{where}: {name}: Input should be a valid string")
+    options = record.get(f.options)
+    if f.options not in record:
+        out.append(f"{where}: {f.options}: Field required")
+    elif not isinstance(options, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in options.items()
+    ):
+        out.append(f"{where}: {f.options}: Input should be an object of letters to texts")
+    flag = track.out_of_option
+    if key and flag is not None and flag.field in record and not isinstance(record[flag.field],
+                                                                            str):
+        out.append(f"{where}: {flag.field}: Input should be a valid string")
+    return out
+
+
+def _valid_rows(track: MultipleChoiceTrack, data: Sequence[Any], *,
+                key: bool) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
+    """The rows of a key (or, without ``key``, of a public file), each checked, and per grouping
+    the index of each group value; AnswerKeyError (PublicFileError) lists the problems."""
+    error: type[ValueError] = AnswerKeyError if key else PublicFileError
+    what = "the answer key" if key else f"the public file {track.public.name}"
+    bad = [p for index, record in enumerate(data)
+           for p in _row_problems(track, record, index, key=key)]
+    if bad:
+        raise error(agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
+                    + "; ".join(bad[:MAX_EXAMPLES]))
+
+    f, opts = track.fields, track.options
+    rows: list[dict[str, Any]] = list(data)
+    problems: list[str] = []
+    counts = Counter(r[f.id] for r in rows)
+    dupes = sorted(i for i, n in counts.items() if n > 1)
+    if dupes:
+        problems.append(agree(f"{len(dupes)} duplicate [{f.id}|{f.id}s]", len(dupes))
+                        + f" ({examples(dupes)})")
+    bad_options = [
+        r[f.id] for r in rows
+        if not opts.min <= len(r[f.options]) <= opts.max
+        or sorted(r[f.options]) != list(opts.letters[: len(r[f.options])])
+    ]
+    if bad_options:
+        problems.append(
+            agree(f"{len(bad_options)} [question|questions]", len(bad_options))
+            + f" whose option letters are not {opts.letters[0]}.. without gaps, "
+            f"{opts.min} to {opts.max} of them ({examples(bad_options)})"
+        )
+    if key:
+        problems += _answer_problems(track, rows)
+    group_index: list[dict[str, int]] = []
+    for grouping in track.groupings:
+        values = {g.value: i for i, g in enumerate(grouping.groups)}
+        group_index.append(values)
+        bad_group = [r[f.id] for r in rows if r[grouping.field] not in values]
+        if bad_group:
+            problems.append(
+                agree(f"{len(bad_group)} [question|questions]", len(bad_group))
+                + f" with an unknown {grouping.field} ({examples(bad_group)}); "
+                f"expected one of: {', '.join(values)}"
+            )
+        else:
+            present = {r[grouping.field] for r in rows}
+            absent = [v for v in values if v not in present]
+            if absent:
+                label = grouping.field.replace("_", " ")
+                problems.append(f"no questions of {label} {', '.join(absent)}")
+    if problems:
+        raise error(f"invalid {what.removeprefix('the ')}: " + "; ".join(problems))
+    return rows, group_index
+
+
+def is_flagged(track: MultipleChoiceTrack, row: Mapping[str, Any]) -> bool:
+    """Whether a row is flagged out of option (its answer lies outside its options)."""
+    flag = track.out_of_option
+    return flag is not None and row.get(flag.field) == flag.value
+
+
+def _answer_problems(track: MultipleChoiceTrack, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Answers that are not among their options, unless flagged out of option, and flags on
+    answers that are."""
+    f, flag = track.fields, track.out_of_option
+    problems = []
+    bad_answer = [r[f.id] for r in rows if r[f.answer] not in r[f.options] and not is_flagged(track, r)]
+    if bad_answer:
+        problems.append(
+            agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
+            + f" whose {f.answer} is not one of their options ({examples(bad_answer)})"
+            + (f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
+               if flag is not None else "")
+        )
+    if flag is not None:
+        wrongly = [r[f.id] for r in rows if is_flagged(track, r) and r[f.answer] in r[f.options]]
+        if wrongly:
+            problems.append(
+                agree(f"{len(wrongly)} [question is|questions are]", len(wrongly))
+                + f" flagged {flag.field} = {flag.value} although their {f.answer} is one of "
+                f"their options ({examples(wrongly)})"
+            )
+    return problems
+
+
+def parse_answer_key(track: MultipleChoiceTrack, data: Any, sha256: str = "",
+                     key_version: str | None = None) -> AnswerKey:
+    """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``."""
+    if isinstance(data, dict) and "samples" in data:
+        key_version = data.get("key_version") if key_version is None else key_version
+        if not (key_version is None or isinstance(key_version, str)):
+            raise AnswerKeyError("the answer key's key_version must be a string")
+        data = data["samples"]
+    if not isinstance(data, (list, tuple)):
+        raise AnswerKeyError(
+            'an answer key must be a JSON list of questions or an object {"samples": [...]}'
+        )
+    rows, group_index = _valid_rows(track, data, key=True)
+    f = track.fields
+    questions = tuple(
+        Question(
+            id=r[f.id], text=r[f.question], options=dict(r[f.options]), answer=r[f.answer],
+            groups=tuple(r[g.field] for g in track.groupings), out_of_option=is_flagged(track, r),
+            record=r,
+        )
+        for r in rows
+    )
+    items = {
+        q.id: Item(
+            frozenset(q.options),
+            None if q.out_of_option else q.answer,
+            tuple(index[value] for index, value in zip(group_index, q.groups, strict=True)),
+        )
+        for q in questions
+    }
+    return AnswerKey(track, questions, key_version, sha256, items)
+
+
+def load_key(track: MultipleChoiceTrack, data: bytes) -> AnswerKey:
+    """Decode and validate the bytes of a track's answer-key file (its declared format)."""
+    try:
+        rows = read_rows(track, data, track.key.format)
+    except DataFileError as exc:
+        if track.key.format == "json" and str(exc).startswith("expected a JSON list"):
+            raise AnswerKeyError(
+                'an answer key must be a JSON list of questions or an object {"samples": [...]}'
+            ) from None
+        raise AnswerKeyError(f"the answer key is {exc}") from None
+    return parse_answer_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
+                            rows.key_version)
+
+
+def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet:
+    """Decode and validate the bytes of a track's public file (its declared format): the
+    questions a submission answers, without answers, for ``validate``. PublicFileError if it
+    does not validate (the key's checks, but for the answers)."""
+    try:
+        rows = read_rows(track, data, track.public.format)
+    except DataFileError as exc:
+        raise PublicFileError(f"the public file {track.public.name}: {exc}") from None
+    valid, _ = _valid_rows(track, rows.records, key=False)
+    f = track.fields
+    return QuestionSet(track, {r[f.id]: frozenset(r[f.options]) for r in valid}, rows.key_version)
+
+
+def size_problems(key: AnswerKey) -> list[str]:
+    """Where the key disagrees with the sizes its spec declares (the release checks' part that
+    needs only the key): group sizes and the number of out-of-option rows."""
+    track, problems = key.track, []
+    for i, grouping in enumerate(track.groupings):
+        found = Counter(q.groups[i] for q in key.questions)
+        wrong = [f"{g.value} has {found[g.value]} (expected {g.size})"
+                 for g in grouping.groups if found[g.value] != g.size]
+        if wrong:
+            problems.append(
+                f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "
+                f"from the spec: {'; '.join(wrong[:MAX_EXAMPLES])}"
+            )
+    flag = track.out_of_option
+    if flag is not None:
+        n = sum(q.out_of_option for q in key.questions)
+        if n != flag.rows:
+            problems.append(
+                f"{n} rows are flagged {flag.field} = {flag.value}; the spec declares {flag.rows}"
+            )
+    return problems
+
+
+def same_questions(a: AnswerKey, b: AnswerKey) -> bool:
+    """Whether two keys ask the same questions: the same ids, and for each the same text and
+    the same option texts, whatever their letters (a key and its rotations do)."""
+
+    def asked(key: AnswerKey) -> dict[int | str, tuple[str, list[str]]]:
+        return {q.id: (q.text, sorted(q.options.values())) for q in key.questions}
+
+    return a.track.id == b.track.id and asked(a) == asked(b)

@@ -1,0 +1,121 @@
+"""What a multiple-choice release needs beyond a valid key: public rows that are rows (an id,
+a question, options, every group), no answer left in them, and the key's rows described.
+
+``maintainer.release`` runs these beside the checks every kind shares (ids, key versions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evaluator.kinds.multiple_choice.key import AnswerKey
+from evaluator.messages import counted, first_few, nth
+from spec import MultipleChoiceTrack
+
+
+def _where(track: MultipleChoiceTrack, record: Mapping[str, Any], index: int) -> object:
+    """A row's id for a message, or its position when it has no usable id."""
+    ident = record.get(track.fields.id)
+    return ident if track.fields.is_id(ident) else nth(index, "row")
+
+
+def _has(n: int) -> str:
+    return "has" if n == 1 else "have"
+
+
+def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[str]:
+    """Rows of the public file that are not usable rows: no id, question, options or group."""
+    f = track.fields
+    if not records:
+        return ["the public file has no rows"]
+    not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    problems = []
+    if not_objects:
+        problems.append(f"{counted(len(not_objects), 'row', 'rows')} of the public file "
+                        f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
+                        f"({first_few(nth(i, 'row') for i in not_objects)})")
+    kind = "an integer" if f.id_type == "integer" else "a non-empty string"
+    bad_id = [nth(i, "row") for i, r in rows if not f.is_id(r.get(f.id))]
+    if bad_id:
+        problems.append(f"{counted(len(bad_id), 'row', 'rows')} of the public file "
+                        f"{_has(len(bad_id))} no {f.id} that is {kind} ({first_few(bad_id)})")
+    for name in (f.question, *(g.field for g in track.groupings)):
+        bad = [_where(track, r, i) for i, r in rows if not isinstance(r.get(name), str)]
+        if bad:
+            problems.append(f"{counted(len(bad), 'row', 'rows')} of the public file "
+                            f"{_has(len(bad))} no text {name} ({first_few(bad)})")
+    bad_options = [_where(track, r, i) for i, r in rows
+                   if not isinstance(r.get(f.options), dict)
+                   or not all(isinstance(k, str) and isinstance(v, str)
+                              for k, v in r[f.options].items())]
+    if bad_options:
+        problems.append(f"{counted(len(bad_options), 'row', 'rows')} of the public file "
+                        f"{_has(len(bad_options))} no {f.options} object of letters to texts "
+                        f"({first_few(bad_options)})")
+    return problems
+
+
+def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[str]:
+    """Answers left in the public rows: an answer field, or the out-of-option flag."""
+    f = track.fields
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    problems = []
+    leaked = [_where(track, r, i) for i, r in rows if f.answer in r]
+    if leaked:
+        problems.append(f"{counted(len(leaked), 'row', 'rows')} of the public file "
+                        f"{'carries' if len(leaked) == 1 else 'carry'} a {f.answer} "
+                        f"({first_few(leaked)}); a public file must not contain answers")
+    flag = track.out_of_option
+    if flag is not None:
+        flagged = [_where(track, r, i) for i, r in rows if flag.field in r]
+        if flagged:
+            problems.append(
+                f"{counted(len(flagged), 'row', 'rows')} of the public file "
+                f"{'carries' if len(flagged) == 1 else 'carry'} the {flag.field} field "
+                f"({first_few(flagged)}); a public file must not say which rows are out of "
+                "option (that is answer information): drop the field")
+    return problems
+
+
+def public_problems(track: MultipleChoiceTrack,
+                    records: Sequence[Any]) -> tuple[list[str], list[str]]:
+    """What makes the public rows unusable on their own, and the answers left in them."""
+    return shape_problems(track, records), leak_problems(track, records)
+
+
+def agreement_problems(key: AnswerKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the key and the (usable) public rows describe different rows, ids aside: question
+    texts, options, and the field of every grouping."""
+    track = key.track
+    f = track.fields
+    private_by_id = {q.id: q.record for q in key.questions}
+    public_by_id = {r[f.id]: r for r in public}
+    compared = [(f.question, "question texts"), (f.options, "options"),
+                *((g.field, g.title.lower()) for g in track.groupings)]
+    both = [i for i in private_by_id if i in public_by_id]
+    problems = []
+    for name, label in compared:
+        differ = [i for i in both if private_by_id[i].get(name) != public_by_id[i].get(name)]
+        if differ:
+            problems.append(f"{counted(len(differ), 'question', 'questions')} whose {label} "
+                            f"differ ({first_few(differ)})")
+    return problems
+
+
+def release_summary(key: AnswerKey) -> str:
+    """What a consistent release holds, after its row count: "... and groups in both; 4
+    query_type groups (...); no out-of-option rows"."""
+    track = key.track
+    groupings = "; ".join(
+        f"{len(g.groups)} {g.field} groups ("
+        + ", ".join(f"{x.value} {x.size}" for x in g.groups) + ")"
+        for g in track.groupings
+    )
+    flag = track.out_of_option
+    flagged = (f"{key.flagged} rows flagged {flag.field} = {flag.value}, as the spec declares"
+               if flag is not None else "no out-of-option rows")
+    return (f"{len(key)} rows in {track.key.name} and {track.public.name}, the same ids, "
+            f"questions, options and groups in both; {groupings}; {flagged}")
+

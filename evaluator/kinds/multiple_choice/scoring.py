@@ -1,0 +1,234 @@
+"""Scoring a multiple-choice submission: counts per group, the metric tree, intervals, chance,
+and the answers as content (``answers_sha256``). The definitions are the kind's docstring's."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+
+from evaluator.files import KEY_VERSION_FIELD
+from evaluator.kinds.base import Summary
+from evaluator.kinds.multiple_choice.answers import validate
+from evaluator.kinds.multiple_choice.key import AnswerKey
+from evaluator.results import Count, ScoreResult
+from evaluator.stats import mean_interval, wilson_interval
+from spec import Aggregate, MultipleChoiceTrack
+
+ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
+
+
+def score(key: AnswerKey, data: bytes) -> ScoreResult:
+    """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
+    it cannot be scored (``validate``'s, on the key's questions)."""
+    track = key.track
+    answers = validate(key.asked, data)
+
+    tallies = [[[0, 0] for _ in grouping.groups] for grouping in track.groupings]
+    answerable = [0, 0]
+    abstained = 0
+    for ident, item in key.items.items():
+        answer = answers[ident]
+        hit = answer is not None and answer == item.correct
+        abstained += answer is None
+        for level, index in enumerate(item.groups):
+            tally = tallies[level][index]
+            tally[0] += hit
+            tally[1] += 1
+        if item.correct is not None:
+            answerable[0] += hit
+            answerable[1] += 1
+    per_group = {
+        group.key: Count(correct=tally[0], total=tally[1])
+        for grouping, level in zip(track.groupings, tallies, strict=True)
+        for group, tally in zip(grouping.groups, level, strict=True)
+    }
+    counts = aggregate(track, per_group, Count(correct=answerable[0], total=answerable[1]))
+    intervals = intervals_from_counts(track, counts)
+    rate = chance(key)
+    return ScoreResult(
+        metrics=metrics_from_counts(track, counts),
+        counts=counts,
+        intervals=intervals,
+        n_questions=len(key),
+        n_abstained=abstained,
+        submission_sha256=hashlib.sha256(data).hexdigest(),
+        answer_key_sha256=key.sha256,
+        key_version=key.key_version,
+        scorer_version=track.scorer_version,
+        chance=rate,
+        below_chance=intervals[track.overall.key][1] < rate,
+        answers_sha256=_answers_digest(answers),
+    )
+
+
+def _macro(track: MultipleChoiceTrack) -> dict[str, Aggregate]:
+    return {a.key: a for a in track.summaries if a.aggregation == "macro"}
+
+
+def metrics_from_counts(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> dict[str, float]:
+    """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
+    out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
+    for key, aggregate in _macro(track).items():
+        members = [out[m] for m in track.members(aggregate) if m in out]
+        if key in out and len(members) == len(track.members(aggregate)):
+            out[key] = sum(members) / len(members)
+    return out
+
+
+def intervals_from_counts(track: MultipleChoiceTrack,
+                          counts: Mapping[str, Count]) -> dict[str, tuple[float, float]]:
+    """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
+    out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
+    for key, aggregate in _macro(track).items():
+        members = [counts[m] for m in track.members(aggregate) if m in counts]
+        if key not in counts or not members or any(c.total <= 0 for c in members):
+            continue
+        out[key] = mean_interval([(c.correct, c.total) for c in members])
+    return out
+
+
+def aggregate(track: MultipleChoiceTrack, per_group: Mapping[str, Count],
+              answerable: Count | None = None) -> dict[str, Count]:
+    """Counts of every metric key, in display order, from the counts of every group.
+
+    ``overall`` sums the first grouping (each grouping covers every row); an aggregate sums
+    its members; ``answerable`` is the count over rows that are not out of option.
+    """
+    first = [per_group[g.key] for g in track.groupings[0].groups]
+    out: dict[str, Count] = {track.overall.key: Count(correct=sum(c.correct for c in first),
+                                                      total=sum(c.total for c in first))}
+    for summary in track.summaries:
+        if track.out_of_option is not None and summary is track.out_of_option.answerable:
+            if answerable is not None:
+                out[summary.key] = answerable
+            continue
+        members = [per_group[k] for k in track.members(summary)]
+        out[summary.key] = Count(correct=sum(c.correct for c in members),
+                                 total=sum(c.total for c in members))
+    out.update({g.key: per_group[g.key] for g in track.groups})
+    return out
+
+
+def chance(key: AnswerKey) -> float:
+    """What answering every question at random scores in expectation, in percent: the mean of
+    ``1 / n`` over all rows (``n`` its option count), an out-of-option row counting 0."""
+    hits = sum(1 / len(item.letters) for item in key.items.values() if item.correct is not None)
+    return 100 * hits / len(key)
+
+
+def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | None:
+    """The warning a below-chance result gets (None otherwise): what it scored, the chance
+    rate, the likely cause and the fix. Plain text, one paragraph."""
+    if not result.below_chance or result.chance is None:
+        return None
+    key = track.overall.key
+    low, high = result.intervals[key]
+    version = result.key_version or "(unversioned)"
+    return (
+        f"{track.labels[key]} {result.metrics[key]:.1f} % (95 % CI {low:.1f}–{high:.1f}) is "
+        f"significantly below chance, {result.chance:.1f} % (what answering at random scores "
+        "on these questions). The likely cause: the letters were chosen against another "
+        f"version of the answer key than this one, key version {version}. Answer the "
+        f"questions of the public file of key version {version} (its rows name their "
+        f"{KEY_VERSION_FIELD}); a file made against older letters can be remapped by the "
+        "maintainer with the README's command (\"Rotating the answer key\": "
+        "scripts/reshuffle_options.py --remap-submission OLD.json --letter-map "
+        "letter_map.json --out NEW.json)."
+    )
+
+
+def _id_order(ident: int | str) -> tuple[int, int, str]:
+    return (0, ident, "") if isinstance(ident, int) else (1, 0, ident)
+
+
+def _answers_digest(answers: Mapping[int | str, str | None]) -> str:
+    """sha256 of the answers as compact JSON, ``[format, [[id, letter or null], ...]]`` by id."""
+    listed = [[ident, answers[ident]] for ident in sorted(answers, key=_id_order)]
+    text = json.dumps([ANSWERS_FORMAT, listed], separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
+    """The ``answers_sha256`` of a submission, read without its key (the file of a row scored
+    on another key version); None if it is not a list of entries that each name one id and
+    a text or null prediction (a file that was scored never is).
+
+    Equal to the scored result's for every file that scores: letters trimmed and
+    upper-cased, null and "" both an abstention, other fields ignored.
+    """
+    try:
+        decoded = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(decoded, list):
+        return None
+    answers: dict[int | str, str | None] = {}
+    for entry in decoded:
+        if not isinstance(entry, dict) or track.fields.prediction not in entry:
+            return None
+        ident, raw = entry.get(track.fields.id), entry[track.fields.prediction]
+        if (not isinstance(ident, (int, str)) or not track.fields.is_id(ident)
+                or ident in answers or not (raw is None or isinstance(raw, str))):
+            return None
+        answers[ident] = (raw or "").strip().upper() or None
+    return _answers_digest(answers)
+
+
+def counts_problems(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> list[str]:
+    """What is wrong with a re-scored record's counts on their own: a count of every metric
+    key of the track, and of nothing else."""
+    missing = [k for k in track.metric_keys if k not in counts]
+    extra = sorted(k for k in counts if k not in track.metric_keys)
+    if not missing and not extra:
+        return []
+    found = ([f"missing {', '.join(missing)}"] if missing else []) + (
+        [f"unexpected {', '.join(extra)}"] if extra else [])
+    return [f"counts: must have exactly the keys {', '.join(track.metric_keys)} "
+            f"({'; '.join(found)})"]
+
+
+def record_problems(track: MultipleChoiceTrack, metrics: Mapping[str, float],
+                    counts: Mapping[str, Count],
+                    intervals: Mapping[str, tuple[float, float]] | None) -> list[str]:
+    """Where a re-scored record's numbers do not follow from its counts: its counts' keys
+    (``counts_problems``), then each metric its count's accuracy, a macro mean its groups'
+    mean. A record keeps no intervals: they follow from its counts."""
+    problems = counts_problems(track, counts)
+    if problems:
+        return problems
+    recomputed = metrics_from_counts(track, counts)
+    off = [k for k in track.metric_keys
+           if not math.isclose(metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)]
+    return [f"metrics do not match counts for {', '.join(off)}"] if off else []
+
+
+def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
+    """A score in words: the ranking metric, its count and interval, the abstentions, the key
+    version, and the below-chance warning if it has one."""
+    ranking = track.ranking
+    count, (low, high) = result.counts[ranking], result.intervals[ranking]
+    abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
+                 "without an answer (scored as wrong)")
+    facts = [f"{count.correct} of {count.total} correct", f"95 % CI {low:.1f}–{high:.1f}",
+             abstained]
+    if result.key_version:
+        facts.append(f"answer key {result.key_version}")
+    return Summary(headline=f"{track.labels[ranking]}: {result.metrics[ranking]:.1f} %",
+                   facts=tuple(facts), warning=chance_warning(track, result))
+
+
+def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str, str | int]]:
+    """A row per metric of the track, by its long name, shown to one decimal (the numbers at
+    full precision are the result's). A macro mean is not correct / questions, so its row
+    shows no "Correct" count."""
+    rows: list[dict[str, str | int]] = []
+    for key in track.metric_keys:
+        if key not in result.counts:
+            continue
+        count, (low, high) = result.counts[key], result.intervals[key]
+        rows.append({"Split": track.names[key], "Accuracy (%)": f"{result.metrics[key]:.1f}",
+                     "Correct": "—" if key in track.macro_keys else count.correct,
+                     "Questions": count.total, "95% CI": f"{low:.1f}–{high:.1f}"})
+    return rows

@@ -1,0 +1,214 @@
+"""Reading a submission, the part every kind shares: its bytes as text and JSON, and its
+entries by id (each an object naming one row of the key: none missing, none twice, none
+unknown), every problem of the file noted at once.
+
+A kind reads what an entry says about its row (a letter, a decision and a time) with the
+``read`` it gives ``read_entries``, and words the messages with its ``EntryWords``.
+
+>>> from evaluator.messages import Problems
+>>> import spec
+>>> fields = spec.load_benchmark("egomemreason").track().fields
+>>> problems = Problems()
+>>> read_id(fields, {"sample_id": 3}, 0, problems), problems.render()
+(None, ['1 entry uses "sample_id" (e.g. the 1st entry); rename the field to "example_id"'])
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from errors import SubmissionError
+from evaluator.messages import Problems, agree, examples, json_type, nth, ordinal, preview
+from spec.base import IdFields
+
+#: A longer list is refused before its entries are read: a 5 MB list of millions of entries
+#: costs seconds of CPU.
+MAX_ENTRIES_PER_QUESTION = 4
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_T = TypeVar("_T")
+
+
+def read_text(data: bytes, empty: str) -> str:
+    """A submission's bytes as text; SubmissionError if the file is empty (``empty``: what it
+    should hold, "a JSON list such as [...]"), UTF-16 or not UTF-8."""
+    if not data.removeprefix(b"\xef\xbb\xbf").strip():
+        raise SubmissionError([f"the file is empty; expected {empty}"])
+    if data.startswith(_UTF16_BOMS):
+        raise SubmissionError([
+            "the file is UTF-16 encoded; save it as UTF-8 (json.dump(..., ensure_ascii=True) "
+            "or your editor's 'UTF-8' encoding) and upload it again"
+        ])
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError([
+            f"the file is not UTF-8 text (undecodable byte at offset {exc.start}); save it as "
+            "UTF-8 JSON and upload it again"
+        ]) from None
+
+
+def read_json(text: str, example: str, also: str = "") -> Any:
+    """One JSON document; SubmissionError in the words of a submission's problems (``also``:
+    the other form a file may take, ", or JSON Lines with one such object a line")."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SubmissionError([
+            f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            f"a submission is a JSON list of objects like {example}{also}"
+        ]) from None
+    except (ValueError, RecursionError) as exc:
+        # ValueError: an integer with more digits than Python converts (its own message advises
+        # calling sys.set_int_max_str_digits, which means nothing to the person uploading).
+        # RecursionError: nesting deeper than the decoder's stack.
+        reason = (
+            "it is nested too deeply"
+            if isinstance(exc, RecursionError)
+            else "it holds a number with thousands of digits"
+        )
+        raise SubmissionError([
+            f"the file could not be read as JSON ({reason}); a submission is a flat JSON list "
+            f"of objects like {example}"
+        ]) from None
+
+
+def wrapped_list(data: Any, wrappers: Sequence[str]) -> str | None:
+    """The name of the list an object wraps the entries in ("predictions"), if it does."""
+    if isinstance(data, dict):
+        return next((n for n in wrappers if isinstance(data.get(n), list)), None)
+    return None
+
+
+@dataclass(frozen=True)
+class EntryWords:
+    """How a kind's messages name its rows and entries."""
+
+    noun: str  # a row of the key: "question", "episode"
+    shape: str  # an entry: '{"example_id": ..., "predicted_answer": ...}'
+    unknown: str  # after "not in the answer key (...)": where the valid ids are
+    missing: str  # after "expected one entry for each of the N questions": how to abstain
+
+
+def read_id(fields: IdFields, entry: dict[str, Any], position: int,
+            problems: Problems) -> int | str | None:
+    """The entry's id if it has one of the right type, else None (the problem noted)."""
+    name = fields.id
+    if name not in entry:
+        for alias in fields.id_aliases:
+            if alias in entry:
+                problems.add(
+                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
+                    f'[entry|entries]); rename the field to "{name}"',
+                    ordinal(position + 1),
+                )
+                return None
+        problems.add(
+            f'{{n}} [entry has|entries have] no "{name}" (e.g. the {{examples}} [entry|entries])',
+            ordinal(position + 1),
+        )
+        return None
+    ident = entry[name]
+    if fields.is_id(ident):
+        found: int | str = ident
+        return found
+    if fields.id_type == "integer":
+        problems.add(
+            f'{{n}} [entry has|entries have] an "{name}" that is not an integer '
+            '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
+            f"{nth(position, 'entry')}: {preview(ident)}",
+        )
+    else:
+        problems.add(
+            f'{{n}} [entry has|entries have] an "{name}" that is not a non-empty string '
+            "(e.g. {examples}); write ids as JSON strings, exactly as in the public file",
+            f"{nth(position, 'entry')}: {preview(ident)}",
+        )
+    return None
+
+
+def _uses_an_id_alias(fields: IdFields, entry: object) -> bool:
+    return (
+        isinstance(entry, dict)
+        and fields.id not in entry
+        and any(alias in entry for alias in fields.id_aliases)
+    )
+
+
+def check_count(entries: Sequence[Any], rows: int, words: EntryWords) -> None:
+    """SubmissionError for an empty list, or one too long to read (before reading it)."""
+    if not entries:
+        raise SubmissionError([
+            f"the list is empty; expected one entry for each of the {rows} {words.noun}s"
+        ])
+    if len(entries) > MAX_ENTRIES_PER_QUESTION * rows:
+        raise SubmissionError([
+            f"the list has {len(entries)} entries; expected one entry for each of the {rows} "
+            f"{words.noun}s"
+        ])
+
+
+def read_entries(
+    fields: IdFields,
+    ids: Collection[int | str],
+    entries: Sequence[Any],
+    read: Callable[[dict[str, Any], int, int | str | None, Problems], tuple[bool, _T]],
+    words: EntryWords,
+) -> dict[int | str, _T]:
+    """Each row's value, read from the entry that names it by ``read(entry, position, id or
+    None, problems)`` (``(usable, value)``); SubmissionError lists every problem at once: entries
+    that are not objects or name no id, ids unknown, repeated or missing, and what ``read``
+    noted. ``read`` runs on every object, so each of its problems is counted."""
+    problems = Problems()
+    out: dict[int | str, _T] = {}
+    seen: Counter[int | str] = Counter()
+    unknown: list[int | str] = []
+    shape = words.shape.replace("{", "{{").replace("}", "}}")
+    for position, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            problems.add(
+                "{n} [entry is|entries are] not [a JSON object|JSON objects] "
+                f"(e.g. {{examples}}); each entry must be {shape}",
+                f"{nth(position, 'entry')} ({json_type(entry)})",
+            )
+            continue
+        ident = read_id(fields, entry, position, problems)
+        if ident is not None:
+            seen[ident] += 1
+            if ident not in ids:
+                unknown.append(ident)
+                ident = None
+            elif seen[ident] > 1:
+                ident = None  # reported once below as a duplicate
+        usable, value = read(entry, position, ident, problems)
+        if ident is not None and usable:
+            out[ident] = value
+    name, noun = fields.id, words.noun
+    dupes = sorted(i for i, n in seen.items() if n > 1 and i in ids)
+    if dupes:
+        problems.extend(
+            agree(f"{len(dupes)} [{noun} is|{noun}s are]", len(dupes))
+            + f" answered more than once ({examples(dupes)}); keep one entry per {name}"
+        )
+    if unknown:
+        listed = sorted(set(unknown))
+        problems.extend(
+            agree(f"{len(listed)} [{name} is|{name}s are]", len(listed))
+            + f" not in the answer key ({examples(listed)}); valid ids are {words.unknown}"
+        )
+    missing = [i for i in ids if i not in seen]
+    # When every entry names its row by another field, that is the one problem to fix.
+    if missing and not all(_uses_an_id_alias(fields, e) for e in entries):
+        missing.sort()
+        problems.extend(
+            agree(f"{len(missing)} [{noun} has|{noun}s have]", len(missing))
+            + f" no answer ({examples(missing)}); expected one entry for each of the "
+            f"{len(ids)} {noun}s ({words.missing})"
+        )
+    rendered = problems.render()
+    if rendered:
+        raise SubmissionError(rendered)
+    return out

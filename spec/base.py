@@ -1,0 +1,159 @@
+"""The parts every kind of track is built of: names, files, groups, views, metrics, displays.
+
+A track kind's model (``spec.multiple_choice``, ``spec.decision``) is made of these; the
+benchmark (``spec.benchmark``) holds its tracks. Every model is frozen and strict, and refuses
+fields it does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+#: The board's info columns a view may list after its metrics (the app names them).
+BoardColumn = Literal[
+    "rank_range", "source", "team", "size", "date", "ci", "external", "input", "links", "note"
+]
+
+Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+#: A metric key: a key, or two joined by "/" (``decision_accuracy/contradictory``).
+MetricKey = Annotated[
+    str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$", max_length=129)
+]
+Ident = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]*$", max_length=64)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=300)]
+Url = Annotated[str, StringConstraints(pattern=r"^https?://[^\s/]+\S*$", max_length=500)]
+RepoId = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$"),
+]
+FileName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")]
+
+#: How a metric is shown: a percent (0-100, one decimal), a 0-1 ratio (three decimals, as papers
+#: print F1), seconds (two decimals) or a count of rows (whole).
+Display = Literal["percent", "ratio", "seconds", "count"]
+#: Which way a metric is better: higher, lower, or nearer zero (a signed error).
+Better = Literal["higher", "lower", "zero"]
+#: Decimals a value shows, by its metric's display.
+DECIMALS: Mapping[Display, int] = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}
+PAPER_PREFIX = "paper_"  # the key of every paper-only metric starts so
+
+
+def format_metric(display: Display, value: float | None) -> str:
+    """A metric as a board shows it: "45.2 %", "0.812", "2.74 s", "412"; "—" for no value.
+
+    >>> format_metric("percent", 45.25), format_metric("ratio", 0.81171)
+    ('45.2 %', '0.812')
+    >>> format_metric("seconds", -2.5), format_metric("count", 412.0), format_metric("ratio", None)
+    ('-2.50 s', '412', '—')
+    """
+    if value is None:
+        return "—"
+    if display == "percent":
+        return f"{value:.1f} %"
+    if display == "ratio":
+        return f"{value:.3f}"
+    if display == "seconds":
+        return f"{value:.2f} s"
+    return f"{value:.0f}"
+
+
+def quote(value: object) -> str:
+    """A value as a spec error quotes it: a string in double quotes (cut short), else its repr."""
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return f'"{text}"'
+    return repr(value)
+
+
+def _positive_int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"expected a positive integer, got {quote(value)}")
+    return value
+
+
+Size = Annotated[int, BeforeValidator(_positive_int)]
+
+
+class Model(BaseModel):
+    """Every part of a spec: frozen, strict, and no field it does not know."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class DataFile(Model):
+    """A file of a track: its name and how its rows are written."""
+
+    name: FileName
+    #: json: a list of objects or {"samples": [...]}; jsonl: one object a line; csv: a header
+    #: row, with the options cell holding a JSON object.
+    format: Literal["json", "jsonl", "csv"]
+
+
+class IdFields(Model):
+    """What a row's and a submission entry's id is called, and what it is."""
+
+    id: Key = "example_id"
+    id_type: Literal["integer", "string"] = "integer"
+    #: Names people use instead of ``id``; a submission using one is told to rename it.
+    id_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+
+    def is_id(self, value: object) -> bool:
+        """Whether ``value`` is an id of this type: an integer (not a boolean), or a string
+        that is not blank.
+
+        >>> IdFields().is_id(17), IdFields().is_id(True), IdFields().is_id("17")
+        (True, False, False)
+        """
+        if self.id_type == "integer":
+            return type(value) is int
+        return isinstance(value, str) and bool(value.strip())
+
+    @property
+    def id_kind(self) -> str:
+        """An id as a message names its type: "integer" or "non-empty string"."""
+        return "integer" if self.id_type == "integer" else "non-empty string"
+
+
+class Group(Model):
+    """One value of a grouping field: a metric of its own."""
+
+    value: Text  # as spelled in the data
+    key: Key  # the metric key
+    label: Text  # the board's column label
+    name: Text | None = None  # the long name (score table); default: the value
+    size: Size  # rows in the released benchmark
+
+
+class Grouping(Model):
+    """Rows grouped by one field of the key; each value of the field is a group."""
+
+    id: Key
+    field: Key
+    title: Text
+    groups: tuple[Group, ...] = Field(min_length=1, strict=False)
+
+
+class View(Model):
+    """A column group of the board: the ranking metric, then these metrics and columns."""
+
+    title: Text
+    metrics: tuple[MetricKey, ...] = Field(default=(), strict=False)
+    columns: tuple[BoardColumn, ...] = Field(default=(), strict=False)
+
+
+class Metric(Model):
+    """How one metric is shown: its column label, long name, display, and which way is
+    better."""
+
+    key: MetricKey
+    label: Text  # the board's column label
+    name: Text | None = None  # the long name (score table); default: the label
+    display: Display
+    better: Better
+    #: Followed by the same metric over each scenario, ``<key>/<scenario key>``, labelled and
+    #: named by the scenario's group.
+    by_scenario: bool = False
+

@@ -1,0 +1,162 @@
+"""Reading a benchmark folder: its benchmark.toml into a ``Benchmark``, every problem with its
+TOML path (``tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"``).
+
+``parse_benchmark`` is pure (a decoded TOML document in, a model out); ``load_benchmark``
+reads the folder.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from errors import SpecError
+from spec.base import quote
+from spec.benchmark import Benchmark
+from spec.tracks import DEFAULT_KIND, KINDS
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS_DIR = ROOT / "benchmarks"
+SPEC_FILENAME = "benchmark.toml"
+
+#: What pydantic's error types expect, in the words of a spec error.
+_EXPECTED = {
+    "int_type": "an integer",
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "greater_than": "a positive integer",
+    "greater_than_equal": "an integer >= 0",
+    "date_from_datetime_parsing": "a date such as 2026-05-11",
+    "date_type": "a date such as 2026-05-11",
+    "uuid_parsing": "a uuid",
+    "uuid_type": "a uuid",
+}
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":
+            out += " (the key)"
+        elif part in ("constrained-str", "function-before", "function-after") or (
+            part.startswith("kind=")
+        ):
+            continue  # pydantic's constraint branch names and track-kind tags, not TOML keys
+        elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f'."{part}"' if out else f'"{part}"'
+        else:
+            out += f".{part}" if out else part
+    return out or "(top level)"
+
+
+def _describe(err: Any) -> str:
+    kind, found = err["type"], err.get("input")
+    if kind == "missing":
+        return "missing; expected this field"
+    if kind == "too_short":
+        return "expected at least one entry, got none"
+    if kind == "extra_forbidden":
+        return "unknown field; remove it or check its spelling"
+    expected = _EXPECTED.get(kind)
+    if kind == "literal_error":
+        expected = str(err["msg"]).removeprefix("Input should be ")
+    elif kind == "string_pattern_mismatch":
+        expected = "a string matching " + str(err.get("ctx", {}).get("pattern", "its pattern"))
+    if kind in ("int_type", "greater_than") and isinstance(found, int) and not isinstance(
+        found, bool
+    ):
+        expected = "a positive integer"
+    if kind == "literal_error" and err["loc"][-2:] == (f"kind={DEFAULT_KIND}", "kind"):
+        # Checked as the default kind because it named no known kind.
+        others = [repr(k) for k in KINDS if k != DEFAULT_KIND]
+        named = f"the other kind is {others[0]}" if len(others) == 1 else (
+            f"the other kinds are {', '.join(others)}")
+        return (
+            f"expected {expected}, got {quote(found)} (checked as a "
+            f"{DEFAULT_KIND.replace('_', '-')} track; {named})"
+        )
+    if expected is None:
+        return str(err["msg"]).removeprefix("Value error, ")
+    shown = found if not isinstance(found, (dict, list)) else type(found).__name__
+    return f"expected {expected}, got {quote(shown)}"
+
+
+def parse_benchmark(document: Mapping[str, Any], folder: Path) -> Benchmark:
+    """Validate a decoded benchmark.toml; SpecError lists every problem with its TOML path.
+
+    >>> import tomllib
+    >>> folder = BENCHMARKS_DIR / "egomemreason"
+    >>> bench = parse_benchmark(tomllib.loads((folder / SPEC_FILENAME).read_text()), folder)
+    >>> bench.track().metric_keys[0], bench.track().sizes["overall"]
+    ('overall', 500)
+    """
+    try:
+        bench = Benchmark.model_validate({**document, "folder": folder})
+    except ValidationError as exc:
+        errors = exc.errors()
+        # A list whose item failed also reports "too short"; the item's own error says it all.
+        errors = [
+            e for e in errors
+            if e["type"] != "too_short"
+            or not any(o["loc"][: len(e["loc"])] == e["loc"] and o is not e for o in errors)
+        ]
+        lines = [f"{_location(e['loc'])}: {_describe(e)}" for e in errors]
+        raise SpecError(_report(folder, lines)) from None
+    problems = bench.problems()
+    if problems:
+        raise SpecError(_report(folder, problems))
+    return bench
+
+
+def _report(folder: Path, problems: list[str]) -> str:
+    where = folder / SPEC_FILENAME
+    if len(problems) == 1:
+        return f"{where}: {problems[0]}"
+    return f"{where} has {len(problems)} problems:\n" + "\n".join(f"- {p}" for p in problems)
+
+
+def benchmark_folder(name: str) -> Path:
+    """An id under benchmarks/, or the path of a benchmark folder."""
+    if re.fullmatch(r"[a-z][a-z0-9_-]*", name) and (BENCHMARKS_DIR / name).is_dir():
+        return BENCHMARKS_DIR / name
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    known = ", ".join(sorted(p.parent.name for p in BENCHMARKS_DIR.glob(f"*/{SPEC_FILENAME}")))
+    raise SpecError(
+        f"no benchmark {name!r}: give an id under benchmarks/ ({known}) or the path of a "
+        f"folder holding a {SPEC_FILENAME}"
+    )
+
+
+def load_benchmark(name: str) -> Benchmark:
+    """Read and validate a benchmark folder's spec (its prose files must exist too).
+
+    >>> load_benchmark("egoargus").track("decision").display["decision_f1"]
+    'ratio'
+    """
+    folder = benchmark_folder(name).resolve()
+    path = folder / SPEC_FILENAME
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"{folder} holds no {SPEC_FILENAME}; a benchmark folder needs one") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path} is not valid TOML: {exc}") from None
+    bench = parse_benchmark(document, folder)
+    missing = [p.name for p in (bench.about_path, bench.citation_path) if not p.is_file()]
+    if missing:
+        raise SpecError(
+            f"{folder} lacks {' and '.join(missing)}: a benchmark folder holds its About text "
+            "and citation beside benchmark.toml"
+        )
+    return bench
