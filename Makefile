@@ -60,8 +60,10 @@ $(AXE_JS): tests/axe/package.json tests/axe/package-lock.json
 	npm ci --prefix tests/axe --no-audit --no-fund --loglevel=error
 	touch $@
 
+## lint: ruff (rules and format) and mypy over the whole tree
 lint: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 ## test: lint, type-check and run the whole suite

@@ -74,7 +74,8 @@ def theme() -> gr.themes.Base:
     indigo-100 or under white text falls short of 4.5:1 (WCAG AA, axe's color-contrast)."""
     return gr.themes.Soft(primary_hue="indigo").set(
         color_accent="*primary_600",  # the selected tab's text
-        block_label_text_color="*primary_600", block_title_text_color="*primary_600",
+        block_label_text_color="*primary_600",
+        block_title_text_color="*primary_600",
         checkbox_label_background_fill_selected="*primary_600",  # a selected radio
         button_primary_background_fill="*primary_600",
         button_primary_background_fill_hover="*primary_700",
@@ -93,15 +94,18 @@ def app_logger(bench: Benchmark) -> logging.Logger:
 def header_markdown(bench: Benchmark) -> str:
     """The title, the spec's description and the links it gives."""
     given = bench.links.model_dump()
-    links = " · ".join(f"[{label}]({given[name]})" for name, label in LINK_LABELS.items()
-                       if given.get(name))
+    links = " · ".join(
+        f"[{label}]({given[name]})" for name, label in LINK_LABELS.items() if given.get(name)
+    )
     return f"# {bench.title} Leaderboard\n{bench.description}" + (f" {links}" if links else "")
 
 
 def demo_banner(bench: Benchmark) -> str:
-    return ("**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
-            f"here are not {bench.title} results. Configure the real key and board as the "
-            "README says.")
+    return (
+        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
+        f"here are not {bench.title} results. Configure the real key and board as the "
+        "README says."
+    )
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -149,8 +153,9 @@ def build_page(
     with gr.Blocks(title=f"{bench.title} Leaderboard") as demo:
         gr.Markdown(header_markdown(bench), elem_id="title")
         shown_demo = any(status.demo for status in boot)
-        gr.Markdown(demo_banner(bench) if shown_demo else "", elem_id="demo-banner",
-                    visible=shown_demo)
+        gr.Markdown(
+            demo_banner(bench) if shown_demo else "", elem_id="demo-banner", visible=shown_demo
+        )
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
                 build_board_tab(demo, bench, served, clock)
@@ -159,8 +164,14 @@ def build_page(
             with gr.Tab("About", id="about"):
                 gr.Markdown(about, elem_id="about-text")
                 gr.Markdown("## Citation")
-                gr.Code(citation, language=None, interactive=False, label="BibTeX",
-                        wrap_lines=True, elem_id="citation")
+                gr.Code(
+                    citation,
+                    language=None,
+                    interactive=False,
+                    label="BibTeX",
+                    wrap_lines=True,
+                    elem_id="citation",
+                )
     return demo
 
 
@@ -170,13 +181,21 @@ def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
     (queue_limits), sessions kept, theme, style, and no monitoring dashboard (Gradio's
     /monitoring is open to anyone)."""
     cache = cache or uploads.UploadCache(upload_policy())
-    return {"max_file_size": MAX_FILE_SIZE, "state_session_capacity": SESSION_CAPACITY,
-            "ssr_mode": False, "theme": theme(),
-            "css": CSS_PATH.read_text(encoding="utf-8"),
-            "head": HEAD,
-            "footer_links": ["api"], "enable_monitoring": False, "i18n": STATUS_MESSAGES,
-            "app_kwargs": {"middleware": [Middleware(BodyLimit), cache.middleware()],
-                           "lifespan": functools.partial(_serving, cache)}}
+    return {
+        "max_file_size": MAX_FILE_SIZE,
+        "state_session_capacity": SESSION_CAPACITY,
+        "ssr_mode": False,
+        "theme": theme(),
+        "css": CSS_PATH.read_text(encoding="utf-8"),
+        "head": HEAD,
+        "footer_links": ["api"],
+        "enable_monitoring": False,
+        "i18n": STATUS_MESSAGES,
+        "app_kwargs": {
+            "middleware": [Middleware(BodyLimit), cache.middleware()],
+            "lifespan": functools.partial(_serving, cache),
+        },
+    }
 
 
 @contextlib.asynccontextmanager
@@ -191,8 +210,7 @@ async def _serving(cache: uploads.UploadCache, server: Any) -> AsyncIterator[Non
 def upload_policy(environ: Mapping[str, str] | None = None) -> uploads.CachePolicy:
     """What the upload cache takes: one submission file per upload, kept as the
     LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
-    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES,
-                                suffixes=UPLOAD_SUFFIXES)
+    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES, suffixes=UPLOAD_SUFFIXES)
 
 
 def build_from_config(config: ledger.Config) -> gr.Blocks:
@@ -211,17 +229,24 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
             if not many:
                 raise
             refused.append(exc)
-            keys = functools.partial(ledger.KeyStatus, None, "LEADERBOARD_ANSWER_KEY",
-                                     False, str(exc))
+            keys = functools.partial(
+                ledger.KeyStatus, None, "LEADERBOARD_ANSWER_KEY", False, str(exc)
+            )
         key_status = keys()
         which = f" of {track.title}" if many else ""
         if key_status.key is None:
             log.warning("Score%s is disabled until the key loads: %s", which, key_status.error)
         else:
-            log.info("answer key%s: %d %s from %s", which, len(key_status.key), rows_noun(track),
-                     key_status.origin)
-        board = ledger.BoardCache(ledger.board_store(config), bench, track,
-                                  ttl_s=config.cache_ttl_s)
+            log.info(
+                "answer key%s: %d %s from %s",
+                which,
+                len(key_status.key),
+                rows_noun(track),
+                key_status.origin,
+            )
+        board = ledger.BoardCache(
+            ledger.board_store(config), bench, track, ttl_s=config.cache_ttl_s
+        )
         served.append(Served(track, keys, board))
     if len(refused) == len(bench.tracks):
         raise refused[0]
@@ -229,8 +254,9 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no request lines in the log
     # uvicorn trusts X-Forwarded-For from loopback by default, which would let a local client
     # pick its own address for the score limit; the Space's proxy address is read explicitly.

@@ -17,6 +17,7 @@ message. Every message says what was expected, what was found and how to fix it:
     │   ├── HubUnreachableError   ... with no answer at all
     │   └── RecordExistsError     ... a record of that id exists (records are immutable)
     ├── ReleaseError              a key and public file that make no release (maintainer)
+    ├── BoardError                a row the board refuses: a duplicate, a wrong --supersedes
     ├── ReshuffleError            an input a rotation or a remapping refuses (maintainer)
     ├── UsageError                a bad command line (scripts)
     ├── LayoutError               a spec's board cannot be laid out (web)
@@ -103,6 +104,10 @@ class ReleaseError(LeaderboardError, ValueError):
     def __init__(self, message: str, problems: Sequence[str]) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
+
+
+class BoardError(LeaderboardError, ValueError):
+    """A row the board refuses: already on it, or superseding no row it may supersede."""
 
 
 class ReshuffleError(LeaderboardError, ValueError):

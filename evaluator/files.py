@@ -65,8 +65,10 @@ def _rows_version(track: Track, records: Sequence[Any], declared: str | None = N
         named.setdefault(value or None, []).append(row_name(track, record, index))
     if bad:
         raise DataFileError(
-            agree(f"{len(bad)} [row has|rows have] a {KEY_VERSION_FIELD} that is not a string",
-                  len(bad))
+            agree(
+                f"{len(bad)} [row has|rows have] a {KEY_VERSION_FIELD} that is not a string",
+                len(bad),
+            )
             + f' ({examples(bad)}); write it as text, e.g. "v1.2"'
         )
     if declared is not None:
@@ -75,8 +77,11 @@ def _rows_version(track: Track, records: Sequence[Any], declared: str | None = N
             n = sum(len(ids) for ids in other.values())
             found = "; ".join(f"{v} ({examples(ids)})" for v, ids in other.items())
             raise DataFileError(
-                agree(f"{n} [row names|rows name] another {KEY_VERSION_FIELD} than the "
-                      f"file's own {declared!r}: ", n)
+                agree(
+                    f"{n} [row names|rows name] another {KEY_VERSION_FIELD} than the "
+                    f"file's own {declared!r}: ",
+                    n,
+                )
                 + found
                 + f"; a file holds one version of the key: make every row's {KEY_VERSION_FIELD} "
                 f"{declared!r} or drop the field from the rows"

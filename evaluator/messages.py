@@ -76,8 +76,13 @@ def either(names: Sequence[str]) -> str:
 def json_type(value: Any) -> str:
     """The JSON name of a decoded value's type: "object", "list", "string", "null", ..."""
     names = {
-        bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
-        dict: "object", type(None): "null",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "list",
+        dict: "object",
+        type(None): "null",
     }
     return names.get(type(value), type(value).__name__)
 

@@ -38,17 +38,21 @@ def read_text(data: bytes, empty: str) -> str:
     if not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise SubmissionError([f"the file is empty; expected {empty}"])
     if data.startswith(_UTF16_BOMS):
-        raise SubmissionError([
-            "the file is UTF-16 encoded; save it as UTF-8 (json.dump(..., ensure_ascii=True) "
-            "or your editor's 'UTF-8' encoding) and upload it again"
-        ])
+        raise SubmissionError(
+            [
+                "the file is UTF-16 encoded; save it as UTF-8 (json.dump(..., ensure_ascii=True) "
+                "or your editor's 'UTF-8' encoding) and upload it again"
+            ]
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SubmissionError([
-            f"the file is not UTF-8 text (undecodable byte at offset {exc.start}); save it as "
-            "UTF-8 JSON and upload it again"
-        ]) from None
+        raise SubmissionError(
+            [
+                f"the file is not UTF-8 text (undecodable byte at offset {exc.start}); save it as "
+                "UTF-8 JSON and upload it again"
+            ]
+        ) from None
 
 
 def read_json(text: str, example: str, also: str = "") -> Any:
@@ -57,10 +61,12 @@ def read_json(text: str, example: str, also: str = "") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SubmissionError([
-            f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
-            f"a submission is a JSON list of objects like {example}{also}"
-        ]) from None
+        raise SubmissionError(
+            [
+                f"the file is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+                f"a submission is a JSON list of objects like {example}{also}"
+            ]
+        ) from None
     except (ValueError, RecursionError) as exc:
         # ValueError: an integer with more digits than Python converts (its own message advises
         # calling sys.set_int_max_str_digits, which means nothing to the person uploading).
@@ -70,10 +76,12 @@ def read_json(text: str, example: str, also: str = "") -> Any:
             if isinstance(exc, RecursionError)
             else "it holds a number with thousands of digits"
         )
-        raise SubmissionError([
-            f"the file could not be read as JSON ({reason}); a submission is a flat JSON list "
-            f"of objects like {example}"
-        ]) from None
+        raise SubmissionError(
+            [
+                f"the file could not be read as JSON ({reason}); a submission is a flat JSON list "
+                f"of objects like {example}"
+            ]
+        ) from None
 
 
 def wrapped_list(data: Any, wrappers: Sequence[str]) -> str | None:
@@ -93,8 +101,9 @@ class EntryWords:
     missing: str  # after "expected one entry for each of the N questions": how to abstain
 
 
-def read_id(fields: IdFields, entry: dict[str, Any], position: int,
-            problems: Problems) -> int | str | None:
+def read_id(
+    fields: IdFields, entry: dict[str, Any], position: int, problems: Problems
+) -> int | str | None:
     """The entry's id if it has one of the right type, else None (the problem noted)."""
     name = fields.id
     if name not in entry:
@@ -141,14 +150,16 @@ def _uses_an_id_alias(fields: IdFields, entry: object) -> bool:
 def check_count(entries: Sequence[Any], rows: int, words: EntryWords) -> None:
     """SubmissionError for an empty list, or one too long to read (before reading it)."""
     if not entries:
-        raise SubmissionError([
-            f"the list is empty; expected one entry for each of the {rows} {words.noun}s"
-        ])
+        raise SubmissionError(
+            [f"the list is empty; expected one entry for each of the {rows} {words.noun}s"]
+        )
     if len(entries) > MAX_ENTRIES_PER_QUESTION * rows:
-        raise SubmissionError([
-            f"the list has {len(entries)} entries; expected one entry for each of the {rows} "
-            f"{words.noun}s"
-        ])
+        raise SubmissionError(
+            [
+                f"the list has {len(entries)} entries; expected one entry for each of the {rows} "
+                f"{words.noun}s"
+            ]
+        )
 
 
 def read_entries(

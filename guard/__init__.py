@@ -53,8 +53,10 @@ MAX_TRACEBACK_CHARS = 8000  # of an error of the app's own code, in the log
 #: Addresses of no visitor, besides loopback, link-local, multicast, unspecified and reserved
 #: ones: private (RFC 1918), shared (RFC 6598, carrier and cloud NAT) and unique local IPv6.
 #: The documentation ranges (RFC 5737) stand for public addresses, as in the tests.
-INTERNAL_NETWORKS = tuple(ipaddress.ip_network(net) for net in (
-    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"))
+INTERNAL_NETWORKS = tuple(
+    ipaddress.ip_network(net)
+    for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+)
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,9 @@ class ScoreLimits:
 
 def score_limits(config: ledger.Config) -> ScoreLimits:
     """The limits and the proxy trust ``config`` read."""
-    return ScoreLimits(config.score_limit, config.score_window_s, config.on_space,
-                       config.trusted_proxy_hops)
+    return ScoreLimits(
+        config.score_limit, config.score_window_s, config.on_space, config.trusted_proxy_hops
+    )
 
 
 class ScoreLimiter:
@@ -159,9 +162,11 @@ def forwarded_summary(request: gr.Request) -> str:
     kinds = [_kind(_hop_address(e)) for e in entries]
     shown = ", ".join(kinds[-8:]) if len(kinds) <= 8 else "…, " + ", ".join(kinds[-8:])
     host = _peer_host(request)
-    return (f"{len(lines)} X-Forwarded-For line{'s' if len(lines) != 1 else ''} with "
-            f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'} ({shown or 'none'}), "
-            f"peer address: {_kind(_hop_address(host) if host else None)}")
+    return (
+        f"{len(lines)} X-Forwarded-For line{'s' if len(lines) != 1 else ''} with "
+        f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'} ({shown or 'none'}), "
+        f"peer address: {_kind(_hop_address(host) if host else None)}"
+    )
 
 
 def _forwarded_lines(request: gr.Request) -> list[str]:
@@ -204,9 +209,14 @@ def _hop_address(entry: str) -> Address | None:
 
 
 def _is_public(address: Address) -> bool:
-    return not (address.is_loopback or address.is_link_local or address.is_multicast
-                or address.is_unspecified or address.is_reserved
-                or any(address in net for net in INTERNAL_NETWORKS))
+    return not (
+        address.is_loopback
+        or address.is_link_local
+        or address.is_multicast
+        or address.is_unspecified
+        or address.is_reserved
+        or any(address in net for net in INTERNAL_NETWORKS)
+    )
 
 
 def _kind(address: Address | None) -> str:
@@ -230,8 +240,13 @@ class BodyLimit:
     and handed on whole.
     """
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_REQUEST_BYTES,
-                 upload_path: str = UPLOAD_ROUTE, upload_limit: int = MAX_UPLOAD_BODY) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit: int = MAX_REQUEST_BYTES,
+        upload_path: str = UPLOAD_ROUTE,
+        upload_limit: int = MAX_UPLOAD_BODY,
+    ) -> None:
         self.app = app
         self.limit = limit
         self.upload_path = upload_path
@@ -244,11 +259,18 @@ class BodyLimit:
         declared = _content_length(scope)
         if scope["path"] == self.upload_path:
             if declared is None:
-                await _refuse(scope, receive, send, 411, "An upload must declare its "
-                              "Content-Length.")
+                await _refuse(
+                    scope, receive, send, 411, "An upload must declare its Content-Length."
+                )
             elif declared > self.upload_limit:
-                await _refuse(scope, receive, send, 413, f"An upload is one file of at most "
-                              f"{MAX_FILE_SIZE}; this request declares {declared} bytes.")
+                await _refuse(
+                    scope,
+                    receive,
+                    send,
+                    413,
+                    f"An upload is one file of at most "
+                    f"{MAX_FILE_SIZE}; this request declares {declared} bytes.",
+                )
             else:
                 await self.app(scope, receive, send)
             return
@@ -280,9 +302,15 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _refuse(scope, receive, send, 413, f"The request body is too large: at most "
-                      f"{self.limit} bytes are accepted (files go to {self.upload_path}, one "
-                      f"of at most {MAX_FILE_SIZE} per request).")
+        await _refuse(
+            scope,
+            receive,
+            send,
+            413,
+            f"The request body is too large: at most "
+            f"{self.limit} bytes are accepted (files go to {self.upload_path}, one "
+            f"of at most {MAX_FILE_SIZE} per request).",
+        )
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -295,8 +323,7 @@ def _content_length(scope: Scope) -> int | None:
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:
     # Connection: close, so the rest of a refused body is never read as the next request.
-    response = JSONResponse({"detail": detail}, status_code=status,
-                            headers={"Connection": "close"})
+    response = JSONResponse({"detail": detail}, status_code=status, headers={"Connection": "close"})
     await response(scope, receive, send)
 
 
@@ -322,16 +349,28 @@ class RefusalLog:
         if exc is None:
             return
         frames = traceback.extract_tb(exc.__traceback__)
-        refused = (any(f.name == "preprocess_data" for f in frames)
-                   and not any(_own_code(f.filename) for f in frames))
+        refused = any(f.name == "preprocess_data" for f in frames) and not any(
+            _own_code(f.filename) for f in frames
+        )
         if refused:
-            where = next((f"{Path(f.filename).stem}.{f.name}" for f in reversed(frames)
-                          if "gradio" in Path(f.filename).parts), "gradio")
-            self._log.warning("refused an event's input before its handler ran: %s in %s",
-                              type(exc).__name__, where)
+            where = next(
+                (
+                    f"{Path(f.filename).stem}.{f.name}"
+                    for f in reversed(frames)
+                    if "gradio" in Path(f.filename).parts
+                ),
+                "gradio",
+            )
+            self._log.warning(
+                "refused an event's input before its handler ran: %s in %s",
+                type(exc).__name__,
+                where,
+            )
             return
-        lines = [line if len(line) <= 300 else line[:300] + "…"
-                 for line in "".join(traceback.format_exception(exc)).splitlines()]
+        lines = [
+            line if len(line) <= 300 else line[:300] + "…"
+            for line in "".join(traceback.format_exception(exc)).splitlines()
+        ]
         text = "\n".join(lines)
         if len(text) > MAX_TRACEBACK_CHARS:
             half = MAX_TRACEBACK_CHARS // 2
@@ -345,8 +384,9 @@ _APP_DIR = Path(__file__).resolve().parent.parent
 def _own_code(filename: str) -> bool:
     """A file of this app (app.py, ledger, evaluator, ...), not of an installed package."""
     path = Path(filename)
-    return (path.is_relative_to(_APP_DIR)
-            and not {"site-packages", "dist-packages"} & set(path.parts))
+    return path.is_relative_to(_APP_DIR) and not {"site-packages", "dist-packages"} & set(
+        path.parts
+    )
 
 
 def log_refusals_briefly(log: logging.Logger) -> None:

@@ -80,8 +80,12 @@ class SessionMessages(LRUCache[str, Any]):
                 del ids[key]
 
 
-def bound(queue: Any, max_queued: int = MAX_QUEUED, max_idle: int = MAX_IDLE,
-          analytics_events: int = ANALYTICS_EVENTS) -> None:
+def bound(
+    queue: Any,
+    max_queued: int = MAX_QUEUED,
+    max_idle: int = MAX_IDLE,
+    analytics_events: int = ANALYTICS_EVENTS,
+) -> None:
     """Apply the bounds to a Gradio ``Queue`` before it serves: a waiting-event limit if it
     has none, ``SessionMessages`` holding what the old LRU held, fewer analytics records."""
     if queue.max_size is None:

@@ -99,20 +99,24 @@ class CachePolicy:
         return self.max_file_bytes + PART_OVERHEAD_BYTES
 
 
-def cache_policy(environ: Mapping[str, str] | None = None, *, max_file_bytes: int = 5 * 2**20,
-                 suffixes: Collection[str] = ()) -> CachePolicy:
+def cache_policy(
+    environ: Mapping[str, str] | None = None,
+    *,
+    max_file_bytes: int = 5 * 2**20,
+    suffixes: Collection[str] = (),
+) -> CachePolicy:
     """The policy LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES and _CACHE_MB set (defaults 120 s,
     2,000 files, 1,024 MB); ledger.ConfigError naming the variable on a bad value."""
     env = os.environ if environ is None else environ
     age = _number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
     files = _number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
     megabytes = _number(env, MB_VAR, MAX_MB, 1, 10_000_000)
-    return CachePolicy(age, int(files), int(megabytes * 2**20), max_file_bytes,
-                       tuple(s.lower() for s in suffixes))
+    return CachePolicy(
+        age, int(files), int(megabytes * 2**20), max_file_bytes, tuple(s.lower() for s in suffixes)
+    )
 
 
-def _number(env: Mapping[str, str], name: str, default: float, low: float,
-            high: float) -> float:
+def _number(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -121,9 +125,11 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float,
     except ValueError:
         value = math.nan
     if not low <= value <= high:  # nan and inf too
-        raise ledger.ConfigError(f"{name} must be a number from {_shown(low)} to "
-                                 f"{_shown(high)}; found {raw!r}. Unset it for the default of "
-                                 f"{_shown(default)}")
+        raise ledger.ConfigError(
+            f"{name} must be a number from {_shown(low)} to "
+            f"{_shown(high)}; found {raw!r}. Unset it for the default of "
+            f"{_shown(default)}"
+        )
     return value
 
 
@@ -217,8 +223,7 @@ class Sweep:
     errors: tuple[str, ...] = ()
 
 
-def sweep(root: Path, max_age_s: float, now: float,
-          keep: Collection[str] = frozenset()) -> Sweep:
+def sweep(root: Path, max_age_s: float, now: float, keep: Collection[str] = frozenset()) -> Sweep:
     """Delete every file under ``root`` last written more than ``max_age_s`` before ``now``
     (ctime or mtime, whichever is later), then every empty folder as old; links are deleted,
     never followed. ``keep`` are paths never deleted. An entry that cannot be handled is
@@ -294,21 +299,29 @@ class UploadCache:
         age = self.policy.max_age_s if max_age_s is None else max_age_s
         try:
             blocks = app.get_blocks()
-            keep = frozenset(path for block in list(blocks.blocks.values())
-                             for path in getattr(block, "keep_in_cache", ()))
+            keep = frozenset(
+                path
+                for block in list(blocks.blocks.values())
+                for path in getattr(block, "keep_in_cache", ())
+            )
             mark = self.budget.mark()
-            result = await to_thread.run_sync(sweep, Path(app.uploaded_file_dir), age,
-                                              time.time(), keep)
+            result = await to_thread.run_sync(
+                sweep, Path(app.uploaded_file_dir), age, time.time(), keep
+            )
             # Back on the event loop, where uploads add to these sets: no race with them.
             for tracked in blocks.temp_file_sets:
                 tracked.difference_update(result.removed)
             self.budget.recount(result.kept_files, result.kept_bytes, mark)
             if result.errors:
-                _log.warning("upload cache cleanup: %d entries could not be deleted (first: %s)",
-                             len(result.errors), result.errors[0])
+                _log.warning(
+                    "upload cache cleanup: %d entries could not be deleted (first: %s)",
+                    len(result.errors),
+                    result.errors[0],
+                )
         except Exception:  # the cleanup must outlive any one failure
-            _log.exception("upload cache cleanup pass failed; the next runs in %g s",
-                           self.policy.every_s)
+            _log.exception(
+                "upload cache cleanup pass failed; the next runs in %g s", self.policy.every_s
+            )
             result = Sweep(errors=("the pass failed",))
         self.passes += 1
         return result
@@ -351,9 +364,13 @@ class _Parts:
         def on_part_begin() -> None:
             self._headers = []
 
-        return {"on_header_field": on_header_field, "on_header_value": on_header_value,
-                "on_header_end": on_header_end, "on_part_begin": on_part_begin,
-                "on_headers_finished": self._part_starts}
+        return {
+            "on_header_field": on_header_field,
+            "on_header_value": on_header_value,
+            "on_header_end": on_header_end,
+            "on_part_begin": on_part_begin,
+            "on_headers_finished": self._part_starts,
+        }
 
     def _part_starts(self) -> None:
         if self.refusal is not None:
@@ -362,21 +379,24 @@ class _Parts:
         _, options = parse_options_header(disposition)
         name = options.get(b"name", b"").decode("latin-1")
         if b"filename" not in options or name != FIELD:
-            self.refusal = Refused(400, f"An upload carries files in the {FIELD!r} field only; "
-                                   f"this one has a part named {name[:40]!r}.")
+            self.refusal = Refused(
+                400,
+                f"An upload carries files in the {FIELD!r} field only; "
+                f"this one has a part named {name[:40]!r}.",
+            )
             return
         self.files += 1
         if self.files > 1:
-            self.refusal = Refused(400, "Upload one file per request; this request carries "
-                                   "more.")
+            self.refusal = Refused(400, "Upload one file per request; this request carries more.")
             return
         filename = options[b"filename"].decode("utf-8", "replace")
         stored = strip_invalid_filename_characters(Path(filename).name)
         suffixes = self.policy.suffixes
         if stored in ("", ".", "..") or (suffixes and not stored.lower().endswith(suffixes)):
             wanted = f" ending in {' or '.join(suffixes)}" if suffixes else ""
-            self.refusal = Refused(400, f"Upload a file with a name{wanted}; got "
-                                   f"{filename[:60]!r}.")
+            self.refusal = Refused(
+                400, f"Upload a file with a name{wanted}; got {filename[:60]!r}."
+            )
 
 
 class UploadGuard:
@@ -403,11 +423,13 @@ class UploadGuard:
         headers = {k.lower(): v for k, v in scope["headers"]}
         kind, options = parse_options_header(headers.get(b"content-type", b""))
         declared = headers.get(b"content-length", b"0")
-        if scope["method"] != "POST" or kind != b"multipart/form-data" \
-                or b"boundary" not in options:
+        if (
+            scope["method"] != "POST"
+            or kind != b"multipart/form-data"
+            or b"boundary" not in options
+        ):
             refusal = Refused(400, "Upload a file as multipart/form-data.")
-        elif not declared.isdigit() or len(declared) > 15 \
-                or int(declared) > policy.max_body_bytes:
+        elif not declared.isdigit() or len(declared) > 15 or int(declared) > policy.max_body_bytes:
             refusal = _too_large(policy)
         elif not budget.reserve_file():
             refusal = _full(policy)
@@ -432,8 +454,15 @@ class _Upload:
     """One upload request as it streams to Gradio: checked chunk by chunk, answered as it was
     refused."""
 
-    def __init__(self, policy: CachePolicy, budget: CacheBudget, boundary: bytes,
-                 reserved: int, receive: Receive, send: Send) -> None:
+    def __init__(
+        self,
+        policy: CachePolicy,
+        budget: CacheBudget,
+        boundary: bytes,
+        reserved: int,
+        receive: Receive,
+        send: Send,
+    ) -> None:
         self.policy = policy
         self.budget = budget
         self.reserved = reserved  # bytes of the budget this request holds
@@ -458,8 +487,13 @@ class _Upload:
         try:
             message = await asyncio.wait_for(self._receive(), wait)
         except TimeoutError:
-            self._refuse(Refused(408, f"The upload paused for {self.policy.stall_s:g} s or "
-                                 f"took over {UPLOAD_S:g} s and was dropped; send it again."))
+            self._refuse(
+                Refused(
+                    408,
+                    f"The upload paused for {self.policy.stall_s:g} s or "
+                    f"took over {UPLOAD_S:g} s and was dropped; send it again.",
+                )
+            )
         if message["type"] != "http.request":  # the client went away mid-body
             self._refuse(Refused(400, "The upload was cut off before its end."))
         chunk: bytes = message.get("body", b"")
@@ -475,7 +509,8 @@ class _Upload:
             self._parser.write(chunk)  # before Gradio sees the chunk: a refused part never starts
         except MultipartParseError:
             self._parts.refusal = self._parts.refusal or Refused(
-                400, "The upload is not a well-formed multipart body.")
+                400, "The upload is not a well-formed multipart body."
+            )
         if self._parts.refusal is not None:
             self._refuse(self._parts.refusal)
         self._body_done = not message.get("more_body", False)
@@ -492,20 +527,28 @@ class _Upload:
             if self.refusal is not None:  # Gradio answers 400 or 413: say what happened
                 self.status = self.refusal.status
                 extra = _refusal_headers(self.refusal)
-            message = {**message, "status": self.status,
-                       "headers": [*message.get("headers", []), *extra]}
+            message = {
+                **message,
+                "status": self.status,
+                "headers": [*message.get("headers", []), *extra],
+            }
         await self._send(message)
 
 
 def _too_large(policy: CachePolicy) -> Refused:
-    return Refused(413, f"The upload is over the maximum allowed size of "
-                   f"{policy.max_file_bytes / 2**20:g} MB.")
+    return Refused(
+        413, f"The upload is over the maximum allowed size of {policy.max_file_bytes / 2**20:g} MB."
+    )
 
 
 def _full(policy: CachePolicy) -> Refused:
-    return Refused(503, f"The upload cache is full ({policy.max_files:,} files or "
-                   f"{policy.max_bytes / 2**20:,.0f} MB of the last {policy.max_age_s:g} s); "
-                   f"try again in a minute.", retry_after_s=policy.every_s)
+    return Refused(
+        503,
+        f"The upload cache is full ({policy.max_files:,} files or "
+        f"{policy.max_bytes / 2**20:,.0f} MB of the last {policy.max_age_s:g} s); "
+        f"try again in a minute.",
+        retry_after_s=policy.every_s,
+    )
 
 
 def _refusal_headers(refusal: Refused) -> list[tuple[bytes, bytes]]:
@@ -517,5 +560,6 @@ def _refusal_headers(refusal: Refused) -> list[tuple[bytes, bytes]]:
 
 async def _answer(refusal: Refused, scope: Scope, receive: Receive, send: Send) -> None:
     extra = {k.decode(): v.decode() for k, v in _refusal_headers(refusal)}
-    await PlainTextResponse(refusal.message, status_code=refusal.status,
-                            headers=extra)(scope, receive, send)
+    await PlainTextResponse(refusal.message, status_code=refusal.status, headers=extra)(
+        scope, receive, send
+    )

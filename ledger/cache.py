@@ -24,7 +24,6 @@ from spec import Benchmark, Track
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
 
 
-
 @dataclass(frozen=True)
 class BoardSnapshot:
     """The board as last loaded: what to show, and how fresh it is."""
@@ -167,7 +166,11 @@ class BoardCache:
             self._log.info("leaderboard refresh succeeded again (%d records)", len(records))
         self._failing = False
         self._snapshot = BoardSnapshot(
-            records=records, last_success=started, stale=False, error=None, skipped=skipped,
+            records=records,
+            last_success=started,
+            stale=False,
+            error=None,
+            skipped=skipped,
             superseded=superseded,
         )
 

@@ -97,8 +97,9 @@ def _repo_id(environ: Mapping[str, str], name: str, default: str) -> str:
     return value
 
 
-def _number(environ: Mapping[str, str], name: str, default: float, minimum: float,
-            whole: bool = False) -> float:
+def _number(
+    environ: Mapping[str, str], name: str, default: float, minimum: float, whole: bool = False
+) -> float:
     """A numeric variable: finite, at least ``minimum``, whole if asked; else ConfigError."""
     raw = _env(environ, name)
     if raw is None:
@@ -130,17 +131,20 @@ def _answer_key(env: Mapping[str, str], bench: Benchmark) -> Path | None:
         if not present:
             raise ConfigError(
                 f"LEADERBOARD_ANSWER_KEY={raw!r} is a folder without the key file of "
-                f"{bench.id} ({names}); put it there, or point at the file itself")
+                f"{bench.id} ({names}); put it there, or point at the file itself"
+            )
         return path
     if not path.is_file():
         raise ConfigError(
             f"LEADERBOARD_ANSWER_KEY={raw!r} must be the path of {bench.id}'s answer key "
             f"({names}) or of a folder holding it; found nothing there. Fix the path, or unset "
-            "it to use the private repo")
+            "it to use the private repo"
+        )
     if len(bench.tracks) > 1:
         raise ConfigError(
             f"LEADERBOARD_ANSWER_KEY={raw!r} is one file, but {bench.id} has "
-            f"{len(bench.tracks)} tracks; point it at a folder holding {names}")
+            f"{len(bench.tracks)} tracks; point it at a folder holding {names}"
+        )
     return path
 
 
@@ -174,8 +178,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
     old = [name for name in RENAMED if _env(env, name) is not None]
     if old:
         renames = "; ".join(f"{name} is now {RENAMED[name]}" for name in old)
-        raise ConfigError(f"{renames}. Rename the variable{'s' if len(old) > 1 else ''} "
-                          "(the values mean the same), then start again")
+        raise ConfigError(
+            f"{renames}. Rename the variable{'s' if len(old) > 1 else ''} "
+            "(the values mean the same), then start again"
+        )
 
     try:
         bench = spec.load_benchmark(_env(env, "LEADERBOARD_BENCHMARK") or DEFAULT_BENCHMARK)
@@ -216,8 +222,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         on_space=_env(env, "SPACE_ID") is not None,
         trusted_proxy_hops=int(_number(env, "LEADERBOARD_TRUSTED_PROXY_HOPS", 0, 0, whole=True)),
         synthetic_key=_synthetic(bench, answer_key),
-        hub_board_named=(_env(env, "LEADERBOARD_RECORDS_REPO") is not None
-                         or endpoint is not None),
+        hub_board_named=(_env(env, "LEADERBOARD_RECORDS_REPO") is not None or endpoint is not None),
     )
 
 

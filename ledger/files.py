@@ -21,16 +21,22 @@ RECORD_LIMIT_BYTES = 1024 * 1024  # a record is ~2 kB
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
 
 
-def read_regular_file(path: Path, limit: int = INPUT_LIMIT_BYTES,
-                      follow_links: bool = True) -> bytes:
+def read_regular_file(
+    path: Path, limit: int = INPUT_LIMIT_BYTES, follow_links: bool = True
+) -> bytes:
     """The bytes of ``path``; UnreadableFileError (one line, naming the path) otherwise.
 
     The file is opened without blocking and checked on the open descriptor, so what is read is
@@ -41,7 +47,8 @@ def read_regular_file(path: Path, limit: int = INPUT_LIMIT_BYTES,
         if not follow_links and stat.S_ISLNK(os.lstat(path).st_mode):
             raise UnreadableFileError(
                 f"{path} is a symbolic link; links are not followed here (a record folder holds "
-                "record files only): replace it with the file itself")
+                "record files only): replace it with the file itself"
+            )
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise UnreadableFileError(f"{path}: no such file") from None
@@ -52,12 +59,14 @@ def read_regular_file(path: Path, limit: int = INPUT_LIMIT_BYTES,
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFileError(f"{path} is {_kind(info.st_mode)}, not a regular file; "
-                                      "pass a file")
+            raise UnreadableFileError(
+                f"{path} is {_kind(info.st_mode)}, not a regular file; pass a file"
+            )
         if info.st_size > limit:
             raise UnreadableFileError(
                 f"{path} is {info.st_size / 2**20:.1f} MB; files here are at most "
-                f"{limit / 2**20:g} MB: is this the right file?")
+                f"{limit / 2**20:g} MB: is this the right file?"
+            )
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew while being read
         raise UnreadableFileError(f"{path} grew past {limit / 2**20:g} MB while being read")

@@ -56,9 +56,11 @@ def _checked(key: evaluator.AnyKey, origin: str, demo: bool, config: Config) -> 
     if not problems:
         return KeyStatus(key, origin, demo=demo, error=None)
     spec_file = config.benchmark.folder / "benchmark.toml"
-    reason = (f"the answer key ({origin}) disagrees with {spec_file}: {'; '.join(problems)}. "
-              "Scores would be wrong, so Score is disabled: fix the key or the spec "
-              "(scripts/validate_benchmark.py lists every difference)")
+    reason = (
+        f"the answer key ({origin}) disagrees with {spec_file}: {'; '.join(problems)}. "
+        "Scores would be wrong, so Score is disabled: fix the key or the spec "
+        "(scripts/validate_benchmark.py lists every difference)"
+    )
     log.error("%s", reason)
     return KeyStatus(None, origin, demo=demo, error=reason)
 
@@ -119,11 +121,21 @@ class KeyLoader:
     Calling it returns the current KeyStatus; concurrent callers never wait on a retry.
     """
 
-    def __init__(self, config: Config, track: Track, retry_s: float = CACHE_TTL_S,
-                 timeout_s: float = DEFAULT_TIMEOUT_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        config: Config,
+        track: Track,
+        retry_s: float = CACHE_TTL_S,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._config, self._track, self._retry_s, self._timeout_s, self._clock = (
-            config, track, retry_s, timeout_s, clock)
+            config,
+            track,
+            retry_s,
+            timeout_s,
+            clock,
+        )
         self._lock = threading.Lock()
         self._status = load_key(config, track, timeout_s)
         self._tried = clock()
@@ -139,8 +151,9 @@ class KeyLoader:
                 self._status = load_key(self._config, self._track, self._timeout_s)
                 self._tried = self._clock()
                 if self._status.key is not None:
-                    log.info("answer key loaded from %s after an earlier failure",
-                             self._status.origin)
+                    log.info(
+                        "answer key loaded from %s after an earlier failure", self._status.origin
+                    )
             return self._status
         finally:
             self._lock.release()
@@ -197,5 +210,3 @@ def _download_key(config: Config, track: Track, timeout_s: float) -> bytes:
         raise
     except Exception as exc:
         raise describe_hub_error(exc, where) from None
-
-

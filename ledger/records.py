@@ -39,8 +39,14 @@ _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 #: Letters and marks that render as nothing or as blank space (the usual blank-name tricks).
 _BLANK_LETTERS = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 #: Python's Unicode database names no control character: the common ones by their aliases.
-_CONTROL_NAMES = {0x00: "NULL", 0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED",
-                  0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x7F: "DELETE"}
+_CONTROL_NAMES = {
+    0x00: "NULL",
+    0x09: "CHARACTER TABULATION",
+    0x0A: "LINE FEED",
+    0x0D: "CARRIAGE RETURN",
+    0x1B: "ESCAPE",
+    0x7F: "DELETE",
+}
 #: What ends or breaks a Markdown link ``[text](url)`` or an HTML attribute around a URL.
 _LINK_BREAKERS = frozenset("\"'<>`()[]\\")
 _URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -85,19 +91,25 @@ def _positions(found: Sequence[tuple[int, str]], limit: int = 3) -> str:
 
 def _invisible(ch: str) -> bool:
     """A control, format or blank character, as it is or once NFKC-normalised."""
-    return any(c in _BLANK_LETTERS or unicodedata.category(c) in _INVISIBLE_CATEGORIES
-               for c in (ch, *unicodedata.normalize("NFKC", ch)))
+    return any(
+        c in _BLANK_LETTERS or unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        for c in (ch, *unicodedata.normalize("NFKC", ch))
+    )
 
 
 def _visible_text(value: str, keep: str = "") -> str:
     """``value``, unless it holds invisible or control characters (other than ``keep``)."""
     found = [(i, ch) for i, ch in enumerate(value) if ch not in keep and _invisible(ch)]
     if len(found) == 1:
-        raise ValueError(f"contains an invisible or control character ({_char(found[0][1])}) at "
-                         f"position {found[0][0]}; remove it")
+        raise ValueError(
+            f"contains an invisible or control character ({_char(found[0][1])}) at "
+            f"position {found[0][0]}; remove it"
+        )
     if found:
-        raise ValueError(f"contains {len(found)} invisible or control characters "
-                         f"({_positions(found)}); remove them")
+        raise ValueError(
+            f"contains {len(found)} invisible or control characters "
+            f"({_positions(found)}); remove them"
+        )
     return value
 
 
@@ -111,14 +123,18 @@ def _shown_name(value: str) -> str:
     _visible_text(value)
     normal = unicodedata.normalize("NFKC", value)
     if normal != value:
-        changed = [(i, ch) for i, ch in enumerate(value)
-                   if unicodedata.normalize("NFKC", ch) != ch]
+        changed = [(i, ch) for i, ch in enumerate(value) if unicodedata.normalize("NFKC", ch) != ch]
         if not changed:  # each character is normal alone: a mark composes with its letter
-            changed = [(i, value[i]) for i in range(1, len(value))
-                       if unicodedata.normalize("NFKC", value[i - 1:i + 1]) != value[i - 1:i + 1]]
+            changed = [
+                (i, value[i])
+                for i in range(1, len(value))
+                if unicodedata.normalize("NFKC", value[i - 1 : i + 1]) != value[i - 1 : i + 1]
+            ]
         where = _positions(changed) if changed else "characters that compose"
-        raise ValueError(f"{value!r} has characters that Unicode NFKC normalisation changes "
-                         f"({where}); write it as {normal!r}")
+        raise ValueError(
+            f"{value!r} has characters that Unicode NFKC normalisation changes "
+            f"({where}); write it as {normal!r}"
+        )
     return value
 
 
@@ -127,27 +143,34 @@ def _http_url(value: str | None) -> str | None:
     if value is None:
         return None
     if len(value) > URL_MAX_LENGTH:
-        raise ValueError(f"is {len(value)} characters long; a link may have at most "
-                         f"{URL_MAX_LENGTH}")
+        raise ValueError(
+            f"is {len(value)} characters long; a link may have at most {URL_MAX_LENGTH}"
+        )
     for i, ch in enumerate(value):
         # Before parsing: urlsplit drops tabs and newlines and strips leading blanks itself.
         if ch.isspace() or _invisible(ch):
             raise ValueError(
                 f"contains a space, control or invisible character ({_char(ch)}) at position "
-                f"{i}; remove it or percent-encode it as {quote(ch, safe='')}")
+                f"{i}; remove it or percent-encode it as {quote(ch, safe='')}"
+            )
     scheme = _URL_SCHEME.match(value)
     if scheme is None:
-        raise ValueError("must be an http(s) URL; found no scheme; write the full address, e.g. "
-                         f"https://{value.lstrip('/')}")
+        raise ValueError(
+            "must be an http(s) URL; found no scheme; write the full address, e.g. "
+            f"https://{value.lstrip('/')}"
+        )
     if scheme[1].lower() not in ("http", "https"):
-        raise ValueError(f"must be an http(s) URL; found the scheme {scheme[1]!r}; write an "
-                         "address that starts with https:// (or http://)")
+        raise ValueError(
+            f"must be an http(s) URL; found the scheme {scheme[1]!r}; write an "
+            "address that starts with https:// (or http://)"
+        )
     for i, ch in enumerate(value):
         if ch in _LINK_BREAKERS:
             raise ValueError(
                 f"contains a character a link cannot carry ({_char(ch)}) at position {i}; "
                 f"percent-encode it as {quote(ch, safe='')} (quotes, < >, backticks, "
-                "parentheses, square brackets and backslashes end or break a Markdown link)")
+                "parentheses, square brackets and backslashes end or break a Markdown link)"
+            )
     try:
         parts = urlsplit(value)
     except ValueError:  # a host with characters whose NFKC forms are "/", "?", "#", "@" or ":"
@@ -157,24 +180,30 @@ def _http_url(value: str | None) -> str | None:
         raise ValueError("names no host; write the full address, e.g. https://example.org/page")
     if "@" in parts.netloc:
         userinfo = parts.netloc.rpartition("@")[0] + "@"
-        raise ValueError(f"has a user name or password before the host ({userinfo!r}), which "
-                         "hides where the link goes; remove it")
+        raise ValueError(
+            f"has a user name or password before the host ({userinfo!r}), which "
+            "hides where the link goes; remove it"
+        )
     port_text = parts.netloc.partition(":")[2]  # no brackets, so no IPv6 host: ':' ends the host
     try:
         port = parts.port
     except ValueError:  # not a number, or out of range
         port = None
     if port_text and not (port_text.isascii() and port_text.isdigit() and port):
-        raise ValueError(f"has a port that is not a number from 1 to 65535 ({port_text!r}); fix "
-                         "the port or remove it")
+        raise ValueError(
+            f"has a port that is not a number from 1 to 65535 ({port_text!r}); fix "
+            "the port or remove it"
+        )
     if len(parts.hostname) > 253 or not _HOST.match(parts.hostname):
         raise ValueError(_not_ascii_host(parts.hostname))
     return value
 
 
 def _not_ascii_host(host: str) -> str:
-    return (f"has a host that is not plain ASCII letters, digits, dots and hyphens ({host!r}); "
-            "write an internationalised domain in its xn-- (punycode) form")
+    return (
+        f"has a host that is not plain ASCII letters, digits, dots and hyphens ({host!r}); "
+        "write an internationalised domain in its xn-- (punycode) form"
+    )
 
 
 class Record(BaseModel):
@@ -192,8 +221,9 @@ class Record(BaseModel):
     method_name: str = Field(min_length=1, max_length=200)
     model_size: str = Field(max_length=100, description='e.g. "8B", "API"; "" if unknown')
     uses_external: bool | None = Field(description="None = not reported")
-    uses_frames: str | None = Field(description="a key of the spec's input choices; None = not "
-                                                "reported")
+    uses_frames: str | None = Field(
+        description="a key of the spec's input choices; None = not reported"
+    )
     method_description: str = Field("", max_length=2000)
     project_url: str | None = None
     publication_url: str | None = None
@@ -255,12 +285,16 @@ class Record(BaseModel):
 
     @field_validator("intervals")
     @classmethod
-    def _intervals(cls, value: dict[str, tuple[float, float]] | None
-                   ) -> dict[str, tuple[float, float]] | None:
+    def _intervals(
+        cls, value: dict[str, tuple[float, float]] | None
+    ) -> dict[str, tuple[float, float]] | None:
         if value is None:
             return None
-        bad = [k for k, (low, high) in value.items()
-               if not (math.isfinite(low) and math.isfinite(high) and low <= high)]
+        bad = [
+            k
+            for k, (low, high) in value.items()
+            if not (math.isfinite(low) and math.isfinite(high) and low <= high)
+        ]
         if bad:
             raise ValueError(f"need finite low <= high ({', '.join(bad)})")
         return value
@@ -288,8 +322,9 @@ class Record(BaseModel):
         if self.schema_version == SCHEMA_VERSION and not named:
             raise ValueError(f"a schema {SCHEMA_VERSION} record names its benchmark and track")
         if self.schema_version == 1 and (self.benchmark is not None or self.track is not None):
-            raise ValueError("a schema 1 record names no benchmark or track; write schema "
-                             f"{SCHEMA_VERSION}")
+            raise ValueError(
+                f"a schema 1 record names no benchmark or track; write schema {SCHEMA_VERSION}"
+            )
         if self.source == "rescored":
             missing = [
                 name
@@ -299,8 +334,11 @@ class Record(BaseModel):
             if missing:
                 raise ValueError(f"a rescored record needs {', '.join(missing)}")
         else:
-            extra = [name for name in ("counts", "intervals", "provenance")
-                     if getattr(self, name) is not None]
+            extra = [
+                name
+                for name in ("counts", "intervals", "provenance")
+                if getattr(self, name) is not None
+            ]
             if extra:
                 raise ValueError(f"a paper record carries no {' or '.join(extra)}")
         if self.supersedes == self.id:
@@ -315,8 +353,9 @@ class Record(BaseModel):
         """The canonical bytes written to disk and to the Hub (no ``intervals`` field when the
         record keeps none, and no ``provenance.answers_sha256`` when it has none, so older
         records read as they always have)."""
-        payload = self.model_dump(mode="json", exclude={"intervals"} if self.intervals is None
-                                  else None)
+        payload = self.model_dump(
+            mode="json", exclude={"intervals"} if self.intervals is None else None
+        )
         if self.provenance is not None and self.provenance.answers_sha256 is None:
             del payload["provenance"]["answers_sha256"]
         return (json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
@@ -405,8 +444,11 @@ def check_record(record: Record, bench: Benchmark, track: Track) -> None:
     """
     where = record_track(record, bench)
     if where != track.id:
-        owner = (f"{record.benchmark}/{record.track}" if record.benchmark is not None
-                 else "an unnamed benchmark (schema 1)")
+        owner = (
+            f"{record.benchmark}/{record.track}"
+            if record.benchmark is not None
+            else "an unnamed benchmark (schema 1)"
+        )
         raise RecordError(f"it belongs to {owner}, not {bench.id}/{track.id}")
     problems = []
     rescored = record.source == "rescored"
@@ -417,8 +459,10 @@ def check_record(record: Record, bench: Benchmark, track: Track) -> None:
     if rescored and record.counts is not None:
         problems.extend(kind.counts_problems(track, record.counts))
     if record.uses_frames is not None and record.uses_frames not in bench.input.choices:
-        problems.append(f"uses_frames: must be one of {', '.join(bench.input.choices)}; "
-                        f"found {record.uses_frames!r}")
+        problems.append(
+            f"uses_frames: must be one of {', '.join(bench.input.choices)}; "
+            f"found {record.uses_frames!r}"
+        )
     problems.extend(_range_problems(record.metrics, track))
     keeps = rescored and track.keeps_intervals
     if keeps and record.intervals is None:
@@ -426,8 +470,9 @@ def check_record(record: Record, bench: Benchmark, track: Track) -> None:
     elif not keeps and record.intervals is not None:
         problems.append(f"a {record.source} {track.kind} record keeps no intervals")
     if rescored and record.counts is not None and not problems:
-        problems.extend(kind.record_problems(track, record.metrics, record.counts,
-                                             record.intervals))
+        problems.extend(
+            kind.record_problems(track, record.metrics, record.counts, record.intervals)
+        )
     if problems:
         raise RecordError("; ".join(problems))
 

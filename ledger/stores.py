@@ -190,8 +190,9 @@ class LocalStore:
         for entry in entries:
             path = f"{RECORDS_FOLDER}/{entry.name}"
             # A link is listed, so that reading it refuses it by name (never followed).
-            if _RECORD_PATH.match(path) and (entry.is_file(follow_symlinks=False)
-                                             or entry.is_symlink()):
+            if _RECORD_PATH.match(path) and (
+                entry.is_file(follow_symlinks=False) or entry.is_symlink()
+            ):
                 stat = entry.stat(follow_symlinks=False)
                 versions[path] = f"{stat.st_mtime_ns}:{stat.st_size}"
         return dict(sorted(versions.items()))
@@ -290,7 +291,11 @@ class HubStore:
         return type(error)(redact(str(error), self._token))
 
     def _send(
-        self, method: str, url: str, *, params: Mapping[str, str] | None = None,
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
         data: Mapping[str, object] | None = None,
     ) -> httpx2.Response:
         headers = build_hf_headers(token=self._token, library_name=_LIBRARY)
@@ -320,8 +325,12 @@ class HubStore:
         one (the bare form gets 401 "Repository not found" there).
         """
         try:
-            info = self._api.dataset_info(self.repo_id, revision=constants.DEFAULT_REVISION,
-                                          expand=["sha"], timeout=self.timeout_s)
+            info = self._api.dataset_info(
+                self.repo_id,
+                revision=constants.DEFAULT_REVISION,
+                expand=["sha"],
+                timeout=self.timeout_s,
+            )
         except Exception as exc:
             raise self._error(exc, "reading the head commit of") from None
         if not info.sha:
@@ -331,9 +340,7 @@ class HubStore:
     def list_versions(self, revision: str | None = None) -> dict[str, str]:
         """Record paths with their git blob ids, at ``revision`` (default main); paged."""
         rev = revision or constants.DEFAULT_REVISION
-        url: str | None = (
-            f"{self._hub}/api/datasets/{self.repo_id}/tree/{rev}/{RECORDS_FOLDER}"
-        )
+        url: str | None = f"{self._hub}/api/datasets/{self.repo_id}/tree/{rev}/{RECORDS_FOLDER}"
         params: dict[str, str] | None = {"recursive": "false", "expand": "false"}
         versions: dict[str, str] = {}
         try:
@@ -397,8 +404,9 @@ class HubStore:
             known = self._commits.get(path)
             if known is not None:
                 return known
-            failed_at = [at for at in (self._commit_failed.get(path), self._hub_down_at)
-                         if at is not None]
+            failed_at = [
+                at for at in (self._commit_failed.get(path), self._hub_down_at) if at is not None
+            ]
             if failed_at and now - max(failed_at) < COMMIT_RETRY_S:
                 return None
         try:
@@ -409,8 +417,12 @@ class HubStore:
                 first = not self._commits_failing
                 self._commits_failing = True
             if first:
-                _log.warning("cannot name the commit of a record: %s; not asked again for "
-                             "%g s, not logged again until an ask succeeds", exc, COMMIT_RETRY_S)
+                _log.warning(
+                    "cannot name the commit of a record: %s; not asked again for "
+                    "%g s, not logged again until an ask succeeds",
+                    exc,
+                    COMMIT_RETRY_S,
+                )
             return None
         with self._commits_lock:
             self._commit_failed.pop(path, None)
@@ -437,26 +449,33 @@ class HubStore:
         """One paths-info request with ``expand``, as ``HfApi.get_paths_info`` sends it."""
         _check_record_path(path)
         rev = revision or constants.DEFAULT_REVISION
-        url = (f"{self._hub}/api/datasets/{self.repo_id}/paths-info/"
-               f"{quote(rev, safe='')}")
+        url = f"{self._hub}/api/datasets/{self.repo_id}/paths-info/{quote(rev, safe='')}"
         what = f"asking for the commit of {path} in"
         try:
             entries = self._send("POST", url, data={"paths": [path], "expand": True}).json()
             # Parsed as get_paths_info parses it (RepoFile's constructor takes **kwargs).
-            files = [RepoFile(**e) for e in entries  # type: ignore[no-untyped-call]
-                     if e.get("type") == "file" and e.get("path") == path]
+            files = [
+                RepoFile(**e)  # type: ignore[no-untyped-call]
+                for e in entries
+                if e.get("type") == "file" and e.get("path") == path
+            ]
         except Exception as exc:
             raise self._error(exc, what) from None
         last = files[0].last_commit if files else None
         if last is None:
             found = "no such file" if not files else "the file but no last commit"
-            raise LedgerError(f"{what} {self.repo_id} at {self._hub}: expected the file with "
-                              f"its last commit at {rev}, got {found}")
+            raise LedgerError(
+                f"{what} {self.repo_id} at {self._hub}: expected the file with "
+                f"its last commit at {rev}, got {found}"
+            )
         if not isinstance(last.oid, str) or not _COMMIT_ID.match(last.oid):
-            raise LedgerError(f"{what} {self.repo_id} at {self._hub}: expected a 40-hex commit "
-                              f"id, got {str(last.oid)[:60]!r}")
+            raise LedgerError(
+                f"{what} {self.repo_id} at {self._hub}: expected a 40-hex commit "
+                f"id, got {str(last.oid)[:60]!r}"
+            )
         return AddedIn(
-            commit=last.oid, title=last.title if isinstance(last.title, str) else "",
+            commit=last.oid,
+            title=last.title if isinstance(last.title, str) else "",
             date=last.date,
             url=f"{self._hub}/datasets/{self.repo_id}/commit/{last.oid}",
         )
@@ -521,5 +540,3 @@ def board_store(config: Config) -> RecordStore:
     if config.demo:
         return LocalStore(config.benchmark.demo_board)
     return HubStore(config.records_repo, endpoint=config.endpoint, token=config.token)
-
-

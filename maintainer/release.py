@@ -64,11 +64,16 @@ class ReleaseReport:
         sha256s."""
         track = self.track
         holds = evaluator.kind_of(track).release_summary(self.key)
-        version = ("(unversioned: the key file names no key_version)" if self.key_version is None
-                   else f"{self.key_version}, named by both files")
-        return (f"The {track.id} release is consistent: {holds}; key version {version}; "
-                f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
-                f"{self.public_sha256}.")
+        version = (
+            "(unversioned: the key file names no key_version)"
+            if self.key_version is None
+            else f"{self.key_version}, named by both files"
+        )
+        return (
+            f"The {track.id} release is consistent: {holds}; key version {version}; "
+            f"{track.key.name} sha256 {self.key_sha256}, {track.public.name} sha256 "
+            f"{self.public_sha256}."
+        )
 
 
 def public_problems(track: Track, records: Sequence[Any]) -> list[str]:
@@ -77,36 +82,45 @@ def public_problems(track: Track, records: Sequence[Any]) -> list[str]:
     return shape + leaks
 
 
-def _id_problems(ident: str, private_ids: Sequence[Any],
-                 public: Sequence[Mapping[str, Any]]) -> list[str]:
+def _id_problems(
+    ident: str, private_ids: Sequence[Any], public: Sequence[Mapping[str, Any]]
+) -> list[str]:
     """Ids the public file repeats, and ids only one of the two files has."""
     problems: list[str] = []
     counts = Counter(r[ident] for r in public)
     dupes = [i for i, n in counts.items() if n > 1]
     if dupes:
-        problems.append(f"{counted(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
-                        f"in the public file ({first_few(dupes)})")
+        problems.append(
+            f"{counted(len(dupes), f'{ident} appears', f'{ident}s appear')} twice "
+            f"in the public file ({first_few(dupes)})"
+        )
     private = set(private_ids)
     only_private = [i for i in private_ids if i not in counts]
     only_public = [i for i in counts if i not in private]
     if only_private:
-        problems.append(f"{counted(len(only_private), ident, f'{ident}s')} only in the private "
-                        f"key ({first_few(only_private)})")
+        problems.append(
+            f"{counted(len(only_private), ident, f'{ident}s')} only in the private "
+            f"key ({first_few(only_private)})"
+        )
     if only_public:
-        problems.append(f"{counted(len(only_public), ident, f'{ident}s')} only in the public "
-                        f"file ({first_few(only_public)})")
+        problems.append(
+            f"{counted(len(only_public), ident, f'{ident}s')} only in the public "
+            f"file ({first_few(only_public)})"
+        )
     return problems
 
 
 def agreement_problems(key: evaluator.AnyKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
     """Where the key and the (usable) public rows describe different rows: ids, and what the
     key's kind compares (a multiple-choice key: question texts, options, every grouping)."""
-    return (_id_problems(key.track.fields.id, key.ids, public)
-            + evaluator.kind_of(key.track).agreement_problems(key, public))
+    return _id_problems(key.track.fields.id, key.ids, public) + evaluator.kind_of(
+        key.track
+    ).agreement_problems(key, public)
 
 
-def version_problems(track: Track, key_version: str | None,
-                     public_version: str | None) -> list[str]:
+def version_problems(
+    track: Track, key_version: str | None, public_version: str | None
+) -> list[str]:
     """Where the key and the public file name different key versions (or one names none)."""
     key_name, public_name = track.key.name, track.public.name
     field = KEY_VERSION_FIELD
@@ -114,17 +128,23 @@ def version_problems(track: Track, key_version: str | None,
     if key_version == public_version:
         return []
     if public_version is None:
-        return [f"{public_name} names no key version, {key_name} names {key_version!r}: every "
-                f"row of the public file names the letters it was released with ({field} "
-                f"{key_version!r}, {where}); publish the public file reshuffle_options.py "
-                "wrote with this key, or add the field"]
+        return [
+            f"{public_name} names no key version, {key_name} names {key_version!r}: every "
+            f"row of the public file names the letters it was released with ({field} "
+            f"{key_version!r}, {where}); publish the public file reshuffle_options.py "
+            "wrote with this key, or add the field"
+        ]
     if key_version is None:
-        return [f"{public_name} names key version {public_version!r}, {key_name} names none; "
-                f"give the key its version ({field} {public_version!r}), or pass the key of "
-                "that version"]
-    return [f"{key_name} is key version {key_version!r} but {public_name} names "
-            f"{public_version!r}; pass the public file of the same rotation (reshuffle_options.py "
-            "writes both)"]
+        return [
+            f"{public_name} names key version {public_version!r}, {key_name} names none; "
+            f"give the key its version ({field} {public_version!r}), or pass the key of "
+            "that version"
+        ]
+    return [
+        f"{key_name} is key version {key_version!r} but {public_name} names "
+        f"{public_version!r}; pass the public file of the same rotation (reshuffle_options.py "
+        "writes both)"
+    ]
 
 
 def check_agreement(key: evaluator.AnyKey, public: Sequence[Mapping[str, Any]]) -> None:
@@ -133,7 +153,10 @@ def check_agreement(key: evaluator.AnyKey, public: Sequence[Mapping[str, Any]]) 
     if problems:
         raise ReleaseError(
             "the public file and the private key describe different questions: "
-            + "; ".join(problems) + f". {SAME_RELEASE_HINT}", problems)
+            + "; ".join(problems)
+            + f". {SAME_RELEASE_HINT}",
+            problems,
+        )
 
 
 def check_release(track: Track, key_bytes: bytes, public_bytes: bytes) -> ReleaseReport:
@@ -167,9 +190,16 @@ def check_release(track: Track, key_bytes: bytes, public_bytes: bytes) -> Releas
     if problems:
         raise ReleaseError(
             f"the {track.id} release has {counted(len(problems), 'problem', 'problems')}:\n"
-            + "\n".join(f"- {p}" for p in problems) + hint, problems)
+            + "\n".join(f"- {p}" for p in problems)
+            + hint,
+            problems,
+        )
     assert key is not None and public is not None
-    return ReleaseReport(track=track, key=key, public_rows=len(public),
-                         key_sha256=hashlib.sha256(key_bytes).hexdigest(),
-                         public_sha256=hashlib.sha256(public_bytes).hexdigest(),
-                         public_key_version=public_version)
+    return ReleaseReport(
+        track=track,
+        key=key,
+        public_rows=len(public),
+        key_sha256=hashlib.sha256(key_bytes).hexdigest(),
+        public_sha256=hashlib.sha256(public_bytes).hexdigest(),
+        public_key_version=public_version,
+    )

@@ -18,15 +18,28 @@ isolate_hub_environment("leaderboard-bench-hf-home-")  # before huggingface_hub 
 from perf import p1_score, p2_http, p3_board, p4_boot, p5_uploads  # noqa: E402
 from perf.report import Row, machine, table, write_benchmarks  # noqa: E402
 
-PARTS = {"P1": p1_score.run, "P2": p2_http.run, "P3": p3_board.run, "P4": p4_boot.run,
-         "P5": p5_uploads.run}
+PARTS = {
+    "P1": p1_score.run,
+    "P2": p2_http.run,
+    "P3": p3_board.run,
+    "P4": p4_boot.run,
+    "P5": p5_uploads.run,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="+", choices=list(PARTS), metavar="PART",
-                        help="run only these parts (P1 P2 P3 P4); BENCHMARKS.md is not written")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=list(PARTS),
+        metavar="PART",
+        help="run only these parts (P1 P2 P3 P4); BENCHMARKS.md is not written",
+    )
     args = parser.parse_args(argv)
     facts = machine()
     started = time.perf_counter()

@@ -37,14 +37,19 @@ def build() -> gr.Blocks:
     os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
     demo = app.build_from_config(ledger.load_config())
     with demo:
-        gr.api(noop, api_name="noop", concurrency_limit=NOOP_CONCURRENCY,  # type: ignore[attr-defined]
-               api_visibility="undocumented")
+        gr.api(  # type: ignore[attr-defined]
+            noop,
+            api_name="noop",
+            concurrency_limit=NOOP_CONCURRENCY,
+            api_visibility="undocumented",
+        )
     return demo
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("httpx").setLevel(logging.WARNING)
     build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
 

@@ -45,8 +45,9 @@ def build() -> gr.Blocks:
         gr.api(floor, api_name="floor", concurrency_limit=CONCURRENCY)  # type: ignore[attr-defined]
         upload = gr.File(file_types=[".json"], type="filepath")
         result = gr.JSON()
-        upload.upload(floor_event, upload, result, api_name="floor_event",
-                      concurrency_limit=CONCURRENCY)
+        upload.upload(
+            floor_event, upload, result, api_name="floor_event", concurrency_limit=CONCURRENCY
+        )
     return demo
 
 

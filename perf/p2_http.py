@@ -68,13 +68,16 @@ def _merge(results: list[LoadResult]) -> LoadResult:
 def _scored(_: int, outputs: Any) -> str | None:
     numbers = outputs[0] if isinstance(outputs, list) and len(outputs) == 1 else None
     if not isinstance(numbers, dict) or numbers.get("counts", {}).get("overall") != {
-            "correct": 223, "total": 500}:
+        "correct": 223,
+        "total": 500,
+    }:
         return f"unexpected outputs {str(outputs)[:120]}"
     return None
 
 
-def timed(sides: list[Side], payload: bytes, clients: int, via: str = "call",
-          rounds: int = ROUNDS) -> list[LoadResult]:
+def timed(
+    sides: list[Side], payload: bytes, clients: int, via: str = "call", rounds: int = ROUNDS
+) -> list[LoadResult]:
     """Each side's requests at ``clients`` clients, the sides taking turns: ``rounds`` rounds,
     every other one in reverse order, so drift on a shared machine hits every side alike."""
     runs: list[list[LoadResult]] = [[] for _ in sides]
@@ -83,21 +86,34 @@ def timed(sides: list[Side], payload: bytes, clients: int, via: str = "call",
         if round_ % 2:
             order.reverse()
         for index, side in order:
-            runs[index].append(run_load(
-                side.url, side.api, [payload], clients=clients, requests=REQUESTS[clients],
-                time_limit_s=TIME_LIMIT_S, via=via, check=side.check))
+            runs[index].append(
+                run_load(
+                    side.url,
+                    side.api,
+                    [payload],
+                    clients=clients,
+                    requests=REQUESTS[clients],
+                    time_limit_s=TIME_LIMIT_S,
+                    via=via,
+                    check=side.check,
+                )
+            )
     return [_merge(r) for r in runs]
 
 
 def _latency_row(side: Side, result: LoadResult, clients: int, tag: str = "") -> Row:
     errors = f", {len(result.errors)} errors" if result.errors else ""
-    return Row("P2", f"{side.label}{tag}, {clients} client(s): p50 / p99 / throughput",
-               f"{ms(result.percentile(50))} / {ms(result.percentile(99))} / "
-               f"{result.throughput:.1f} req/s ({result.ok} requests{errors})")
+    return Row(
+        "P2",
+        f"{side.label}{tag}, {clients} client(s): p50 / p99 / throughput",
+        f"{ms(result.percentile(50))} / {ms(result.percentile(99))} / "
+        f"{result.throughput:.1f} req/s ({result.ok} requests{errors})",
+    )
 
 
-def compare(score: Side, baselines: list[Side], payload: bytes,
-            clients_list: tuple[int, ...] = (1, 8)) -> list[Row]:
+def compare(
+    score: Side, baselines: list[Side], payload: bytes, clients_list: tuple[int, ...] = (1, 8)
+) -> list[Row]:
     """/score against each baseline through the queue (/call), with the goals."""
     rows: list[Row] = []
     sides = [baselines[0], score, *baselines[1:]]  # score in the middle of every round
@@ -111,11 +127,24 @@ def compare(score: Side, baselines: list[Side], payload: bytes,
             p50 = scored.percentile(50) / base.percentile(50)
             tput = scored.throughput / base.throughput if base.throughput else float("nan")
             ok = not scored.errors and not base.errors
-            rows.append(Row("P2", f"score / {side.label} p50, {clients} client(s)",
-                            f"{p50:.2f}x", f"<= {P50_GOAL:g}x", p50 <= P50_GOAL and ok))
-            rows.append(Row("P2", f"score / {side.label} throughput, {clients} client(s)",
-                            f"{tput:.2f}x", f">= {THROUGHPUT_GOAL:g}x",
-                            tput >= THROUGHPUT_GOAL and ok))
+            rows.append(
+                Row(
+                    "P2",
+                    f"score / {side.label} p50, {clients} client(s)",
+                    f"{p50:.2f}x",
+                    f"<= {P50_GOAL:g}x",
+                    p50 <= P50_GOAL and ok,
+                )
+            )
+            rows.append(
+                Row(
+                    "P2",
+                    f"score / {side.label} throughput, {clients} client(s)",
+                    f"{tput:.2f}x",
+                    f">= {THROUGHPUT_GOAL:g}x",
+                    tput >= THROUGHPUT_GOAL and ok,
+                )
+            )
     return rows
 
 
@@ -149,28 +178,50 @@ def head_of_line(url: str, sample: bytes) -> list[Row]:
             latencies.append(http.call("noop", [file_data(path)]).elapsed_s)
         thread.join(timeout=30)
     idle.sort()
-    return [Row("P2", "no-op while a 5 MB hostile file is scored (million-zeros): worst",
-                f"{ms(max(latencies, default=float('nan')))} (idle p50 {ms(idle[len(idle) // 2])}; "
-                f"the hostile call took {ms(max(hostile_s, default=float('nan')))})")]
+    return [
+        Row(
+            "P2",
+            "no-op while a 5 MB hostile file is scored (million-zeros): worst",
+            f"{ms(max(latencies, default=float('nan')))} (idle p50 {ms(idle[len(idle) // 2])}; "
+            f"the hostile call took {ms(max(hostile_s, default=float('nan')))})",
+        )
+    ]
 
 
 def large_load(url: str, pid: int, sample: bytes) -> list[Row]:
     """The larger version of tests/test_load.py: 8 browser-like clients (a session each)."""
-    run_load(url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S,
-             via="session")
+    run_load(
+        url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S, via="session"
+    )
     before = rss_bytes(pid)
-    result = run_load(url, "score", [sample], clients=8, requests=LARGE_LOAD,
-                      time_limit_s=4 * TIME_LIMIT_S, check=_scored, via="session")
+    result = run_load(
+        url,
+        "score",
+        [sample],
+        clients=8,
+        requests=LARGE_LOAD,
+        time_limit_s=4 * TIME_LIMIT_S,
+        check=_scored,
+        via="session",
+    )
     grown = (rss_bytes(pid) - before) / 2**20
     limit_hit = " (time limit hit)" if result.timed_out else ""
     first = f"; first: {result.errors[0][:80]}" if result.errors else ""
     return [
-        Row("load", f"{LARGE_LOAD:,} scores from 8 browser-like clients: errors",
+        Row(
+            "load",
+            f"{LARGE_LOAD:,} scores from 8 browser-like clients: errors",
             f"{len(result.errors)}{limit_hit} of {result.ok + len(result.errors)}{first}",
-            "0", not result.errors and result.ok == LARGE_LOAD),
-        Row("load", "server RSS growth over them (after a 200-score warm-up)",
-            f"{grown:+.1f} MB (now {rss_bytes(pid) / 2**20:.0f} MB)", f"<= {RSS_GOAL_MB:g} MB",
-            grown <= RSS_GOAL_MB),
+            "0",
+            not result.errors and result.ok == LARGE_LOAD,
+        ),
+        Row(
+            "load",
+            "server RSS growth over them (after a 200-score warm-up)",
+            f"{grown:+.1f} MB (now {rss_bytes(pid) / 2**20:.0f} MB)",
+            f"<= {RSS_GOAL_MB:g} MB",
+            grown <= RSS_GOAL_MB,
+        ),
     ]
 
 
@@ -179,15 +230,22 @@ def session_memory(url: str, pid: int, sample: bytes) -> list[Row]:
     run_load(url, "noop", [sample], clients=4, requests=100, time_limit_s=TIME_LIMIT_S)
     steps = [rss_bytes(pid)]
     for _ in range(SESSION_STEPS):
-        run_load(url, "noop", [sample], clients=4, requests=SESSION_BATCH,
-                 time_limit_s=TIME_LIMIT_S)
+        run_load(
+            url, "noop", [sample], clients=4, requests=SESSION_BATCH, time_limit_s=TIME_LIMIT_S
+        )
         steps.append(rss_bytes(pid))
     growth = [(b - a) / 2**20 for a, b in itertools.pairwise(steps)]
     per_session_kb = (steps[-1] - steps[0]) / 1024 / (SESSION_BATCH * SESSION_STEPS)
-    return [Row("load", f"RSS growth per {SESSION_BATCH:,} no-op /call requests (a new "
-                f"session each), {SESSION_STEPS} batches",
-                " / ".join(f"{g:+.1f} MB" for g in growth) + f" (~{per_session_kb:.0f} kB "
-                "per session)", "bounded", growth[-1] <= RSS_GOAL_MB)]
+    return [
+        Row(
+            "load",
+            f"RSS growth per {SESSION_BATCH:,} no-op /call requests (a new "
+            f"session each), {SESSION_STEPS} batches",
+            " / ".join(f"{g:+.1f} MB" for g in growth) + f" (~{per_session_kb:.0f} kB per session)",
+            "bounded",
+            growth[-1] <= RSS_GOAL_MB,
+        )
+    ]
 
 
 def session_state() -> list[Row]:
@@ -198,10 +256,17 @@ def session_state() -> list[Row]:
     from perf import bench_app, floor_app
 
     apps = {"bench app": bench_app.build(), "floor app": floor_app.build()}
-    times = {name: (best_time(functools.partial(SessionState, demo)), len(demo.blocks))
-             for name, demo in apps.items()}
-    return [Row("P2", "Gradio's state for a new session (every /call): " + " / ".join(apps),
-                " / ".join(f"{ms(t)} ({n} blocks)" for t, n in times.values()))]
+    times = {
+        name: (best_time(functools.partial(SessionState, demo)), len(demo.blocks))
+        for name, demo in apps.items()
+    }
+    return [
+        Row(
+            "P2",
+            "Gradio's state for a new session (every /call): " + " / ".join(apps),
+            " / ".join(f"{ms(t)} ({n} blocks)" for t, n in times.values()),
+        )
+    ]
 
 
 def run(large: bool = True) -> list[Row]:
@@ -214,8 +279,12 @@ def run(large: bool = True) -> list[Row]:
         for side in (noop, score, floor_api, Side("", floor.url, "floor_event")):
             run_load(side.url, side.api, [sample], clients=2, requests=40, time_limit_s=60)
         rows = compare(score, [noop, floor_api], sample)
-        rows += reference([Side("floor app as a gr.File -> gr.JSON event", floor.url,
-                                "floor_event"), floor_api], sample, "call", "")
+        rows += reference(
+            [Side("floor app as a gr.File -> gr.JSON event", floor.url, "floor_event"), floor_api],
+            sample,
+            "call",
+            "",
+        )
         rows += reference([noop, score, floor_api], sample, "run", " via /run")
         rows += head_of_line(server.url, sample)
         rows += session_state()

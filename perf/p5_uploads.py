@@ -41,8 +41,9 @@ BUDGET_BURST = 3000  # plain uploads, over the default budget of 2,000 files
 UNREAD = 1500  # unread /call requests per step (N, then N more)
 UNREAD_CLIENTS = 32
 TIME_LIMIT_S = 120.0
-SAMPLE = Path(__file__).resolve().parent.parent / "benchmarks/egomemreason/demo/" \
-    "sample_submission.json"
+SAMPLE = (
+    Path(__file__).resolve().parent.parent / "benchmarks/egomemreason/demo/sample_submission.json"
+)
 
 
 def _files(root: Path, since: float = 0.0) -> tuple[int, int]:
@@ -60,8 +61,9 @@ def _files(root: Path, since: float = 0.0) -> tuple[int, int]:
     return len(sizes), sum(sizes.values())
 
 
-def _spread(url: str, count: int, clients: int,
-            task: Callable[[httpx.Client, int], object]) -> None:
+def _spread(
+    url: str, count: int, clients: int, task: Callable[[httpx.Client, int], object]
+) -> None:
     deadline = time.monotonic() + TIME_LIMIT_S
 
     def client(index: int) -> None:
@@ -78,13 +80,19 @@ def _spread(url: str, count: int, clients: int,
 def _abort(url: str) -> None:
     """Half of a 1 MB multipart upload, then the socket is closed."""
     host, port = url.removeprefix("http://").split(":")
-    head = (b'--b\r\nContent-Disposition: form-data; name="files"; filename="half.json"\r\n'
-            b"Content-Type: application/json\r\n\r\n")
+    head = (
+        b'--b\r\nContent-Disposition: form-data; name="files"; filename="half.json"\r\n'
+        b"Content-Type: application/json\r\n\r\n"
+    )
     body = head + b" " * 2**20 + b"\r\n--b--\r\n"
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall((f"POST {UPLOAD} HTTP/1.1\r\nHost: {host}\r\nContent-Type: "
-                      f"multipart/form-data; boundary=b\r\nContent-Length: {len(body)}\r\n\r\n"
-                      ).encode() + body[: len(body) // 2])
+        sock.sendall(
+            (
+                f"POST {UPLOAD} HTTP/1.1\r\nHost: {host}\r\nContent-Type: "
+                f"multipart/form-data; boundary=b\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body[: len(body) // 2]
+        )
         time.sleep(0.2)
 
 
@@ -93,8 +101,10 @@ def _kinds(path: str) -> dict[str, Callable[[httpx.Client, int], object]]:
     score = {"data": [{"path": path, "meta": {"_type": "gradio.FileData"}}]}
 
     def two_files(http: httpx.Client, i: int) -> object:
-        return http.post(UPLOAD, files=[("files", (f"a{i}.json", b"[%d]" % i)),
-                                        ("files", (f"b{i}.json", b"[-%d]" % i))])
+        return http.post(
+            UPLOAD,
+            files=[("files", (f"a{i}.json", b"[%d]" % i)), ("files", (f"b{i}.json", b"[-%d]" % i))],
+        )
 
     def bad_name(http: httpx.Client, i: int) -> object:
         return http.post(UPLOAD, files={"files": ("..", b"[%d]" % i)})
@@ -106,10 +116,12 @@ def _kinds(path: str) -> dict[str, Callable[[httpx.Client, int], object]]:
         event = http.post("/gradio_api/call/score", json=score).json()["event_id"]
         return http.get(f"/gradio_api/call/score/{event}")
 
-    return {f"{MIXED} requests of 2 files each": two_files,
-            f"{MIXED} uploads named '..' (Gradio 6.31: 400)": bad_name,
-            f"{MIXED} uploads under another field (Gradio 6.31: 200, no path)": other_field,
-            f"{MIXED} Score calls of one upload": scored}
+    return {
+        f"{MIXED} requests of 2 files each": two_files,
+        f"{MIXED} uploads named '..' (Gradio 6.31: 400)": bad_name,
+        f"{MIXED} uploads under another field (Gradio 6.31: 200, no path)": other_field,
+        f"{MIXED} Score calls of one upload": scored,
+    }
 
 
 def mixed_rows() -> list[Row]:
@@ -130,14 +142,25 @@ def mixed_rows() -> list[Row]:
             else:
                 _spread(server.url, MIXED, CLIENTS, task)
             added = _files(root, since=started)
-            rows.append(Row("P5", f"upload cache: files written by {what}, right after",
-                            f"{added[0]:,} files, {added[1] / 2**10:,.0f} kB"))
+            rows.append(
+                Row(
+                    "P5",
+                    f"upload cache: files written by {what}, right after",
+                    f"{added[0]:,} files, {added[1] / 2**10:,.0f} kB",
+                )
+            )
         wait = AGE_S * 1.25 + 2 * min(30.0, AGE_S / 4) + 3.0
         time.sleep(wait)
         later = _files(root)
-    rows.append(Row("P5", f"upload cache {wait:g} s after all of them (cleanup age {AGE_S:g} s)",
-                    f"{later[0]:,} files, {later[1] / 2**10:,.0f} kB", "0 files",
-                    later[0] == 0))
+    rows.append(
+        Row(
+            "P5",
+            f"upload cache {wait:g} s after all of them (cleanup age {AGE_S:g} s)",
+            f"{later[0]:,} files, {later[1] / 2**10:,.0f} kB",
+            "0 files",
+            later[0] == 0,
+        )
+    )
     return rows
 
 
@@ -157,8 +180,9 @@ def budget_rows() -> list[Row]:
                 time.sleep(0.05)
 
         def task(http: httpx.Client, i: int) -> None:
-            code = http.post(UPLOAD, files={"files": (f"u{i}.json", json.dumps([i]).encode()
-                                                      .ljust(64 * 1024))}).status_code
+            code = http.post(
+                UPLOAD, files={"files": (f"u{i}.json", json.dumps([i]).encode().ljust(64 * 1024))}
+            ).status_code
             with lock:
                 codes[code] = codes.get(code, 0) + 1
 
@@ -172,11 +196,16 @@ def budget_rows() -> list[Row]:
         files, size = _files(root)
         peak = [max(peak[0], files), max(peak[1], size)]
     answered = ", ".join(f"{n:,} x {code}" for code, n in sorted(codes.items()))
-    return [Row("P5", f"{BUDGET_BURST:,} uploads of 64 kB from {CLIENTS} clients: answers",
-                answered),
-            Row("P5", "most the upload cache held during them (default budget 2,000 files, "
-                      "1 GB)", f"{peak[0]:,} files, {peak[1] / 2**20:,.1f} MB",
-                "<= 2,000 files", peak[0] <= 2000)]
+    return [
+        Row("P5", f"{BUDGET_BURST:,} uploads of 64 kB from {CLIENTS} clients: answers", answered),
+        Row(
+            "P5",
+            "most the upload cache held during them (default budget 2,000 files, 1 GB)",
+            f"{peak[0]:,} files, {peak[1] / 2**20:,.1f} MB",
+            "<= 2,000 files",
+            peak[0] <= 2000,
+        ),
+    ]
 
 
 def _unread(url: str, count: int) -> dict[int, int]:
@@ -219,16 +248,31 @@ def memory_rows() -> list[Row]:
     answered = {code: first.get(code, 0) + second.get(code, 0) for code in {*first, *second}}
     codes = ", ".join(f"{n:,} x {code}" for code, n in sorted(answered.items()))
     return [
-        Row("P5", f"{2 * UNREAD:,} unread /call/leaderboard from {UNREAD_CLIENTS} clients: "
-                  "answers", codes),
-        Row("P5", f"server RSS: before, after {UNREAD:,}, after {2 * UNREAD:,} (30 s later)",
+        Row(
+            "P5",
+            f"{2 * UNREAD:,} unread /call/leaderboard from {UNREAD_CLIENTS} clients: answers",
+            codes,
+        ),
+        Row(
+            "P5",
+            f"server RSS: before, after {UNREAD:,}, after {2 * UNREAD:,} (30 s later)",
             f"{base / 2**20:.0f} / {after_n / 2**20:.0f} / {after_2n / 2**20:.0f} MB "
-            f"({later / 2**20:.0f} MB)"),
-        Row("P5", f"RSS growth for {2 * UNREAD:,} / for {UNREAD:,}",
-            f"{growth_2n:+.0f} MB / {growth_n:+.0f} MB", "< 1.5x (bounded)",
-            growth_2n < 1.5 * max(growth_n, 20.0)),
-        Row("P5", "the server still serves /leaderboard after them", "yes" if serves else "no",
-            "yes", serves),
+            f"({later / 2**20:.0f} MB)",
+        ),
+        Row(
+            "P5",
+            f"RSS growth for {2 * UNREAD:,} / for {UNREAD:,}",
+            f"{growth_2n:+.0f} MB / {growth_n:+.0f} MB",
+            "< 1.5x (bounded)",
+            growth_2n < 1.5 * max(growth_n, 20.0),
+        ),
+        Row(
+            "P5",
+            "the server still serves /leaderboard after them",
+            "yes" if serves else "no",
+            "yes",
+            serves,
+        ),
     ]
 
 

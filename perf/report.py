@@ -106,17 +106,25 @@ def table(rows: Sequence[Row]) -> str:
 
 def generated(rows: Sequence[Row], facts: dict[str, str], seconds: float) -> str:
     info = "\n".join(f"- {name}: {value}" for name, value in facts.items())
-    return (f"{BEGIN}\n## Latest run\n\n{info}\n- bench wall time: {seconds:.0f} s\n\n"
-            f"{table(rows)}\n{END}")
+    return (
+        f"{BEGIN}\n## Latest run\n\n{info}\n- bench wall time: {seconds:.0f} s\n\n"
+        f"{table(rows)}\n{END}"
+    )
 
 
-def write_benchmarks(rows: Sequence[Row], facts: dict[str, str], seconds: float,
-                     path: Path = BENCHMARKS) -> None:
+def write_benchmarks(
+    rows: Sequence[Row], facts: dict[str, str], seconds: float, path: Path = BENCHMARKS
+) -> None:
     """Replace the generated block of BENCHMARKS.md; the hand-written analysis around it stays."""
     block = generated(rows, facts, seconds)
-    text = path.read_text(encoding="utf-8") if path.exists() else (
-        "# Benchmarks\n\n`make bench` reruns everything below the title and rewrites the "
-        f"block between the markers.\n\n{BEGIN}\n{END}\n")
+    text = (
+        path.read_text(encoding="utf-8")
+        if path.exists()
+        else (
+            "# Benchmarks\n\n`make bench` reruns everything below the title and rewrites the "
+            f"block between the markers.\n\n{BEGIN}\n{END}\n"
+        )
+    )
     if BEGIN in text and END in text:
         head, _, rest = text.partition(BEGIN)
         _, _, tail = rest.partition(END)

@@ -75,11 +75,15 @@ class Chosen:
 def add_benchmark_arguments(parser: argparse.ArgumentParser) -> None:
     """``--benchmark`` and ``--track``, as every script takes them."""
     parser.add_argument(
-        "--benchmark", default=None, metavar="ID_OR_FOLDER",
+        "--benchmark",
+        default=None,
+        metavar="ID_OR_FOLDER",
         help=f"the benchmark: an id under benchmarks/, or the path of a folder holding a "
-             f"{spec.SPEC_FILENAME} (default: ${BENCHMARK_VARIABLE}, else {DEFAULT_BENCHMARK})")
-    parser.add_argument("--track", default=None, metavar="TRACK",
-                        help="the benchmark's track (default: its first)")
+        f"{spec.SPEC_FILENAME} (default: ${BENCHMARK_VARIABLE}, else {DEFAULT_BENCHMARK})",
+    )
+    parser.add_argument(
+        "--track", default=None, metavar="TRACK", help="the benchmark's track (default: its first)"
+    )
 
 
 def choose(argv: Sequence[str] | None) -> Chosen:
@@ -94,8 +98,11 @@ def choose(argv: Sequence[str] | None) -> Chosen:
     where = "--benchmark"
     if name is None:
         from_env = os.environ.get(BENCHMARK_VARIABLE, "").strip()
-        name, where = (from_env, f"{BENCHMARK_VARIABLE}={from_env}") if from_env else (
-            DEFAULT_BENCHMARK, "the default benchmark")
+        name, where = (
+            (from_env, f"{BENCHMARK_VARIABLE}={from_env}")
+            if from_env
+            else (DEFAULT_BENCHMARK, "the default benchmark")
+        )
     try:
         bench = spec.load_benchmark(name)
     except spec.SpecError as exc:
@@ -140,7 +147,7 @@ def add_target_arguments(
     chosen: Chosen,
     *,
     hub_help: str = "leaderboard dataset on the Hub, written with your own login (HF_TOKEN or "
-                    "`hf auth login`; HF_ENDPOINT is honoured)",
+    "`hf auth login`; HF_ENDPOINT is honoured)",
     dir_help: str = DIR_HELP,
     title: str | None = None,
 ) -> None:
@@ -151,10 +158,13 @@ def add_target_arguments(
     container = parser.add_argument_group(title) if title else parser
     where = container.add_mutually_exclusive_group()
     repo = chosen.bench.hub.records_repo
-    where.add_argument("--leaderboard", default=repo, metavar="REPO_ID",
-                       help=f"{hub_help} (default {repo}, the benchmark's hub.records_repo)")
-    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR",
-                       help=dir_help)
+    where.add_argument(
+        "--leaderboard",
+        default=repo,
+        metavar="REPO_ID",
+        help=f"{hub_help} (default {repo}, the benchmark's hub.records_repo)",
+    )
+    where.add_argument("--leaderboard-dir", type=Path, default=None, metavar="DIR", help=dir_help)
 
 
 def open_store(
@@ -171,9 +181,7 @@ def open_store(
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--leaderboard-dir {folder}: this is a file, not a folder")
     if missing_dir == "refuse" and not folder.is_dir():
-        raise UsageError(
-            f"--leaderboard-dir {folder}: no such folder; create it or check the path"
-        )
+        raise UsageError(f"--leaderboard-dir {folder}: no such folder; create it or check the path")
     if missing_dir == "create":
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -230,25 +238,30 @@ def describe(chosen: Chosen) -> str:
         f"This benchmark ({bench.id}, {bench.folder}): tracks {tracks}; this track ({track.id}) "
         f"has the answer key {track.key.name} ({track.key.format}) and the public file "
         f"{track.public.name} ({track.public.format}); records repo {bench.hub.records_repo}; "
-        f"{bench.input.label.lower()} choices (--uses-frames): {choices}.", width=88)
+        f"{bench.input.label.lower()} choices (--uses-frames): {choices}.",
+        width=88,
+    )
 
 
 def chance_line(result: evaluator.ScoreResult) -> str:
-    """"scored on answer key version demo-1 (chance 20.7 %)": what a published score names."""
+    """ "scored on answer key version demo-1 (chance 20.7 %)": what a published score names."""
     version = result.key_version or "(unversioned: the key names no key_version)"
     chance = f" (chance {result.chance:.1f} %)" if result.chance is not None else ""
     return f"scored on answer key version {version}{chance}"
 
 
-def refuse_below_chance(track: spec.Track, result: evaluator.ScoreResult, flag: str,
-                        allowed: bool) -> str | None:
+def refuse_below_chance(
+    track: spec.Track, result: evaluator.ScoreResult, flag: str, allowed: bool
+) -> str | None:
     """UsageError for a below-chance result unless ``allowed`` (then its warning, to print)."""
     warning = evaluator.chance_warning(track, result)
     if warning is None:
         return None
     if not allowed:
-        raise UsageError(f"{flag}: {warning} Nothing is published from a file this far below "
-                         "chance unless --allow-below-chance says it is meant to be")
+        raise UsageError(
+            f"{flag}: {warning} Nothing is published from a file this far below "
+            "chance unless --allow-below-chance says it is meant to be"
+        )
     return f"warning: {flag}: {warning} Published anyway (--allow-below-chance)."
 
 
@@ -261,8 +274,10 @@ def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
     records = []
     for path, record in ledger.records_of(store):
         if isinstance(record, ledger.RecordError):
-            print(f"warning: {path} is not a valid record, so it was not checked: {record}",
-                  file=sys.stderr)
+            print(
+                f"warning: {path} is not a valid record, so it was not checked: {record}",
+                file=sys.stderr,
+            )
         else:
             records.append(record)
     return records
@@ -281,16 +296,21 @@ def current(rows: Sequence[ledger.Record]) -> list[ledger.Record]:
 
 def row_name(record: ledger.Record) -> str:
     """A row as messages name it: "<uuid> (DemoVLM-7B by Demo Lab, key demo-1)"."""
-    version = (f", key {record.key_version or '(unversioned)'}" if record.source == "rescored"
-               else ", paper-reported")
+    version = (
+        f", key {record.key_version or '(unversioned)'}"
+        if record.source == "rescored"
+        else ", paper-reported"
+    )
     return f"{record.id} ({record.method_name} by {record.team_name}{version})"
 
 
 def find_submissions(folder: Path, wanted: Collection[str], flag: str) -> dict[str, Path]:
     """The files under ``folder`` (searched recursively, ``*.json``) whose sha256 is wanted."""
     if not folder.is_dir():
-        raise UsageError(f"{flag} {folder}: no such folder; give the folder where the board's "
-                         "submission files are kept")
+        raise UsageError(
+            f"{flag} {folder}: no such folder; give the folder where the board's "
+            "submission files are kept"
+        )
     found: dict[str, Path] = {}
     for path in sorted(folder.rglob("*.json")):
         if len(found) == len(wanted):
@@ -304,29 +324,42 @@ def find_submissions(folder: Path, wanted: Collection[str], flag: str) -> dict[s
     return found
 
 
-def older_answers(rows: Sequence[ledger.Record], chosen: Chosen,
-                  folder: Path | None) -> tuple[dict[uuid.UUID, str], int]:
+def older_answers(
+    rows: Sequence[ledger.Record], chosen: Chosen, folder: Path | None
+) -> tuple[dict[uuid.UUID, str], int]:
     """The answers sha256 of rows published before records kept one, computed from their
     submissions found in ``folder`` by sha256; and how many such rows were not found."""
     older = [r for r in rows if r.provenance is not None and r.provenance.answers_sha256 is None]
     if folder is None or not older:
         return {}, len(older)
-    files = find_submissions(folder, {r.provenance.submission_sha256 for r in older
-                                      if r.provenance is not None}, "--submissions-dir")
+    files = find_submissions(
+        folder,
+        {r.provenance.submission_sha256 for r in older if r.provenance is not None},
+        "--submissions-dir",
+    )
     out: dict[uuid.UUID, str] = {}
     for row in older:
         assert row.provenance is not None
         path = files.get(row.provenance.submission_sha256)
-        digest = (evaluator.answers_sha256(chosen.track, ledger.read_regular_file(path))
-                  if path is not None else None)
+        digest = (
+            evaluator.answers_sha256(chosen.track, ledger.read_regular_file(path))
+            if path is not None
+            else None
+        )
         if digest is not None:
             out[row.id] = digest
     return out, len(older) - len(out)
 
 
 def check_board(
-    everything: Sequence[ledger.Record], chosen: Chosen, result: evaluator.ScoreResult,
-    supersedes: uuid.UUID | None, *, team_name: str, method_name: str, force: bool = False,
+    everything: Sequence[ledger.Record],
+    chosen: Chosen,
+    result: evaluator.ScoreResult,
+    supersedes: uuid.UUID | None,
+    *,
+    team_name: str,
+    method_name: str,
+    force: bool = False,
     answers_of: Mapping[uuid.UUID, str] | None = None,
 ) -> list[str]:
     """Refuse a duplicate submission, or a --supersedes that names no current row of the same
@@ -347,12 +380,18 @@ def check_board(
 
     def answers(r: ledger.Record) -> str | None:
         return (r.provenance.answers_sha256 if r.provenance is not None else None) or known.get(
-            r.id)
+            r.id
+        )
 
     same_bytes = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
-    same_answers = [r for r in board if r not in same_bytes and result.answers_sha256 is not None
-                    and r.key_version == result.key_version
-                    and answers(r) == result.answers_sha256]
+    same_answers = [
+        r
+        for r in board
+        if r not in same_bytes
+        and result.answers_sha256 is not None
+        and r.key_version == result.key_version
+        and answers(r) == result.answers_sha256
+    ]
     same = same_bytes + same_answers
     warnings: list[str] = []
     if supersedes is None:
@@ -368,10 +407,15 @@ def check_board(
                 f"this submission's answers are already on the board of {here} as {rows}: the "
                 "same ids and letters (trimmed and upper-cased) on the same key version, in a "
                 f"file of other bytes (answers sha256 {str(result.answers_sha256)[:12]}...); to "
-                "correct that row, publish again with --supersedes <its uuid>")
-        twins = [r for r in current(board) if r.source == "rescored"
-                 and (r.team_name, r.method_name) == (team_name, method_name)
-                 and r.key_version != result.key_version]
+                "correct that row, publish again with --supersedes <its uuid>"
+            )
+        twins = [
+            r
+            for r in current(board)
+            if r.source == "rescored"
+            and (r.team_name, r.method_name) == (team_name, method_name)
+            and r.key_version != result.key_version
+        ]
         if twins:
             rows = ", ".join(row_name(r) for r in twins)
             version = result.key_version or "(unversioned)"
@@ -381,9 +425,12 @@ def check_board(
                     f"scored on another key version; if this file is its submission remapped "
                     f"onto key version {version}, publish with --supersedes <its uuid> (or "
                     "carry every row over at once with scripts/rescore_board.py); to list both "
-                    "rows anyway, add --force")
-            warnings.append(f"warning: {method_name} by {team_name} stays on the board twice: "
-                            f"{rows} and this row on key version {version} (--force)")
+                    "rows anyway, add --force"
+                )
+            warnings.append(
+                f"warning: {method_name} by {team_name} stays on the board twice: "
+                f"{rows} and this row on key version {version} (--force)"
+            )
         return warnings
     if supersedes not in by_id:
         elsewhere = [r for r in everything if r.id == supersedes]
@@ -415,8 +462,11 @@ def check_board(
                 f"--supersedes {supersedes}: that row is {row_name(old)}, this one is "
                 f"{method_name} by {team_name}; a row supersedes a row of the same team and "
                 "method. If it really replaces that row (a renamed method, a corrected team "
-                "name), add --force")
-        warnings.append(f"warning: --supersedes {supersedes} hides {row_name(old)}, a row of "
-                        f"another team or method name than this one ({method_name} by "
-                        f"{team_name}) (--force)")
+                "name), add --force"
+            )
+        warnings.append(
+            f"warning: --supersedes {supersedes} hides {row_name(old)}, a row of "
+            f"another team or method name than this one ({method_name} by "
+            f"{team_name}) (--force)"
+        )
     return warnings

@@ -107,63 +107,105 @@ def _uuid(value: str) -> uuid.UUID:
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     bench, track = chosen.bench, chosen.track
-    parser = Parser(description=__doc__, epilog=describe(chosen),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        description=__doc__,
+        epilog=describe(chosen),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_benchmark_arguments(parser)
     inputs = parser.add_argument_group("inputs")
-    inputs.add_argument("--submission", type=Path, required=True,
-                        help="the submission file, as e-mailed by the team (JSON; a decision "
-                             "track's may also be JSON Lines)")
-    inputs.add_argument("--private", type=Path, required=True,
-                        help=f"the answer key, {track.key.name}")
-    inputs.add_argument("--key-version", default=None,
-                        help="answer key version the row is scored against (default: the key "
-                             "file's key_version, else unset); must agree with the key file")
+    inputs.add_argument(
+        "--submission",
+        type=Path,
+        required=True,
+        help="the submission file, as e-mailed by the team (JSON; a decision "
+        "track's may also be JSON Lines)",
+    )
+    inputs.add_argument(
+        "--private", type=Path, required=True, help=f"the answer key, {track.key.name}"
+    )
+    inputs.add_argument(
+        "--key-version",
+        default=None,
+        help="answer key version the row is scored against (default: the key "
+        "file's key_version, else unset); must agree with the key file",
+    )
 
     row = parser.add_argument_group("the row, as the e-mail gives it")
     row.add_argument("--team-name", required=True, help="team or lab shown on the board")
     row.add_argument("--method-name", required=True, help="method or model name")
-    row.add_argument("--model-size", required=True,
-                     help='parameter count such as "7B" or "30B-A3B", or the API tier; "" if '
-                          "not stated")
-    row.add_argument("--uses-external", type=_yes_no, required=True, metavar="{yes,no}",
-                     help="whether the method uses data beyond the benchmark's own inputs")
+    row.add_argument(
+        "--model-size",
+        required=True,
+        help='parameter count such as "7B" or "30B-A3B", or the API tier; "" if not stated',
+    )
+    row.add_argument(
+        "--uses-external",
+        type=_yes_no,
+        required=True,
+        metavar="{yes,no}",
+        help="whether the method uses data beyond the benchmark's own inputs",
+    )
     choices = bench.input.choices
-    row.add_argument("--uses-frames", type=_input_choice(chosen), required=True,
-                     metavar="{" + ",".join(choices) + "}",
-                     help=f"what the method reads ({bench.input.label}): "
-                          + "; ".join(f"{k} = {v}" for k, v in choices.items()))
-    row.add_argument("--method-description", default="",
-                     help="one sentence on the method (default: empty)")
+    row.add_argument(
+        "--uses-frames",
+        type=_input_choice(chosen),
+        required=True,
+        metavar="{" + ",".join(choices) + "}",
+        help=f"what the method reads ({bench.input.label}): "
+        + "; ".join(f"{k} = {v}" for k, v in choices.items()),
+    )
+    row.add_argument(
+        "--method-description", default="", help="one sentence on the method (default: empty)"
+    )
     row.add_argument("--project-url", default=None, help="project or code page, http(s)")
     row.add_argument("--publication-url", default=None, help="paper, http(s)")
     row.add_argument("--note", default=None, help="a note shown with the row (optional)")
-    row.add_argument("--supersedes", type=_uuid, default=None, metavar="UUID",
-                     help="id of the row on the board that this row corrects (of the same "
-                          "benchmark and track, team and method); the old row is then hidden. "
-                          "Required to publish a submission already on the board")
-    row.add_argument("--force", action="store_true",
-                     help="publish although --supersedes names a row of another team or "
-                          "method name, or although a row of the same team and method scored "
-                          "on another key version stays on the board (a warning says so)")
-    row.add_argument("--allow-below-chance", action="store_true",
-                     help="publish a score significantly below chance (its 95 %% interval "
-                          "under what answering at random scores), which almost always means "
-                          "letters of another key version; a warning says so")
+    row.add_argument(
+        "--supersedes",
+        type=_uuid,
+        default=None,
+        metavar="UUID",
+        help="id of the row on the board that this row corrects (of the same "
+        "benchmark and track, team and method); the old row is then hidden. "
+        "Required to publish a submission already on the board",
+    )
+    row.add_argument(
+        "--force",
+        action="store_true",
+        help="publish although --supersedes names a row of another team or "
+        "method name, or although a row of the same team and method scored "
+        "on another key version stays on the board (a warning says so)",
+    )
+    row.add_argument(
+        "--allow-below-chance",
+        action="store_true",
+        help="publish a score significantly below chance (its 95 %% interval "
+        "under what answering at random scores), which almost always means "
+        "letters of another key version; a warning says so",
+    )
 
     add_target_arguments(parser, chosen, title="where to publish (one of)")
-    parser.add_argument("--submissions-dir", type=Path, default=None, metavar="DIR",
-                        help="a folder with the submission files of the board's rows (found by "
-                             "sha256, searched recursively): rows published before records "
-                             "kept an answers sha256 are then compared by their answers too")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="validate, score and print the record as JSON on stdout; write "
-                             "nothing")
+    parser.add_argument(
+        "--submissions-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a folder with the submission files of the board's rows (found by "
+        "sha256, searched recursively): rows published before records "
+        "kept an answers sha256 are then compared by their answers too",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate, score and print the record as JSON on stdout; write nothing",
+    )
     return parser
 
 
-def build_record(args: argparse.Namespace, chosen: Chosen,
-                 result: evaluator.ScoreResult) -> ledger.Record:
+def build_record(
+    args: argparse.Namespace, chosen: Chosen, result: evaluator.ScoreResult
+) -> ledger.Record:
     try:
         return ledger.rescored_record(
             result,
@@ -183,7 +225,8 @@ def build_record(args: argparse.Namespace, chosen: Chosen,
     except ValidationError as exc:
         problems = "; ".join(
             f"--{str(e['loc'][0]).replace('_', '-')}: {str(e['msg']).removeprefix('Value error, ')}"
-            if e["loc"] else str(e["msg"])
+            if e["loc"]
+            else str(e["msg"])
             for e in exc.errors()
         )
         raise UsageError(f"the row does not validate: {problems}") from None
@@ -203,21 +246,36 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     if args.key_version and not key.key_version:
         # The key file does not say its version; the maintainer does, for the provenance.
         result = result.model_copy(update={"key_version": args.key_version})
-    below = refuse_below_chance(track, result, f"--submission {args.submission}",
-                                args.allow_below_chance)
+    below = refuse_below_chance(
+        track, result, f"--submission {args.submission}", args.allow_below_chance
+    )
     record = build_record(args, chosen, result)
     store, where = open_store(args, missing_dir="refuse")
     everything = read_board(store)
     known, unmatched = older_answers(rows_of(everything, chosen), chosen, args.submissions_dir)
-    warnings = check_board(everything, chosen, result, args.supersedes,
-                           team_name=args.team_name, method_name=args.method_name,
-                           force=args.force, answers_of=known)
+    warnings = check_board(
+        everything,
+        chosen,
+        result,
+        args.supersedes,
+        team_name=args.team_name,
+        method_name=args.method_name,
+        force=args.force,
+        answers_of=known,
+    )
     if unmatched and result.answers_sha256 is not None:
-        had = "had no submission file in --submissions-dir" if args.submissions_dir else (
-            "were compared by file sha256 only; pass --submissions-dir with their files to "
-            "compare their answers too")
-        warnings.append(f"note: {unmatched} rows of the board predate answer fingerprints "
-                        f"(provenance.answers_sha256) and {had}")
+        had = (
+            "had no submission file in --submissions-dir"
+            if args.submissions_dir
+            else (
+                "were compared by file sha256 only; pass --submissions-dir with their files to "
+                "compare their answers too"
+            )
+        )
+        warnings.append(
+            f"note: {unmatched} rows of the board predate answer fingerprints "
+            f"(provenance.answers_sha256) and {had}"
+        )
     if below:
         warnings.append(below)
 
@@ -226,17 +284,24 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     low, high = result.intervals[ranking]
     display = track.display[ranking]
     # A count where the metric has one (accuracy), else its interval (a decision F1).
-    detail = (f"{count.correct}/{count.total}" if count is not None else
-              f"95 % CI {spec.format_metric(display, low)}–{spec.format_metric(display, high)}")
-    summary = (f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
-               f"{spec.format_metric(display, result.metrics[ranking])} ({detail}), "
-               f"{result.n_abstained} abstentions")
+    detail = (
+        f"{count.correct}/{count.total}"
+        if count is not None
+        else f"95 % CI {spec.format_metric(display, low)}–{spec.format_metric(display, high)}"
+    )
+    summary = (
+        f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
+        f"{spec.format_metric(display, result.metrics[ranking])} ({detail}), "
+        f"{result.n_abstained} abstentions"
+    )
     for line in warnings:
         print(line, file=sys.stderr)
     if args.dry_run:
         print(record.to_json().decode(), end="")
-        print(f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
-              file=sys.stderr)
+        print(
+            f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
+            file=sys.stderr,
+        )
         print(chance_line(result), file=sys.stderr)
         return 0
     written = store.write(record, ledger.commit_message(record, track))
@@ -248,9 +313,11 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     if args.leaderboard_dir is None:
         print(f"The Space shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
     else:
-        print(f"An app reading this folder (LEADERBOARD_BENCHMARK={chosen.name} "
-              f"LEADERBOARD_RECORDS_DIR={args.leaderboard_dir}) shows it within "
-              f"{ledger.CACHE_TTL_S} s (its board cache time-to-live).")
+        print(
+            f"An app reading this folder (LEADERBOARD_BENCHMARK={chosen.name} "
+            f"LEADERBOARD_RECORDS_DIR={args.leaderboard_dir}) shows it within "
+            f"{ledger.CACHE_TTL_S} s (its board cache time-to-live)."
+        )
     return 0
 
 

@@ -58,15 +58,26 @@ from scripts._cli import (
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, epilog=describe(chosen),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        description=__doc__,
+        epilog=describe(chosen),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_benchmark_arguments(parser)
-    parser.add_argument("--record", required=True,
-                        help="a record file's path, or the uuid of a row on the leaderboard")
-    parser.add_argument("--submission", type=Path, required=True,
-                        help="the submission JSON file the row was scored from")
-    parser.add_argument("--private", type=Path, required=True,
-                        help=f"the answer key, {chosen.track.key.name}")
+    parser.add_argument(
+        "--record",
+        required=True,
+        help="a record file's path, or the uuid of a row on the leaderboard",
+    )
+    parser.add_argument(
+        "--submission",
+        type=Path,
+        required=True,
+        help="the submission JSON file the row was scored from",
+    )
+    parser.add_argument(
+        "--private", type=Path, required=True, help=f"the answer key, {chosen.track.key.name}"
+    )
     add_target_arguments(parser, chosen, hub_help="leaderboard dataset to look a uuid up in")
     return parser
 
@@ -122,13 +133,17 @@ def compare(
     diffs: list[str] = []
     prov = record.provenance
     if prov.submission_sha256 != result.submission_sha256:
-        diffs.append(f"submission sha256: record {prov.submission_sha256}, "
-                     f"this file {result.submission_sha256} (not the file that was published)")
+        diffs.append(
+            f"submission sha256: record {prov.submission_sha256}, "
+            f"this file {result.submission_sha256} (not the file that was published)"
+        )
     if prov.answer_key_sha256 != result.answer_key_sha256:
-        diffs.append(f"answer key sha256: record {prov.answer_key_sha256}, this key "
-                     f"{result.answer_key_sha256}; the record was scored against key version "
-                     f"{prov.key_version or '(unrecorded)'}, this key is version "
-                     f"{key.key_version or '(unrecorded)'}")
+        diffs.append(
+            f"answer key sha256: record {prov.answer_key_sha256}, this key "
+            f"{result.answer_key_sha256}; the record was scored against key version "
+            f"{prov.key_version or '(unrecorded)'}, this key is version "
+            f"{key.key_version or '(unrecorded)'}"
+        )
     track = key.track
     for name in _in_order(track, record.metrics.keys() | result.metrics.keys()):
         old, new = record.metrics.get(name), result.metrics.get(name)
@@ -141,10 +156,14 @@ def compare(
     if record.intervals is not None:  # kept by decision rows; others follow from the counts
         for name in _in_order(track, record.intervals.keys() | result.intervals.keys()):
             old_i, new_i = record.intervals.get(name), result.intervals.get(name)
-            if old_i is None or new_i is None or not all(
-                    _same(a, b) for a, b in zip(old_i, new_i, strict=True)):
-                diffs.append(f"intervals.{name}: record {_interval(old_i)}, re-scored "
-                             f"{_interval(new_i)}")
+            if (
+                old_i is None
+                or new_i is None
+                or not all(_same(a, b) for a, b in zip(old_i, new_i, strict=True))
+            ):
+                diffs.append(
+                    f"intervals.{name}: record {_interval(old_i)}, re-scored {_interval(new_i)}"
+                )
     if record.n_abstained != result.n_abstained:
         diffs.append(f"n_abstained: record {record.n_abstained}, re-scored {result.n_abstained}")
     return diffs
@@ -169,8 +188,11 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
     label = f"{record.method_name} by {record.team_name} ({where})"
     diffs = compare(record, result, key)
     if record.provenance.scorer_version != result.scorer_version:
-        print(f"note: the record was scored by {record.provenance.scorer_version}, this is "
-              f"{result.scorer_version}", file=sys.stderr)
+        print(
+            f"note: the record was scored by {record.provenance.scorer_version}, this is "
+            f"{result.scorer_version}",
+            file=sys.stderr,
+        )
     if diffs:
         differ = "1 field differs" if len(diffs) == 1 else f"{len(diffs)} fields differ"
         print(f"NOT reproduced: {label}: {differ}:", file=sys.stderr)
@@ -180,9 +202,11 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
     kept = f", {len(record.intervals)} intervals" if record.intervals is not None else ""
     ranking = track.ranking
     shown = spec.format_metric(track.display[ranking], result.metrics[ranking])
-    print(f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
-          f"{len(result.counts)} counts{kept} and the abstention count match bit for bit "
-          f"({track.labels[ranking]} {shown})")
+    print(
+        f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
+        f"{len(result.counts)} counts{kept} and the abstention count match bit for bit "
+        f"({track.labels[ranking]} {shown})"
+    )
     return 0
 
 

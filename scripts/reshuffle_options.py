@@ -90,7 +90,7 @@ MIN_SALT_LENGTH = 16
 KEY_VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 LETTER_MAP_NAME = "letter_map.json"
 SALT_HINT = (
-    "make one with: python -c \"import secrets; print(secrets.token_urlsafe(24))\" "
+    'make one with: python -c "import secrets; print(secrets.token_urlsafe(24))" '
     "and keep it with the key, never in git"
 )
 
@@ -175,8 +175,9 @@ def _csv_cells(data: bytes) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...
     return (rows[0] if rows else ()), tuple(rows[1:]), newline
 
 
-def read_table(track: MultipleChoiceTrack, data: bytes, fmt: str, flag: str, path: Path,
-               what: str) -> Table:
+def read_table(
+    track: MultipleChoiceTrack, data: bytes, fmt: str, flag: str, path: Path, what: str
+) -> Table:
     """The rows of a data file in ``fmt``; ReshuffleError, naming the flag, if unreadable."""
     top: dict[str, Any] | None = None
     if fmt == "json":
@@ -186,12 +187,14 @@ def read_table(track: MultipleChoiceTrack, data: bytes, fmt: str, flag: str, pat
         elif not isinstance(decoded, list):
             raise ReshuffleError(
                 f'{flag} {path}: expected a JSON list of rows or an object {{"samples": '
-                f"[...]}}; {flag} takes {what}")
+                f"[...]}}; {flag} takes {what}"
+            )
     try:
         rows = read_rows(track, data, fmt)
     except DataFileError as exc:
-        raise ReshuffleError(f"{flag} {path} is not a {fmt} file of rows: {exc}; {flag} takes "
-                             f"{what}") from None
+        raise ReshuffleError(
+            f"{flag} {path} is not a {fmt} file of rows: {exc}; {flag} takes {what}"
+        ) from None
     records, version = rows.records, rows.key_version
     if fmt != "csv":
         return Table(fmt, records, top=top, key_version=version)
@@ -199,12 +202,20 @@ def read_table(track: MultipleChoiceTrack, data: bytes, fmt: str, flag: str, pat
     if len(cells) != len(records):  # never expected: the evaluator read the same text
         raise ReshuffleError(f"{flag} {path}: its CSV rows could not be read consistently")
     changed = tuple(c for c in (track.fields.options, track.fields.answer) if c in header)
-    return Table(fmt, records, header=header, cells=cells, newline=newline, changed=changed,
-                 key_version=version)
+    return Table(
+        fmt,
+        records,
+        header=header,
+        cells=cells,
+        newline=newline,
+        changed=changed,
+        key_version=version,
+    )
 
 
-def naming_version(table: Table, records: Sequence[Mapping[str, Any]], version: str,
-                   as_object: bool) -> tuple[Table, list[dict[str, Any]]]:
+def naming_version(
+    table: Table, records: Sequence[Mapping[str, Any]], version: str, as_object: bool
+) -> tuple[Table, list[dict[str, Any]]]:
     """The table and its rows so that writing them names ``version``: a JSON file written as
     an object (``as_object``) names it once, and so does each row that already named one;
     every other file in a ``key_version`` field or column of every row (a CSV gains the
@@ -215,8 +226,9 @@ def naming_version(table: Table, records: Sequence[Mapping[str, Any]], version: 
     rows = [{**r, field: version} for r in records]
     if table.format == "csv":
         if field not in table.header:
-            table = dataclasses.replace(table, header=(*table.header, field),
-                                        cells=tuple((*c, "") for c in table.cells))
+            table = dataclasses.replace(
+                table, header=(*table.header, field), cells=tuple((*c, "") for c in table.cells)
+            )
         if field not in table.changed:
             table = dataclasses.replace(table, changed=(*table.changed, field))
     return table, rows
@@ -226,8 +238,9 @@ def _dump(value: Any) -> bytes:
     return (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_table(table: Table, records: Sequence[Mapping[str, Any]],
-                key_version: str | None = None) -> bytes:
+def write_table(
+    table: Table, records: Sequence[Mapping[str, Any]], key_version: str | None = None
+) -> bytes:
     """``records`` (the table's rows, changed) in the table's format.
 
     A JSON file is written as an object naming ``key_version`` when it is given; a CSV keeps
@@ -250,8 +263,7 @@ def write_table(table: Table, records: Sequence[Mapping[str, Any]],
         row = list(cells)
         for name, index in columns.items():
             value = record[name]
-            row[index] = value if isinstance(value, str) else json.dumps(value,
-                                                                         ensure_ascii=False)
+            row[index] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         writer.writerow(row)
     return buffer.getvalue().encode("utf-8")
 
@@ -259,11 +271,13 @@ def write_table(table: Table, records: Sequence[Mapping[str, Any]],
 def read_private(track: MultipleChoiceTrack, data: bytes, path: Path) -> tuple[Table, AnswerKey]:
     """The key file as a table, and the validated key."""
     fmt = track.key.format
-    table = read_table(track, data, fmt, "--private", path,
-                       f"the answer key, one {fmt} file ({track.key.name})")
+    table = read_table(
+        track, data, fmt, "--private", path, f"the answer key, one {fmt} file ({track.key.name})"
+    )
     try:
-        key = parse_answer_key(track, list(table.records), hashlib.sha256(data).hexdigest(),
-                               table.key_version)
+        key = parse_answer_key(
+            track, list(table.records), hashlib.sha256(data).hexdigest(), table.key_version
+        )
     except AnswerKeyError as exc:
         raise ReshuffleError(
             f"--private {path}: {exc}; pass the private answer key ({track.key.name})"
@@ -274,15 +288,23 @@ def read_private(track: MultipleChoiceTrack, data: bytes, path: Path) -> tuple[T
 def read_public(track: MultipleChoiceTrack, data: bytes, path: Path) -> Table:
     """The public file as a table, each row checked for the fields rotation needs."""
     fmt = track.public.format
-    table = read_table(track, data, fmt, "--public", path,
-                       f"the public file, one {fmt} file ({track.public.name})")
+    table = read_table(
+        track, data, fmt, "--public", path, f"the public file, one {fmt} file ({track.public.name})"
+    )
     problems = release.public_problems(track, table.records)
     if problems:
         leaked = any("must not contain answers" in p for p in problems)
-        fields = ", ".join((track.fields.id, track.fields.question, track.fields.options,
-                            *(g.field for g in track.groupings)))
-        hint = (" Did you swap --public and --private?" if leaked else
-                f" Expected rows with {fields}.")
+        fields = ", ".join(
+            (
+                track.fields.id,
+                track.fields.question,
+                track.fields.options,
+                *(g.field for g in track.groupings),
+            )
+        )
+        hint = (
+            " Did you swap --public and --private?" if leaked else f" Expected rows with {fields}."
+        )
         raise ReshuffleError(f"--public {path}: {'; '.join(problems)}.{hint}")
     return table
 
@@ -415,9 +437,7 @@ def letter_permutation(slot: Slot, new_correct: int | None, letters: str) -> dic
     mapping = {}
     if slot.old is not None and new_correct is not None:
         mapping[letters[slot.old]] = letters[new_correct]
-    mapping.update(
-        {letters[o]: letters[n] for o, n in zip(others_old, others_new, strict=True)}
-    )
+    mapping.update({letters[o]: letters[n] for o, n in zip(others_old, others_new, strict=True)})
     return {old: mapping[old] for old in letters[: slot.n_options]}
 
 
@@ -457,8 +477,7 @@ def rotate(
         for q in key.questions
     ]
     correct = choose_correct_positions([s for s in slots if s.old is not None])
-    maps = {s.ident: letter_permutation(s, correct.get(s.ident), letters)
-            for s in slots}
+    maps = {s.ident: letter_permutation(s, correct.get(s.ident), letters) for s in slots}
     flagged = {q.id for q in key.questions if q.out_of_option}
 
     def relettered(options: Mapping[str, str], mapping: Mapping[str, str]) -> dict[str, str]:
@@ -474,22 +493,27 @@ def rotate(
             new[f.answer] = mapping[record[f.answer]]
         samples.append(new)
     # A JSON key is always written as an object; a JSON public file keeps its form.
-    private_table, samples = naming_version(private, samples, key_version,
-                                            as_object=private.format == "json")
+    private_table, samples = naming_version(
+        private, samples, key_version, as_object=private.format == "json"
+    )
     private_bytes = write_table(private_table, samples, key_version)
     new_public = []
     for record in public.records:
         new = dict(record)
         new[f.options] = relettered(record[f.options], maps[record[f.id]])
         new_public.append(new)
-    public_table, new_public = naming_version(public, new_public, key_version,
-                                              as_object=public.top is not None)
-    public_bytes = write_table(public_table, new_public,
-                               key_version if public.top is not None else None)
+    public_table, new_public = naming_version(
+        public, new_public, key_version, as_object=public.top is not None
+    )
+    public_bytes = write_table(
+        public_table, new_public, key_version if public.top is not None else None
+    )
 
     new_key = load_answer_key(track, private_bytes)
-    if new_key.key_version != key_version or read_rows(
-            track, public_bytes, public.format).key_version != key_version:
+    if (
+        new_key.key_version != key_version
+        or read_rows(track, public_bytes, public.format).key_version != key_version
+    ):
         raise RuntimeError(f"rotation bug: the new files do not name key version {key_version}")
     _self_check(key, new_key, new_public)
     letter_map = {
@@ -508,9 +532,7 @@ def rotate(
         "new_private_sha256": new_key.sha256,
         "old_public_sha256": public_sha256,
         "new_public_sha256": hashlib.sha256(public_bytes).hexdigest(),
-        "questions": [
-            {"example_id": s.ident, "old_to_new": maps[s.ident]} for s in slots
-        ],
+        "questions": [{"example_id": s.ident, "old_to_new": maps[s.ident]} for s in slots],
     }
     return Rotation(private_bytes, public_bytes, _dump(letter_map), new_key)
 
@@ -536,18 +558,16 @@ def _self_check(old: AnswerKey, new: AnswerKey, new_public: Sequence[Mapping[str
 def _always(key: AnswerKey, letter: str) -> bytes:
     """A submission answering ``letter`` wherever it is an option, abstaining elsewhere."""
     f = key.track.fields
-    return json.dumps([
-        {f.id: q.id, f.prediction: letter if letter in q.options else None}
-        for q in key.questions
-    ]).encode("utf-8")
+    return json.dumps(
+        [{f.id: q.id, f.prediction: letter if letter in q.options else None} for q in key.questions]
+    ).encode("utf-8")
 
 
 def _chance(questions: Iterable[Any], letter: str) -> float:
     """Expected percent of always-``letter`` if each answer were uniform over its options
     (an out-of-option row is never right)."""
     listed = list(questions)
-    hits = sum(1 / len(q.options) for q in listed
-               if letter in q.options and not q.out_of_option)
+    hits = sum(1 / len(q.options) for q in listed if letter in q.options and not q.out_of_option)
     return 100 * hits / len(listed)
 
 
@@ -574,23 +594,24 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
             "before": score(old, _always(old, letter)),
             "after": score(new, _always(new, letter)),
         }
-        lines.append(row.format(
-            letter,
-            sum(letter in q.options for q in new.questions),
-            counts["before"][letter],
-            counts["after"][letter],
-            f"{results['before'].metrics[track.ranking]:.1f}",
-            f"{results['after'].metrics[track.ranking]:.1f}",
-            f"{_chance(new.questions, letter):.1f}",
-        ))
+        lines.append(
+            row.format(
+                letter,
+                sum(letter in q.options for q in new.questions),
+                counts["before"][letter],
+                counts["after"][letter],
+                f"{results['before'].metrics[track.ranking]:.1f}",
+                f"{results['after'].metrics[track.ranking]:.1f}",
+                f"{_chance(new.questions, letter):.1f}",
+            )
+        )
         for when, result in results.items():
             for group in grouping.groups:
                 chance = _chance(by_group[group.value], letter)
                 excess = result.metrics[group.key] - chance
                 if when not in best or excess > best[when][0]:
                     best[when] = (excess, group.value, letter, chance)
-    guess = 100 * sum(1 / len(q.options) for q in new.questions
-                      if not q.out_of_option) / len(new)
+    guess = 100 * sum(1 / len(q.options) for q in new.questions if not q.out_of_option) / len(new)
     lines.append(
         "offered: questions that have the letter; chance: what always answering it would\n"
         f"score if answers were uniform over options. Random guessing scores {guess:.1f} %."
@@ -632,17 +653,21 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
     dupes = [i for i, n in counts.items() if n > 1]
     dupes.sort(key=str)
     broken = [
-        e.example_id for e in parsed.questions
+        e.example_id
+        for e in parsed.questions
         if list(e.old_to_new) != list(letters[: len(e.old_to_new)])
         or sorted(e.old_to_new.values()) != list(letters[: len(e.old_to_new)])
     ]
     damage = []
     if dupes:
-        damage.append(f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice "
-                      f"({_some(dupes)})")
+        damage.append(
+            f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice ({_some(dupes)})"
+        )
     if broken:
-        damage.append(f"{counted(len(broken), 'map is', 'maps are')} not a reordering of "
-                      f"{letters[0]}.. ({_some(broken)})")
+        damage.append(
+            f"{counted(len(broken), 'map is', 'maps are')} not a reordering of "
+            f"{letters[0]}.. ({_some(broken)})"
+        )
     if not parsed.questions:
         damage.append("no questions")
     id_type = int if track.fields.id_type == "integer" else str
@@ -651,7 +676,8 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
         raise ReshuffleError(
             f"--letter-map {path}: {counted(len(foreign), 'id is', 'ids are')} not of the "
             f"{track.fields.id_type} ids of the {track.id} track ({_some(foreign)}); is it the "
-            "map of another benchmark? Pass its --benchmark (the map's note names it)")
+            "map of another benchmark? Pass its --benchmark (the map's note names it)"
+        )
     if damage:
         raise ReshuffleError(f"--letter-map {path} is damaged: {'; '.join(damage)}; {hint}")
     return parsed
@@ -660,8 +686,11 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
 def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
     """What can be wrong with entries of a submission to remap, and how to fix it."""
     f = track.fields
-    kind, write = (("integer", "write ids as numbers") if f.id_type == "integer"
-                   else ("string", "write ids as strings"))
+    kind, write = (
+        ("integer", "write ids as numbers")
+        if f.id_type == "integer"
+        else ("string", "write ids as strings")
+    )
 
     def rename(aliases: Sequence[str]) -> str:
         if not aliases:
@@ -681,8 +710,9 @@ def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
     }
 
 
-def remap_submission(track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap,
-                     path: Path) -> tuple[bytes, int, int]:
+def remap_submission(
+    track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
+) -> tuple[bytes, int, int]:
     """The submission with every letter translated; abstentions and other fields kept as they are.
 
     Returns the new bytes, the number of translated answers and of abstentions.
@@ -789,30 +819,47 @@ def _parser(chosen: _cli.Chosen) -> argparse.ArgumentParser:
     )
     _cli.add_benchmark_arguments(parser)
     rot = parser.add_argument_group("rotate the answer key")
-    rot.add_argument("--private", type=Path,
-                     help=f"the current private answer key ({key_name})")
-    rot.add_argument("--public", type=Path,
-                     help=f"the public questions released with it ({public_name})")
+    rot.add_argument("--private", type=Path, help=f"the current private answer key ({key_name})")
+    rot.add_argument(
+        "--public", type=Path, help=f"the public questions released with it ({public_name})"
+    )
     secret = rot.add_mutually_exclusive_group()
-    secret.add_argument("--salt", help="the secret that keys the permutation (never printed "
-                        f"or stored; at least {MIN_SALT_LENGTH} characters)")
-    secret.add_argument("--salt-file", type=Path,
-                        help="read the salt from this file instead, keeping it out of "
-                        "shell history")
-    rot.add_argument("--key-version",
-                     help="version name of the new key, e.g. v1.2 (letters, digits, . _ + -)")
-    rot.add_argument("--out-dir", type=Path,
-                     help=f"folder for {key_name}, {public_name} and {LETTER_MAP_NAME}; "
-                     "created if missing, must be empty unless --force")
+    secret.add_argument(
+        "--salt",
+        help="the secret that keys the permutation (never printed "
+        f"or stored; at least {MIN_SALT_LENGTH} characters)",
+    )
+    secret.add_argument(
+        "--salt-file",
+        type=Path,
+        help="read the salt from this file instead, keeping it out of shell history",
+    )
+    rot.add_argument(
+        "--key-version", help="version name of the new key, e.g. v1.2 (letters, digits, . _ + -)"
+    )
+    rot.add_argument(
+        "--out-dir",
+        type=Path,
+        help=f"folder for {key_name}, {public_name} and {LETTER_MAP_NAME}; "
+        "created if missing, must be empty unless --force",
+    )
     rem = parser.add_argument_group("remap a submission made against the old letters")
-    rem.add_argument("--remap-submission", type=Path, metavar="OLD_JSON",
-                     help="a submission in the old key's letters")
-    rem.add_argument("--letter-map", type=Path,
-                     help=f"the {LETTER_MAP_NAME} written by the rotation")
+    rem.add_argument(
+        "--remap-submission",
+        type=Path,
+        metavar="OLD_JSON",
+        help="a submission in the old key's letters",
+    )
+    rem.add_argument(
+        "--letter-map", type=Path, help=f"the {LETTER_MAP_NAME} written by the rotation"
+    )
     rem.add_argument("--out", type=Path, help="where to write the remapped submission")
-    parser.add_argument("--force", action="store_true",
-                        help="write into a non-empty --out-dir or replace an existing --out "
-                        "(inputs are never overwritten)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty --out-dir or replace an existing --out "
+        "(inputs are never overwritten)",
+    )
     return parser
 
 
@@ -867,7 +914,8 @@ def _lettered(chosen: _cli.Chosen) -> MultipleChoiceTrack:
             f"{chosen.bench.id}/{track.id} is a {track.kind} track: its episodes have no option "
             "letters, so there is nothing to rotate or remap (a decision answer is true or false "
             f"and a time); rotate a multiple-choice track of {chosen.bench.id} "
-            f"({lettered or 'none'}) with --track") from None
+            f"({lettered or 'none'}) with --track"
+        ) from None
 
 
 def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
@@ -905,8 +953,7 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
         )
 
     private_bytes = _read_bytes(args.private, "--private", "the private answer key")
-    public_bytes = _read_bytes(args.public, "--public",
-                               f"the public file ({track.public.name})")
+    public_bytes = _read_bytes(args.public, "--public", f"the public file ({track.public.name})")
     table, key = read_private(track, private_bytes, args.private)
     public = read_public(track, public_bytes, args.public)
     if key.key_version == version:
@@ -918,10 +965,18 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
         raise ReshuffleError(
             f"--public {args.public} names key version {public.key_version}, but --private "
             f"{args.private} is key version {_version(key.key_version)}; pass the public file "
-            "released with this very key")
+            "released with this very key"
+        )
     release.check_agreement(key, public.records)
-    rotation = rotate(table, key, public, hashlib.sha256(public_bytes).hexdigest(), salt,
-                      version, _benchmark_flags(chosen))
+    rotation = rotate(
+        table,
+        key,
+        public,
+        hashlib.sha256(public_bytes).hexdigest(),
+        salt,
+        version,
+        _benchmark_flags(chosen),
+    )
     report = spread_report(key, rotation.new_key)
 
     out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -930,21 +985,33 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     _write(outputs[2], rotation.letter_map, private=True)
     flagged = sum(q.out_of_option for q in key.questions)
     its = "its" if flagged == 1 else "their"
-    kept = (f" ({counted(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
-            f"answer as it is; {its} options are permuted too)" if flagged else "")
-    print(f"Rotated {len(key)} questions from key {_version(key.key_version)} to {version}: every "
-          f"answer keeps its text, every correct letter moved{kept}.")
+    kept = (
+        f" ({counted(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
+        f"answer as it is; {its} options are permuted too)"
+        if flagged
+        else ""
+    )
+    print(
+        f"Rotated {len(key)} questions from key {_version(key.key_version)} to {version}: every "
+        f"answer keeps its text, every correct letter moved{kept}."
+    )
     print(report)
     print(f"Wrote {outputs[0]} (sha256 {rotation.new_key.sha256}, private)")
     print(f"      {outputs[1]} (publish with the new key)")
-    print(f"      {outputs[2]} (private: remaps submissions made against "
-          f"{_version(key.key_version)})")
-    where = ("its key_version" if track.key.format == "json"
-             else f"a {KEY_VERSION_FIELD} {'column' if track.key.format == 'csv' else 'field'}")
-    print(f"Both files name key version {version} (the key in {where}, every public row in "
-          f"its {KEY_VERSION_FIELD}). Check them with validate_benchmark.py; then carry the "
-          "board's re-scored rows onto the new key with rescore_board.py (README, \"Rotating "
-          "the answer key\").")
+    print(
+        f"      {outputs[2]} (private: remaps submissions made against {_version(key.key_version)})"
+    )
+    where = (
+        "its key_version"
+        if track.key.format == "json"
+        else f"a {KEY_VERSION_FIELD} {'column' if track.key.format == 'csv' else 'field'}"
+    )
+    print(
+        f"Both files name key version {version} (the key in {where}, every public row in "
+        f"its {KEY_VERSION_FIELD}). Check them with validate_benchmark.py; then carry the "
+        "board's re-scored rows onto the new key with rescore_board.py (README, \"Rotating "
+        'the answer key").'
+    )
     return 0
 
 
@@ -957,8 +1024,10 @@ def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
             "and --out"
         )
     out: Path = args.out
-    for flag, path in (("--remap-submission", args.remap_submission),
-                       ("--letter-map", args.letter_map)):
+    for flag, path in (
+        ("--remap-submission", args.remap_submission),
+        ("--letter-map", args.letter_map),
+    ):
         if _same_file(out, path):
             raise ReshuffleError(
                 f"--out {out} is also {flag}; inputs are never overwritten: pass a new file name"
@@ -970,13 +1039,17 @@ def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     if not out.parent.is_dir():
         raise ReshuffleError(f"--out {out}: the folder {out.parent} does not exist; create it")
     letter_map = read_letter_map(
-        track, _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map)
+        track, _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map
+    )
     submission = _read_bytes(args.remap_submission, "--remap-submission", "a submission (.json)")
-    data, translated, abstained = remap_submission(track, submission, letter_map,
-                                                   args.remap_submission)
+    data, translated, abstained = remap_submission(
+        track, submission, letter_map, args.remap_submission
+    )
     _write(out, data, private=False)
-    print(f"Remapped {translated} answers ({abstained} abstentions kept) from key "
-          f"{_version(letter_map.old_key_version)} to {letter_map.new_key_version}: wrote {out}")
+    print(
+        f"Remapped {translated} answers ({abstained} abstentions kept) from key "
+        f"{_version(letter_map.old_key_version)} to {letter_map.new_key_version}: wrote {out}"
+    )
     return 0
 
 

@@ -61,17 +61,27 @@ INPUT_COLUMN = "input"  # optional: what the model saw, a key of the spec's inpu
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, epilog=describe(chosen),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        description=__doc__,
+        epilog=describe(chosen),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_benchmark_arguments(parser)
     paper = chosen.bench.paper
     default = f"{chosen.bench.folder / paper.csv}" if paper is not None else "none: no [paper]"
-    parser.add_argument("--csv", type=Path, default=None,
-                        help=f"the paper's rows as CSV (default: the spec's for the table "
-                             f"seeded, {default} for [paper])")
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        default=None,
+        help=f"the paper's rows as CSV (default: the spec's for the table "
+        f"seeded, {default} for [paper])",
+    )
     add_target_arguments(parser, chosen, dir_help=f"{DIR_HELP} (created if missing)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print the records as a JSON list on stdout; write nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the records as a JSON list on stdout; write nothing",
+    )
     return parser
 
 
@@ -94,13 +104,21 @@ def _header_problem(track: spec.Track, header: list[str]) -> str | None:
         found.append(f"missing {', '.join(missing)}")
     if unknown:
         found.append(f"unknown {', '.join(unknown)}")
-    return (f"expected a header of {', '.join(TEXT_COLUMNS)} and metric keys of the "
-            f"{track.id} track ({', '.join(track.all_metric_keys)}), with "
-            f"{track.paper_ranking}; found {'; '.join(found)}")
+    return (
+        f"expected a header of {', '.join(TEXT_COLUMNS)} and metric keys of the "
+        f"{track.id} track ({', '.join(track.all_metric_keys)}), with "
+        f"{track.paper_ranking}; found {'; '.join(found)}"
+    )
 
 
-def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, data: bytes,
-                  source: str, table: spec.PaperTable | None = None) -> list[ledger.Record]:
+def paper_records(
+    bench: spec.Benchmark,
+    track: spec.Track,
+    paper: spec.Paper,
+    data: bytes,
+    source: str,
+    table: spec.PaperTable | None = None,
+) -> list[ledger.Record]:
     """One record per row of the paper's CSV (of ``table``, default the main one); the message
     names the bad row and column."""
     table = table or paper.all_tables[0]
@@ -125,8 +143,10 @@ def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, d
         except (TypeError, ValueError) as exc:
             raise UsageError(f"{source} line {line} ({method}): {exc}") from None
         if track.paper_ranking not in printed:
-            raise UsageError(f"{source} line {line} ({method}): no {track.paper_ranking}; every "
-                             "row needs the ranking metric")
+            raise UsageError(
+                f"{source} line {line} ({method}): no {track.paper_ranking}; every "
+                "row needs the ranking metric"
+            )
         try:
             record = ledger.Record(
                 benchmark=bench.id,
@@ -140,7 +160,7 @@ def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, d
                 uses_external=None,
                 uses_frames=(row.get(INPUT_COLUMN) or "").strip() or None,
                 method_description=f"Reported in {table.table} of the {bench.title} paper "
-                                   f"({row['group']} group).",
+                f"({row['group']} group).",
                 publication_url=paper.url,
                 metrics={**printed, **track.derived_metrics(printed)},
                 counts=None,
@@ -155,8 +175,10 @@ def paper_records(bench: spec.Benchmark, track: spec.Track, paper: spec.Paper, d
     ids = [r.id for r in records]
     if len(set(ids)) != len(ids):
         twice = sorted({r.method_name for r in records if ids.count(r.id) > 1})
-        raise UsageError(f"{source}: {len(twice)} method names appear twice "
-                         f"({', '.join(twice)}); each row needs its own name")
+        raise UsageError(
+            f"{source}: {len(twice)} method names appear twice "
+            f"({', '.join(twice)}); each row needs its own name"
+        )
     return records
 
 
@@ -164,18 +186,24 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
     bench = chosen.bench
     paper = bench.paper
     if paper is None:
-        raise UsageError(f"{bench.folder / spec.SPEC_FILENAME} declares no [paper]; a "
-                         "benchmark without paper rows has nothing to seed")
+        raise UsageError(
+            f"{bench.folder / spec.SPEC_FILENAME} declares no [paper]; a "
+            "benchmark without paper rows has nothing to seed"
+        )
     table = paper.all_tables[0]
     if chosen.track_given and chosen.track.id != table.track:
         others = [t for t in paper.tables if t.track == chosen.track.id]
         if not others and not paper.tables:
-            raise UsageError(f"--track {chosen.track.id}: the paper's rows belong to the "
-                             f"{table.track} track ([paper] track); drop --track")
+            raise UsageError(
+                f"--track {chosen.track.id}: the paper's rows belong to the "
+                f"{table.track} track ([paper] track); drop --track"
+            )
         if not others:
             tabled = ", ".join(f"{t.track} ({t.table})" for t in paper.all_tables)
-            raise UsageError(f"--track {chosen.track.id}: no table of the paper gives that "
-                             f"track's rows; its tables are for: {tabled}")
+            raise UsageError(
+                f"--track {chosen.track.id}: no table of the paper gives that "
+                f"track's rows; its tables are for: {tabled}"
+            )
         table = others[0]
     track = bench.track(table.track)
     path: Path = args.csv or bench.folder / table.csv
@@ -192,8 +220,11 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
     store, where = open_store(args, missing_dir="create")
     present = set(store.list_paths())
     new = [r for r in records if r.path() not in present]
-    conflicts = [f"{r.path()} ({r.method_name})" for r in records
-                 if r.path() in present and store.read(r.path()) != r.to_json()]
+    conflicts = [
+        f"{r.path()} ({r.method_name})"
+        for r in records
+        if r.path() in present and store.read(r.path()) != r.to_json()
+    ]
     if conflicts:
         raise UsageError(
             f"{len(conflicts)} paper rows are already in {where} with other content: "
@@ -204,8 +235,9 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
         store.write(record, ledger.commit_message(record, track))
         print(f"wrote {record.path()}  {record.method_name}")
     if new:
-        print(f"wrote {len(new)} paper rows to {where}; "
-              f"{len(records) - len(new)} were already there")
+        print(
+            f"wrote {len(new)} paper rows to {where}; {len(records) - len(new)} were already there"
+        )
     else:
         print(f"nothing new: all {len(records)} paper rows are already in {where}")
     return 0

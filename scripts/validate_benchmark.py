@@ -42,14 +42,24 @@ from scripts._cli import Chosen, Parser, add_benchmark_arguments, describe, read
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     track = chosen.track
-    parser = Parser(description=__doc__, epilog=describe(chosen),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        description=__doc__,
+        epilog=describe(chosen),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_benchmark_arguments(parser)
-    parser.add_argument("--private", type=Path, required=True,
-                        help=f"the track's answer key, {track.key.name} ({track.key.format})")
-    parser.add_argument("--public", type=Path, required=True,
-                        help=f"the track's public file, {track.public.name} "
-                             f"({track.public.format})")
+    parser.add_argument(
+        "--private",
+        type=Path,
+        required=True,
+        help=f"the track's answer key, {track.key.name} ({track.key.format})",
+    )
+    parser.add_argument(
+        "--public",
+        type=Path,
+        required=True,
+        help=f"the track's public file, {track.public.name} ({track.public.format})",
+    )
     return parser
 
 

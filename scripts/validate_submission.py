@@ -41,14 +41,22 @@ from scripts._cli import Chosen, Parser, add_benchmark_arguments, describe, read
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     public = chosen.track.public
-    parser = Parser(description=__doc__, epilog=describe(chosen),
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        description=__doc__,
+        epilog=describe(chosen),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_benchmark_arguments(parser)
-    parser.add_argument("--public", type=Path, required=True,
-                        help=f"the track's public file, {public.name} ({public.format}): the "
-                             "questions the submission answers")
-    parser.add_argument("submission", type=Path,
-                        help="the submission file to check, as it would be uploaded")
+    parser.add_argument(
+        "--public",
+        type=Path,
+        required=True,
+        help=f"the track's public file, {public.name} ({public.format}): the "
+        "questions the submission answers",
+    )
+    parser.add_argument(
+        "submission", type=Path, help="the submission file to check, as it would be uploaded"
+    )
     return parser
 
 
@@ -66,12 +74,17 @@ def check(args: argparse.Namespace, chosen: Chosen) -> int:
         print(exc, file=sys.stderr)  # exactly what the Score tab shows
         return 1
     asked = evaluator.counted(len(questions), *kind.ROWS)
-    version = (f"key version {questions.key_version}" if questions.key_version is not None
-               else "unversioned: the public file names no key_version")
+    version = (
+        f"key version {questions.key_version}"
+        if questions.key_version is not None
+        else "unversioned: the public file names no key_version"
+    )
     # A valid file answers every question once: as many answers as questions.
-    print(f"valid: {evaluator.counted(len(questions), 'answer', 'answers')}, "
-          f"{evaluator.counted(abstained, 'abstention', 'abstentions')}, for the {asked} of "
-          f"{chosen.bench.id}/{track.id} ({version})")
+    print(
+        f"valid: {evaluator.counted(len(questions), 'answer', 'answers')}, "
+        f"{evaluator.counted(abstained, 'abstention', 'abstentions')}, for the {asked} of "
+        f"{chosen.bench.id}/{track.id} ({version})"
+    )
     return 0
 
 

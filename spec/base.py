@@ -156,4 +156,3 @@ class Metric(Model):
     #: Followed by the same metric over each scenario, ``<key>/<scenario key>``, labelled and
     #: named by the scenario's group.
     by_scenario: bool = False
-

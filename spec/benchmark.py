@@ -98,8 +98,9 @@ class Benchmark(Model):
     @overload
     def track(self, track_id: str | None = None, *, kind: type[_Kind]) -> _Kind: ...
 
-    def track(self, track_id: str | None = None, *,
-              kind: type[_Kind] | None = None) -> Track | _Kind:
+    def track(
+        self, track_id: str | None = None, *, kind: type[_Kind] | None = None
+    ) -> Track | _Kind:
         """The track of that id (default: the first); SpecError names the known ones. With
         ``kind`` (a track model, for code that serves only that kind), the track of that id if
         it is of that kind (default: the first of that kind); SpecError otherwise.
@@ -119,8 +120,11 @@ class Benchmark(Model):
             of_kind = self.tracks_of(kind)
             if track_id is None and of_kind:
                 return of_kind[0]
-        found = self.tracks[0] if track_id is None else next(
-            (t for t in self.tracks if t.id == track_id), None)
+        found = (
+            self.tracks[0]
+            if track_id is None
+            else next((t for t in self.tracks if t.id == track_id), None)
+        )
         if found is None:
             known = ", ".join(t.id for t in self.tracks)
             raise SpecError(f"{self.id} has no track {track_id!r}; its tracks are: {known}")
@@ -128,8 +132,10 @@ class Benchmark(Model):
             return found
         name = str(get_args(kind.model_fields["kind"].annotation)[0]).replace("_", "-")
         named = ", ".join(t.id for t in self.tracks if isinstance(t, kind)) or "none"
-        raise SpecError(f"{self.id}/{found.id} is a {found.kind} track; this needs a {name} "
-                        f"track ({self.id}'s: {named})")
+        raise SpecError(
+            f"{self.id}/{found.id} is a {found.kind} track; this needs a {name} "
+            f"track ({self.id}'s: {named})"
+        )
 
     def tracks_of(self, kind: type[_Kind]) -> tuple[_Kind, ...]:
         """The tracks of one kind (its track model), in the spec's order."""

@@ -151,15 +151,19 @@ class DecisionTrack(Model):
         for metric in self.metrics:
             out[metric.key] = metric
             if metric.by_scenario:
-                out.update({
-                    f"{metric.key}/{g.key}": metric.model_copy(update={
-                        "key": f"{metric.key}/{g.key}",
-                        "label": g.label,
-                        "name": g.name or g.value,
-                        "by_scenario": False,
-                    })
-                    for g in self.scenarios.groups
-                })
+                out.update(
+                    {
+                        f"{metric.key}/{g.key}": metric.model_copy(
+                            update={
+                                "key": f"{metric.key}/{g.key}",
+                                "label": g.label,
+                                "name": g.name or g.value,
+                                "by_scenario": False,
+                            }
+                        )
+                        for g in self.scenarios.groups
+                    }
+                )
         return out
 
     @cached_property

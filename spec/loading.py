@@ -69,15 +69,20 @@ def _describe(err: Any) -> str:
         expected = str(err["msg"]).removeprefix("Input should be ")
     elif kind == "string_pattern_mismatch":
         expected = "a string matching " + str(err.get("ctx", {}).get("pattern", "its pattern"))
-    if kind in ("int_type", "greater_than") and isinstance(found, int) and not isinstance(
-        found, bool
+    if (
+        kind in ("int_type", "greater_than")
+        and isinstance(found, int)
+        and not isinstance(found, bool)
     ):
         expected = "a positive integer"
     if kind == "literal_error" and err["loc"][-2:] == (f"kind={DEFAULT_KIND}", "kind"):
         # Checked as the default kind because it named no known kind.
         others = [repr(k) for k in KINDS if k != DEFAULT_KIND]
-        named = f"the other kind is {others[0]}" if len(others) == 1 else (
-            f"the other kinds are {', '.join(others)}")
+        named = (
+            f"the other kind is {others[0]}"
+            if len(others) == 1
+            else (f"the other kinds are {', '.join(others)}")
+        )
         return (
             f"expected {expected}, got {quote(found)} (checked as a "
             f"{DEFAULT_KIND.replace('_', '-')} track; {named})"
@@ -103,7 +108,8 @@ def parse_benchmark(document: Mapping[str, Any], folder: Path) -> Benchmark:
         errors = exc.errors()
         # A list whose item failed also reports "too short"; the item's own error says it all.
         errors = [
-            e for e in errors
+            e
+            for e in errors
             if e["type"] != "too_short"
             or not any(o["loc"][: len(e["loc"])] == e["loc"] and o is not e for o in errors)
         ]
@@ -147,7 +153,9 @@ def load_benchmark(name: str) -> Benchmark:
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SpecError(f"{folder} holds no {SPEC_FILENAME}; a benchmark folder needs one") from None
+        raise SpecError(
+            f"{folder} holds no {SPEC_FILENAME}; a benchmark folder needs one"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

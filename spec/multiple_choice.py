@@ -252,7 +252,9 @@ class MultipleChoiceTrack(Model):
                 problems.append(f"{where}: the metric key {key!r} is declared {n} times")
         for name, n in groupings.items():
             if n > 1:
-                problems.append(f"{where}.groupings: the grouping id {name!r} is declared {n} times")
+                problems.append(
+                    f"{where}.groupings: the grouping id {name!r} is declared {n} times"
+                )
         for i, grouping in enumerate(self.groupings):
             for value, n in Counter(g.value for g in grouping.groups).items():
                 if n > 1:

@@ -31,9 +31,11 @@ SAMPLE = json.loads((BENCH.demo_dir / "sample_submission.json").read_text())
 #: The Space's and the maintainer's Python: the root modules and every package but the tests,
 #: the benchmarks' demo data scripts and the performance benchmarks.
 PROJECT_MODULES = sorted(
-    p for p in ROOT.rglob("*.py")
+    p
+    for p in ROOT.rglob("*.py")
     if p.relative_to(ROOT).parts[0] not in {"tests", "benchmarks", "perf"}
-    and not p.relative_to(ROOT).parts[0].startswith("."))
+    and not p.relative_to(ROOT).parts[0].startswith(".")
+)
 
 
 def _blocks(markdown: str, language: str) -> list[str]:
@@ -53,11 +55,21 @@ def test_the_example_submission_validates(doc: str) -> None:
 
 
 def test_the_about_conversion_snippet_turns_reference_output_into_a_valid_submission(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    results = {"results": [{"example_id": e["example_id"], "query_type": "x",
-                            "correct_answer": "A", "pred": e["predicted_answer"],
-                            "is_correct": False} for e in SAMPLE],
-               "summary": {"overall": 0.0}}
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = {
+        "results": [
+            {
+                "example_id": e["example_id"],
+                "query_type": "x",
+                "correct_answer": "A",
+                "pred": e["predicted_answer"],
+                "is_correct": False,
+            }
+            for e in SAMPLE
+        ],
+        "summary": {"overall": 0.0},
+    }
     (tmp_path / "results.json").write_text(json.dumps(results))
     monkeypatch.chdir(tmp_path)
     snippet = _blocks(ABOUT, "python")[0]
@@ -71,8 +83,13 @@ def test_every_variable_the_code_reads_is_in_the_readme() -> None:
     sources = "".join(p.read_text() for p in PROJECT_MODULES)
     names = set(re.findall(r"\"((?:LEADERBOARD|HF|GRADIO|SPACE)_[A-Z_]+)\"", sources))
     names -= {"HF_HUB_OFFLINE", "HF_HUB_DISABLE_TELEMETRY", "GRADIO_ANALYTICS_ENABLED"}
-    assert {"LEADERBOARD_BENCHMARK", "LEADERBOARD_ANSWER_KEY", "LEADERBOARD_SCORE_LIMIT",
-            "HF_TOKEN", "SPACE_ID"} <= names
+    assert {
+        "LEADERBOARD_BENCHMARK",
+        "LEADERBOARD_ANSWER_KEY",
+        "LEADERBOARD_SCORE_LIMIT",
+        "HF_TOKEN",
+        "SPACE_ID",
+    } <= names
     missing = sorted(n for n in names if f"`{n}`" not in README)
     assert not missing, f"not documented in the README: {missing}"
 
@@ -88,27 +105,40 @@ def test_readme_front_matter_has_the_leaderboard_explorer_tags_and_the_datasets(
     """The Hub's leaderboard explorer reads these; the datasets are the spec's public ones."""
     front = README.split("---\n")[1]
     tags = re.findall(r"^  - (\S+)$", front.split("datasets:")[0], re.M)
-    assert {"leaderboard", "submission:manual", "test:private", "judge:auto",
-            "modality:video"} <= set(tags)
+    assert {
+        "leaderboard",
+        "submission:manual",
+        "test:private",
+        "judge:auto",
+        "modality:video",
+    } <= set(tags)
     assert any(t.startswith("eval:") for t in tags)
     datasets = re.findall(r"^  - (\S+)$", front.split("datasets:")[1], re.M)
     assert BENCH.links.data is not None
-    assert datasets == [BENCH.links.data.removeprefix("https://huggingface.co/datasets/"),
-                        BENCH.hub.records_repo]
+    assert datasets == [
+        BENCH.links.data.removeprefix("https://huggingface.co/datasets/"),
+        BENCH.hub.records_repo,
+    ]
 
 
 def test_the_readme_gives_the_two_commands_first() -> None:
     first_block = README.index("```sh")
-    assert "make run" in README[first_block:first_block + 200]
-    assert "make test" in README[first_block:first_block + 300]
+    assert "make run" in README[first_block : first_block + 200]
+    assert "make test" in README[first_block : first_block + 300]
 
 
 # Every script, not the helper modules they share (scripts/_cli.py).
 @pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "scripts").glob("[!_]*.py")))
 def test_every_script_help_works_and_shows_an_example(script: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, f"scripts/{script}", "--help"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, f"scripts/{script}", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "Example" in done.stdout
 
@@ -117,20 +147,29 @@ def _code_strings(source: str) -> list[str]:
     """Every string literal of a module but its docstrings (examples there are prose)."""
     tree = ast.parse(source)
     docstrings = {
-        id(node.body[0].value) for node in ast.walk(tree)
+        id(node.body[0].value)
+        for node in ast.walk(tree)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.body and isinstance(node.body[0], ast.Expr)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
-    return [node.value for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and id(node) not in docstrings]
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
 
 
 #: The metric names a track kind itself defines (the contract of every track of that kind), as
 #: opposed to those a benchmark declares.
-KIND_KEYS = {spec.Overall().key, spec.OutOfOption.model_fields["answerable"].default.key,
-             *decision.METRICS}
+KIND_KEYS = {
+    spec.Overall().key,
+    spec.OutOfOption.model_fields["answerable"].default.key,
+    *decision.METRICS,
+}
 
 
 def test_no_benchmark_fact_is_left_in_the_code() -> None:
@@ -140,9 +179,14 @@ def test_no_benchmark_fact_is_left_in_the_code() -> None:
     found = []
     for folder in sorted((ROOT / "benchmarks").glob("*/benchmark.toml")):
         bench = spec.load_benchmark(str(folder.parent))
-        facts = {bench.title, bench.contact_email, bench.hub.private_repo, bench.hub.records_repo,
-                 *((bench.paper.team, bench.paper.url) if bench.paper else ()),
-                 *bench.input.choices.values()}
+        facts = {
+            bench.title,
+            bench.contact_email,
+            bench.hub.private_repo,
+            bench.hub.records_repo,
+            *((bench.paper.team, bench.paper.url) if bench.paper else ()),
+            *bench.input.choices.values(),
+        }
         for track in bench.tracks:
             facts |= {track.key.name, track.public.name, track.scorer_version}
             facts |= {g.value for g in track.groups} | {g.key for g in track.groups}
@@ -150,19 +194,25 @@ def test_no_benchmark_fact_is_left_in_the_code() -> None:
             facts |= {a.key for a in track.aggregates} | {g.field for g in track.groupings}
         # Keys and field names ("entity", "task") are also ordinary words: only a literal that
         # is exactly one counts; labels, values, repos and names count wherever they appear.
-        keys = {k for t in bench.tracks
-                for k in (*t.metric_keys, *(g.field for g in getattr(t, "groupings", ())))}
+        keys = {
+            k
+            for t in bench.tracks
+            for k in (*t.metric_keys, *(g.field for g in getattr(t, "groupings", ())))
+        }
         keys -= KIND_KEYS
         for path, strings in code.items():
             text = "\n".join(strings)
             where = path.relative_to(ROOT)
             found += [f"{where}: {fact!r}" for fact in sorted(keys) if fact in strings]
-            found += [f"{where}: {fact!r}" for fact in sorted(facts - keys)
-                      if len(fact) > 3 and re.search(rf"\b{re.escape(fact)}\b", text)]
+            found += [
+                f"{where}: {fact!r}"
+                for fact in sorted(facts - keys)
+                if len(fact) > 3 and re.search(rf"\b{re.escape(fact)}\b", text)
+            ]
     assert not found, found
 
 
-API = README[README.index("## The API"):README.index("## Benchmarks as folders")]
+API = README[README.index("## The API") : README.index("## Benchmarks as folders")]
 #: What the examples name, replaced by the test's server and file (nothing else is changed).
 EXAMPLE_URL, EXAMPLE_FILE = "http://127.0.0.1:7860", "submission.json"
 
@@ -174,10 +224,10 @@ def api_server() -> Iterator[AppServer]:
 
 
 def test_the_readme_gradio_client_example_runs_against_a_real_server(
-        api_server: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    api_server: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     [snippet] = _blocks(API, "python")
-    (tmp_path / EXAMPLE_FILE).write_bytes((BENCH.demo_dir / "sample_submission.json")
-                                          .read_bytes())
+    (tmp_path / EXAMPLE_FILE).write_bytes((BENCH.demo_dir / "sample_submission.json").read_bytes())
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # gradio_client looks outside at connect
     names: dict[str, object] = {}
@@ -189,18 +239,23 @@ def test_the_readme_gradio_client_example_runs_against_a_real_server(
 
 
 def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
-        api_server: AppServer, tmp_path: Path) -> None:
+    api_server: AppServer, tmp_path: Path
+) -> None:
     """The README's exact text through ``bash -c``, its URL and file swapped for the test's."""
     missing = [tool for tool in ("bash", "curl", "python3") if shutil.which(tool) is None]
-    assert not missing, (f"the README's curl example needs {missing}: apt-get install -y "
-                         "curl (`make test` installs it, as root)")
+    assert not missing, (
+        f"the README's curl example needs {missing}: apt-get install -y "
+        "curl (`make test` installs it, as root)"
+    )
     [snippet] = _blocks(API, "bash")
     assert f"URL={EXAMPLE_URL}\n" in snippet and f"FILE={EXAMPLE_FILE}\n" in snippet
     sample = BENCH.demo_dir / "sample_submission.json"
-    script = (snippet.replace(f"URL={EXAMPLE_URL}", f"URL={api_server.url.rstrip('/')}")
-              .replace(f"FILE={EXAMPLE_FILE}", f"FILE={sample}"))
-    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    script = snippet.replace(f"URL={EXAMPLE_URL}", f"URL={api_server.url.rstrip('/')}").replace(
+        f"FILE={EXAMPLE_FILE}", f"FILE={sample}"
+    )
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "event: complete" in lines, done.stdout[:500]

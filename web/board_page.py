@@ -87,9 +87,11 @@ def paper_caption(track: Track) -> str:
     paper = set(track.paper_metric_keys)
     views = [v.title for v in track.views if paper & set(v.metrics)]
     where = f" (the **{md_escape(views[0])}** view)" if views else ""
-    return (f"Rows marked *Paper-reported* carry the paper's own columns{where}, not this "
-            "Space's, and are ranked among themselves by "
-            f"{md_escape(track.labels[track.paper_ranking])}.")
+    return (
+        f"Rows marked *Paper-reported* carry the paper's own columns{where}, not this "
+        "Space's, and are ranked among themselves by "
+        f"{md_escape(track.labels[track.paper_ranking])}."
+    )
 
 
 def notes_markdown(frame: pd.DataFrame) -> str:
@@ -98,8 +100,9 @@ def notes_markdown(frame: pd.DataFrame) -> str:
     for name, note in zip(frame["_name"], frame["_note"], strict=True):
         if note:
             rows.setdefault(str(note), []).append(str(name))
-    return "  \n".join(f"† **{md_escape(', '.join(names))}**: {md_escape(note)}"
-                       for note, names in rows.items())
+    return "  \n".join(
+        f"† **{md_escape(', '.join(names))}**: {md_escape(note)}" for note, names in rows.items()
+    )
 
 
 class Exports:
@@ -110,8 +113,10 @@ class Exports:
         self._dir = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-"))
 
     def write(self, table_csv: bytes, rows: list[dict[str, Any]]) -> tuple[str, str]:
-        payloads = {"csv": table_csv,
-                    "json": json.dumps(rows, indent=1, ensure_ascii=False).encode()}
+        payloads = {
+            "csv": table_csv,
+            "json": json.dumps(rows, indent=1, ensure_ascii=False).encode(),
+        }
         digest = hashlib.sha256(payloads["csv"] + payloads["json"]).hexdigest()[:16]
         folder = self._dir / digest
         if not folder.exists():
@@ -155,8 +160,9 @@ def _board_dir(board: ledger.BoardCache) -> str | None:
         return str(root)
 
 
-def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
-                    clock: Callable[[], float]) -> None:
+def build_board_tab(
+    demo: gr.Blocks, bench: Benchmark, served: Sequence[Served], clock: Callable[[], float]
+) -> None:
     """The Leaderboard tab's components and events, inside ``demo``'s current tab, and the
     ``/leaderboard`` endpoints. LayoutError if a spec's board cannot be laid out."""
     tracks = {s.track.id: s for s in served}
@@ -165,8 +171,10 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     # Fails here, at boot, on a clashing spec.
     layouts = {tid: board_layout(bench, s.track) for tid, s in tracks.items()}
     offered = {title for layout in layouts.values() for title in layout.groups}
-    exports = {tid: Exports(f"{bench.id}-{tid}-leaderboard" if many else
-                            f"{bench.id}-leaderboard") for tid in tracks}
+    exports = {
+        tid: Exports(f"{bench.id}-{tid}-leaderboard" if many else f"{bench.id}-leaderboard")
+        for tid in tracks
+    }
 
     def pick(value: object) -> Served:
         """The track an event names (None: the first); BadInput if it names none."""
@@ -192,13 +200,22 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         """The headers of a column group; the first group's for another track's group (a
         switch under way). BadInput for a group no board has."""
         if group is not None and (not isinstance(group, str) or group not in offered):
-            raise BadInput(f"Column group: {quoted(group)} is not one of "
-                           f"{listed(list(layout.groups))}.")
+            raise BadInput(
+                f"Column group: {quoted(group)} is not one of {listed(list(layout.groups))}."
+            )
         return layout.groups.get(group or "", next(iter(layout.groups.values())))
 
-    def shown_board(search: str, sources: list[str], external: list[str], inputs: list[str],
-                    sizes: list[str], group: str, sort: Sort | None, s: Served,
-                    clicked: object = None) -> tuple[Any, ...]:
+    def shown_board(
+        search: str,
+        sources: list[str],
+        external: list[str],
+        inputs: list[str],
+        sizes: list[str],
+        group: str,
+        sort: Sort | None,
+        s: Served,
+        clicked: object = None,
+    ) -> tuple[Any, ...]:
         try:  # before any work: anyone can send any input
             wanted = board_filter(search, sources, external, inputs, sizes, bench)
             layout = layouts[s.track.id]
@@ -212,35 +229,74 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         chosen = sort_frame(wanted.apply(frame), sort, layout, s.track)
         csv_path, json_path = exports[s.track.id].write(
             board_csv(chosen, layout, snapshot.records),
-            export_rows(chosen, snapshot.records, s.track))
+            export_rows(chosen, snapshot.records, s.track),
+        )
         notes = notes_markdown(frame)
         if "paper" in set(frame["_source"]) and paper_caption(s.track):
             notes = f"{paper_caption(s.track)}\n\n{notes}"
         records = {str(r.id): r for r in snapshot.records}
         caption = f"{bench.title} leaderboard" + (f", {s.track.title} track" if many else "")
-        table = table_html(chosen, columns, layout, s.track, records, sort, caption,
-                           empty_text(len(chosen), len(frame)),
-                           track_param=s.track.id if many else None)
-        return (table, status_line(snapshot, len(chosen), clock()), notes, csv_path,
-                json_path, sort)
+        table = table_html(
+            chosen,
+            columns,
+            layout,
+            s.track,
+            records,
+            sort,
+            caption,
+            empty_text(len(chosen), len(frame)),
+            track_param=s.track.id if many else None,
+        )
+        return (
+            table,
+            status_line(snapshot, len(chosen), clock()),
+            notes,
+            csv_path,
+            json_path,
+            sort,
+        )
 
-    def view(search: str, sources: list[str], external: list[str], inputs: list[str],
-             sizes: list[str], group: str, sort: Sort | None,
-             track_id: str | None) -> tuple[Any, ...]:
-        return shown_board(search, sources, external, inputs, sizes, group, sort,
-                           picked(track_id))
+    def view(
+        search: str,
+        sources: list[str],
+        external: list[str],
+        inputs: list[str],
+        sizes: list[str],
+        group: str,
+        sort: Sort | None,
+        track_id: str | None,
+    ) -> tuple[Any, ...]:
+        return shown_board(search, sources, external, inputs, sizes, group, sort, picked(track_id))
 
-    def resort(search: str, sources: list[str], external: list[str], inputs: list[str],
-               sizes: list[str], group: str, sort: Sort | None, track_id: str | None,
-               event: gr.EventData) -> tuple[Any, ...]:
+    def resort(
+        search: str,
+        sources: list[str],
+        external: list[str],
+        inputs: list[str],
+        sizes: list[str],
+        group: str,
+        sort: Sort | None,
+        track_id: str | None,
+        event: gr.EventData,
+    ) -> tuple[Any, ...]:
         """The board sorted by the header clicked (the event's data names it)."""
         data = getattr(event, "_data", None)
         clicked = data.get("sort") if isinstance(data, dict) else None
-        return shown_board(search, sources, external, inputs, sizes, group, sort,
-                           picked(track_id), clicked="" if clicked is None else clicked)
+        return shown_board(
+            search,
+            sources,
+            external,
+            inputs,
+            sizes,
+            group,
+            sort,
+            picked(track_id),
+            clicked="" if clicked is None else clicked,
+        )
 
-    def find_entry(entry: str | None, preferred: Served) -> tuple[Served, ledger.Record,
-                                                                   ledger.Record | None] | None:
+    def find_entry(
+        entry: str | None, preferred: Served
+    ) -> tuple[Served, ledger.Record, ledger.Record | None] | None:
         """The track, record and (if superseded) its successor of a record id; None if no
         board has it. The preferred track is looked at first."""
         if entry is None:
@@ -252,8 +308,14 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                     return s, record, None
             for record in snapshot.superseded:
                 if str(record.id) == entry:
-                    newer = next((r for r in (*snapshot.records, *snapshot.superseded)
-                                  if r.supersedes == record.id), None)
+                    newer = next(
+                        (
+                            r
+                            for r in (*snapshot.records, *snapshot.superseded)
+                            if r.supersedes == record.id
+                        ),
+                        None,
+                    )
                     return s, record, newer
         return None
 
@@ -261,27 +323,34 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         """The card box shown with the entry's card, or a short note if no board has it."""
         found = find_entry(entry, s)
         if found is None:
-            return (gr.update(visible=True),
-                    '<p class="card-missing">No entry of this leaderboard has the id '
-                    f"<code>{entry}</code>; it may have been removed.</p>")
+            return (
+                gr.update(visible=True),
+                '<p class="card-missing">No entry of this leaderboard has the id '
+                f"<code>{entry}</code>; it may have been removed.</p>",
+            )
         s, record, newer = found
         frame = current(s)[1]
         rows = frame[frame["_id"] == str(record.id)]
         row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
         permalink = f"?entry={record.id}" + (f"&track={s.track.id}" if many else "")
-        html = card_html(record, bench, s.track, layouts[s.track.id], row,
-                         superseded_by=newer, added=s.board.added_in(str(record.id)),
-                         reproduce=reproduce_command(record, bench, s.track,
-                                                     _board_dir(s.board)),
-                         permalink=permalink)
+        html = card_html(
+            record,
+            bench,
+            s.track,
+            layouts[s.track.id],
+            row,
+            superseded_by=newer,
+            added=s.board.added_in(str(record.id)),
+            reproduce=reproduce_command(record, bench, s.track, _board_dir(s.board)),
+            permalink=permalink,
+        )
         return gr.update(visible=True), html
 
     def open_card(track_id: str | None, event: gr.EventData) -> tuple[Any, Any]:
         data = getattr(event, "_data", None)
         entry = _entry_id(data.get("entry") if isinstance(data, dict) else None)
         if entry is None:
-            raise gr.Error("Select an entry of the board to open its card.",
-                           print_exception=False)
+            raise gr.Error("Select an entry of the board to open its card.", print_exception=False)
         return card(entry, picked(track_id))
 
     def addressed(track_id: str | None, request: gr.Request) -> tuple[Served, str | None]:
@@ -296,9 +365,17 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         found = find_entry(entry, s)
         return (found[0] if found is not None else s), entry
 
-    def landing(search: str, sources: list[str], external: list[str], inputs: list[str],
-                sizes: list[str], group: str, sort: Sort | None, track_id: str | None,
-                request: gr.Request) -> tuple[Any, ...]:
+    def landing(
+        search: str,
+        sources: list[str],
+        external: list[str],
+        inputs: list[str],
+        sizes: list[str],
+        group: str,
+        sort: Sort | None,
+        track_id: str | None,
+        request: gr.Request,
+    ) -> tuple[Any, ...]:
         """A fresh page: the board of the track the address names, and the card of the entry
         it names."""
         s, entry = addressed(track_id, request)
@@ -309,31 +386,41 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
 
     def chart(methods: list[str], track_id: str | None) -> PlotData:
         methods = methods or []
-        if (not isinstance(methods, list) or len(methods) > MAX_PICKS
-                or not all(isinstance(m, str) for m in methods)):
-            raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.",
-                           print_exception=False)
+        if (
+            not isinstance(methods, list)
+            or len(methods) > MAX_PICKS
+            or not all(isinstance(m, str) for m in methods)
+        ):
+            raise gr.Error(
+                f"Compare at most {MAX_PICKS} entries of the board.", print_exception=False
+            )
         s = picked(track_id)
         snapshot = s.board.snapshot()
         by_name = {r.method_name: r for r in snapshot.records}
         picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
-        return split_chart({m: dict(by_name[m].metrics) for m in picked_rows},
-                           chart_texts(s.track)[1], s.track)
+        return split_chart(
+            {m: dict(by_name[m].metrics) for m in picked_rows}, chart_texts(s.track)[1], s.track
+        )
 
     def charts_of(s: Served) -> tuple[Any, ...]:
         snapshot, frame = current(s)
         keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
         # The rows the chart can show: a paper row of other columns has none of its bars.
-        names = [by_id[i].method_name for i in frame["_id"]
-                 if any(k in by_id[i].metrics for k in keys)]
+        names = [
+            by_id[i].method_name for i in frame["_id"] if any(k in by_id[i].metrics for k in keys)
+        ]
         top = names[:5]
         rows = plotted(snapshot.records, s.track)
         if not names and not rows:  # an empty board has nothing to compare: no empty chart
             hidden = gr.update(visible=False)
             return hidden, hidden, hidden, hidden, hidden
-        return (gr.update(visible=True, value=chart_texts(s.track)[0]),
-                gr.update(choices=names, value=top), chart(top, s.track.id),
-                size_chart(rows, s.track), date_chart(rows, s.track))
+        return (
+            gr.update(visible=True, value=chart_texts(s.track)[0]),
+            gr.update(choices=names, value=top),
+            chart(top, s.track.id),
+            size_chart(rows, s.track),
+            date_chart(rows, s.track),
+        )
 
     def on_load(track_id: str | None, request: gr.Request) -> tuple[Any, ...]:
         return charts_of(addressed(track_id, request)[0])
@@ -351,32 +438,54 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
 
         # The API page shows this as the endpoint's description.
         which = f"The {s.track.title} board" if many else "The whole board"
-        leaderboard.__doc__ = (f"{which}, best {layouts[s.track.id].ranking} first: metrics "
-                               "unrounded, ranks, counts, links.")
+        leaderboard.__doc__ = (
+            f"{which}, best {layouts[s.track.id].ranking} first: metrics "
+            "unrounded, ranks, counts, links."
+        )
         return leaderboard
 
     first_layout = layouts[first.track.id]
     labels = filter_labels(bench)
-    board_track = gr.Radio(
-        [(s.track.title, s.track.id) for s in served], value=first.track.id,
-        label="Track", elem_id="board-track") if many else None
+    board_track = (
+        gr.Radio(
+            [(s.track.title, s.track.id) for s in served],
+            value=first.track.id,
+            label="Track",
+            elem_id="board-track",
+        )
+        if many
+        else None
+    )
     status = gr.Markdown(elem_id="board-status")
     with gr.Row(equal_height=True):
-        search = gr.Textbox(placeholder="Search method, team, size…", label="Search the board",
-                            show_label=False, scale=2, min_width=260,
-                            max_length=MAX_SEARCH_CHARS, elem_id="board-search")
-        group = gr.Radio(list(first_layout.groups), value=next(iter(first_layout.groups)),
-                         label="Columns", show_label=False, scale=3, min_width=300,
-                         elem_id="column-group")
+        search = gr.Textbox(
+            placeholder="Search method, team, size…",
+            label="Search the board",
+            show_label=False,
+            scale=2,
+            min_width=260,
+            max_length=MAX_SEARCH_CHARS,
+            elem_id="board-search",
+        )
+        group = gr.Radio(
+            list(first_layout.groups),
+            value=next(iter(first_layout.groups)),
+            label="Columns",
+            show_label=False,
+            scale=3,
+            min_width=300,
+            elem_id="column-group",
+        )
     with gr.Accordion("Filters", open=False, elem_id="board-filters"):
         with gr.Row():
-            sources = gr.CheckboxGroup(list(SOURCE_LABELS.values()), value=[],
-                                       label=labels["sources"])
-            external = gr.CheckboxGroup(list(EXTERNAL_CHOICES), value=[],
-                                        label=labels["external"])
+            sources = gr.CheckboxGroup(
+                list(SOURCE_LABELS.values()), value=[], label=labels["sources"]
+            )
+            external = gr.CheckboxGroup(list(EXTERNAL_CHOICES), value=[], label=labels["external"])
             sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=[], label=labels["sizes"])
-        inputs = gr.CheckboxGroup([*bench.input.choices.values(), NOT_REPORTED], value=[],
-                                  label=labels["inputs"])
+        inputs = gr.CheckboxGroup(
+            [*bench.input.choices.values(), NOT_REPORTED], value=[], label=labels["inputs"]
+        )
     sort_state = gr.State(None)
     with gr.Column(visible=False, elem_id="entry-card-box") as card_box:
         card_view = gr.HTML(elem_id="entry-card", js_on_load=None)
@@ -384,17 +493,22 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     table = gr.HTML(elem_id="board-table", js_on_load=TABLE_JS)
     notes = gr.Markdown(elem_id="board-notes")
     with gr.Row(elem_id="board-actions"):
-        csv_button = gr.DownloadButton("Download CSV", size="sm", scale=0, min_width=120,
-                                       elem_id="download-csv")
-        json_button = gr.DownloadButton("Download JSON", size="sm", scale=0, min_width=120,
-                                        elem_id="download-json")
-        refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90,
-                            elem_id="board-refresh")
+        csv_button = gr.DownloadButton(
+            "Download CSV", size="sm", scale=0, min_width=120, elem_id="download-csv"
+        )
+        json_button = gr.DownloadButton(
+            "Download JSON", size="sm", scale=0, min_width=120, elem_id="download-json"
+        )
+        refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90, elem_id="board-refresh")
     compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
     with gr.Tabs(elem_id="chart-tabs"):
         with gr.Tab("Side by side", id="chart-splits"):  # per split or scenario: any track
-            picks = gr.Dropdown(multiselect=True, label=f"Entries (up to {MAX_PICKS})",
-                                elem_id="chart-picks", max_choices=MAX_PICKS)
+            picks = gr.Dropdown(
+                multiselect=True,
+                label=f"Entries (up to {MAX_PICKS})",
+                elem_id="chart-picks",
+                max_choices=MAX_PICKS,
+            )
             board_plot = gr.Plot(show_label=False, elem_id="board-chart")
         with gr.Tab("By model size", id="chart-size"):
             size_plot = gr.Plot(show_label=False, elem_id="size-chart")
@@ -416,19 +530,33 @@ def build_board_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     refresh.click(view, filters, board_outputs, **private)
     table.click(resort, filters, board_outputs, **private)
     table.select(open_card, track_input, [card_box, card_view], **private).then(
-        None, js="() => document.getElementById('entry-card-box')"
-                 "?.scrollIntoView({block: 'nearest'})")
-    close.click(lambda: gr.update(visible=False), None, card_box, queue=False,
-                js="() => { const url = new URL(window.location.href); "
-                   "url.searchParams.delete('entry'); "
-                   "window.history.replaceState(null, '', url); }", **private)
+        None,
+        js="() => document.getElementById('entry-card-box')?.scrollIntoView({block: 'nearest'})",
+    )
+    close.click(
+        lambda: gr.update(visible=False),
+        None,
+        card_box,
+        queue=False,
+        js="() => { const url = new URL(window.location.href); "
+        "url.searchParams.delete('entry'); "
+        "window.history.replaceState(null, '', url); }",
+        **private,
+    )
     # Unprocessed: on a track switch the page may send the old track's picks once, which
     # Gradio would refuse as no choice; chart() bounds its input and skips unknown names.
-    picks.change(chart, [picks, track_input], board_plot, trigger_mode="always_last",
-                 preprocess=False, **private)
+    picks.change(
+        chart,
+        [picks, track_input],
+        board_plot,
+        trigger_mode="always_last",
+        preprocess=False,
+        **private,
+    )
     if board_track is not None:
-        board_track.change(switch, board_track, [group, *chart_outputs],
-                           **private).then(view, filters, board_outputs, **private)
+        board_track.change(switch, board_track, [group, *chart_outputs], **private).then(
+            view, filters, board_outputs, **private
+        )
     gr.api(board_api(first), api_name="leaderboard")  # type: ignore[attr-defined]
     if many:
         for s in served:

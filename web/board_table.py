@@ -85,8 +85,10 @@ def next_sort(current: Sort | None, clicked: object, columns: Sequence[str]) -> 
     if not isinstance(clicked, str) or len(clicked) > MAX_COLUMN_CHARS or clicked not in columns:
         named = ", ".join(map(repr, columns[:NAMED_COLUMNS]))
         more = f", … ({len(columns)} in all)" if len(columns) > NAMED_COLUMNS else ""
-        raise BadInput(f"Sort: {quoted(clicked)} is not a column of this view; expected one "
-                       f"of its headers ({named}{more}). Select a column header to sort by it.")
+        raise BadInput(
+            f"Sort: {quoted(clicked)} is not a column of this view; expected one "
+            f"of its headers ({named}{more}). Select a column header to sort by it."
+        )
     if current is not None and current.column == clicked:
         return Sort(clicked, not current.reversed)
     return Sort(clicked)
@@ -98,8 +100,9 @@ def kept_sort(current: Sort | None, columns: Sequence[str]) -> Sort | None:
     return current if current is not None and current.column in columns else None
 
 
-def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
-               track: Track) -> pd.DataFrame:
+def sort_frame(
+    frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout, track: Track
+) -> pd.DataFrame:
     """``frame`` (best first, as board_frame orders it) in the order ``sort`` says; rows
     without a value (a paper row's missing split, a size not stated, an unranked row, a
     "Not reported") stay last either way, and ties keep the board's order. Text sorts by
@@ -113,8 +116,10 @@ def sort_frame(frame: pd.DataFrame, sort: Sort | None, layout: BoardLayout,
         keys = [None if _missing(rank) else i for i, rank in enumerate(frame["Rank"])]
     elif order in ("high", "low", "zero"):
         numbers = [None if _missing(v) else float(v) for v in values]
-        keys = [None if v is None else -v if order == "high" else abs(v) if order == "zero"
-                else v for v in numbers]
+        keys = [
+            None if v is None else -v if order == "high" else abs(v) if order == "zero" else v
+            for v in numbers
+        ]
     elif order == "large":
         sizes = [size_in_billions(str(v)) for v in values]
         keys = [None if size is None else -size for size in sizes]
@@ -148,8 +153,13 @@ def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
     return "" if _missing(value) else str(value)
 
 
-def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: Track,
-              ranks: Sequence[float | None] = ()) -> str:
+def aria_sort(
+    column: str,
+    sort: Sort | None,
+    layout: BoardLayout,
+    track: Track,
+    ranks: Sequence[float | None] = (),
+) -> str:
     """The header's aria-sort: how the shown values run. "other" for nearest-0 orders, and for
     the board's order where its ``ranks`` (the Rank column as shown) do not run one way: two
     rankings share a decision board (re-scored rows, then paper rows)."""
@@ -161,9 +171,15 @@ def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: Track,
         present = [r for r in ranks if r is not None and not math.isnan(r)]
         if present != sorted(present, reverse=shown.reversed):
             return "other"
-    natural = {"board": "ascending", "high": "descending", "low": "ascending",
-               "zero": "other", "newest": "descending", "large": "descending",
-               "text": "ascending"}[order]
+    natural = {
+        "board": "ascending",
+        "high": "descending",
+        "low": "ascending",
+        "zero": "other",
+        "newest": "descending",
+        "large": "descending",
+        "text": "ascending",
+    }[order]
     if natural == "other" or not shown.reversed:
         return natural
     return "ascending" if natural == "descending" else "descending"
@@ -171,8 +187,9 @@ def aria_sort(column: str, sort: Sort | None, layout: BoardLayout, track: Track,
 
 #: Characters HTML does not need escaped but Gradio's templates read: Handlebars' braces, and
 #: a JS template literal's ``${``, backtick and backslash.
-_TEMPLATE_CHARS = str.maketrans({"{": "&#123;", "}": "&#125;", "$": "&#36;", "`": "&#96;",
-                                 "\\": "&#92;"})
+_TEMPLATE_CHARS = str.maketrans(
+    {"{": "&#123;", "}": "&#125;", "$": "&#36;", "`": "&#96;", "\\": "&#92;"}
+)
 
 
 def text(value: object) -> str:
@@ -189,15 +206,21 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
     info = layout.info
     value = row[column]
     if column == "Method":
-        mark = '&nbsp;<span class="note-mark" title="See the note under the board">†</span>' \
-            if row["_note"] else ""
-        return (f'<button type="button" class="entry-open" data-entry="{text(row["_id"])}" '
-                f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}')
+        mark = (
+            '&nbsp;<span class="note-mark" title="See the note under the board">†</span>'
+            if row["_note"]
+            else ""
+        )
+        return (
+            f'<button type="button" class="entry-open" data-entry="{text(row["_id"])}" '
+            f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}'
+        )
     if column == info["source"]:
         source = str(row["_source"])
         mark = "✓ " if source == "rescored" else ""
-        return (f'<span class="source source-{text(source)}">{mark}'
-                f'{text(SOURCE_TEXT[source])}</span>')
+        return (
+            f'<span class="source source-{text(source)}">{mark}{text(SOURCE_TEXT[source])}</span>'
+        )
     if column == info["links"]:
         return _links_html(record)
     if column in layout.formats:
@@ -211,15 +234,28 @@ def _links_html(record: ledger.Record | None) -> str:
     if record is None:
         return ""
     # Records allow http(s) links only; a record that skipped validation gets no link.
-    links = [(name, url) for name, url in record_links(record)
-             if url.lower().startswith(("https://", "http://"))]
-    return " · ".join(f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer '
-                      f'nofollow">{name}</a>' for name, url in links)
+    links = [
+        (name, url)
+        for name, url in record_links(record)
+        if url.lower().startswith(("https://", "http://"))
+    ]
+    return " · ".join(
+        f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer nofollow">{name}</a>'
+        for name, url in links
+    )
 
 
-def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
-               track: Track, records: Mapping[str, ledger.Record], sort: Sort | None,
-               caption: str, empty: str | None, track_param: str | None = None) -> str:
+def table_html(
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    layout: BoardLayout,
+    track: Track,
+    records: Mapping[str, ledger.Record],
+    sort: Sort | None,
+    caption: str,
+    empty: str | None,
+    track_param: str | None = None,
+) -> str:
     """The rows of ``frame`` (already filtered and sorted) under the ``columns`` of one view:
     a ``<table>`` whose headers are sort buttons and whose method cells open the row's card;
     ``empty`` is said in the table when there is no row; ``track_param`` is the ``?track=``
@@ -228,8 +264,9 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
     ranks = list(frame["Rank"]) if "Rank" in frame.columns else []
     head = []
     for i, column in enumerate(columns):
-        classes = " ".join(c for c in ("num" if column in numeric else "",
-                                       f"pin pin-{i}" if i < 2 else "") if c)
+        classes = " ".join(
+            c for c in ("num" if column in numeric else "", f"pin pin-{i}" if i < 2 else "") if c
+        )
         state = aria_sort(column, sort, layout, track, ranks)
         arrow = {"ascending": "▲", "descending": "▼", "other": "◆"}.get(state, "")
         head.append(
@@ -237,30 +274,39 @@ def table_html(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout,
             f' style="min-width:{text(layout.widths.get(column, "84px"))}">'
             f'<button type="button" data-sort="{text(column)}" '
             f'title="Sort by {text(column)}">{text(column)}'
-            f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>')
+            f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>'
+        )
     body = []
     for _, row in frame.iterrows():
         record = records.get(str(row["_id"]))
         cells = []
         for i, column in enumerate(columns):
-            classes = " ".join(c for c in ("num" if column in numeric else "",
-                                           f"pin pin-{i}" if i < 2 else "") if c)
-            tag = "th scope=\"row\"" if column == "Method" else "td"
-            cells.append(f'<{tag} class="{classes}">{_cell(column, row, layout, record)}'
-                         f'</{tag.split()[0]}>')
+            classes = " ".join(
+                c
+                for c in ("num" if column in numeric else "", f"pin pin-{i}" if i < 2 else "")
+                if c
+            )
+            tag = 'th scope="row"' if column == "Method" else "td"
+            cells.append(
+                f'<{tag} class="{classes}">{_cell(column, row, layout, record)}</{tag.split()[0]}>'
+            )
         source = text(row["_source"])
-        body.append(f'<tr data-entry="{text(row["_id"])}" class="row-{source}">'
-                    f'{"".join(cells)}</tr>')
+        body.append(
+            f'<tr data-entry="{text(row["_id"])}" class="row-{source}">{"".join(cells)}</tr>'
+        )
     if not body and empty:
-        body.append(f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}'
-                    '</td></tr>')
+        body.append(
+            f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}</td></tr>'
+        )
     track_attr = "" if track_param is None else f' data-track="{text(track_param)}"'
-    return (f'<div class="board-scroll"{track_attr} tabindex="0" '
-            f'role="region" aria-label="{text(caption)}">'
-            f'<table class="board"><caption class="visually-hidden">{text(caption)}. Select '
-            'a column header to sort by it; select a method to open its card.</caption>'
-            f'<thead><tr>{"".join(head)}</tr></thead><tbody>{"".join(body)}</tbody>'
-            '</table></div>')
+    return (
+        f'<div class="board-scroll"{track_attr} tabindex="0" '
+        f'role="region" aria-label="{text(caption)}">'
+        f'<table class="board"><caption class="visually-hidden">{text(caption)}. Select '
+        "a column header to sort by it; select a method to open its card.</caption>"
+        f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody>"
+        "</table></div>"
+    )
 
 
 #: The page script of the board's gr.HTML: a header click asks the server to sort by it, a
@@ -285,8 +331,9 @@ element.addEventListener('click', (event) => {
 # --- the row card ---------------------------------------------------------------------------
 
 
-def reproduce_command(record: ledger.Record, bench: Benchmark, track: Track,
-                      board_dir: str | None) -> str | None:
+def reproduce_command(
+    record: ledger.Record, bench: Benchmark, track: Track, board_dir: str | None
+) -> str | None:
     """The ``reproduce_row.py`` command that re-scores a re-scored row (None for a paper row):
     with ``--leaderboard-dir`` when the board is a local folder."""
     if record.source != "rescored":
@@ -298,23 +345,34 @@ def reproduce_command(record: ledger.Record, bench: Benchmark, track: Track,
         words += ["--leaderboard-dir", board_dir]
     words += ["--record", str(record.id)]
     command = " ".join(shlex.quote(w) for w in words)
-    return (command + " \\\n    --submission <the submitted file> "
-            "--private <the answer key file>")
+    return command + " \\\n    --submission <the submitted file> --private <the answer key file>"
 
 
 def _dl(items: Sequence[tuple[str, str]]) -> str:
     """A definition list of (term, already-escaped HTML) pairs."""
-    return "<dl>" + "".join(f"<dt>{text(term)}</dt><dd>{value}</dd>"
-                            for term, value in items) + "</dl>"
+    return (
+        "<dl>"
+        + "".join(f"<dt>{text(term)}</dt><dd>{value}</dd>" for term, value in items)
+        + "</dl>"
+    )
 
 
 def _code(value: object) -> str:
     return f"<code>{text(value)}</code>"
 
 
-def card_html(record: ledger.Record, bench: Benchmark, track: Track, layout: BoardLayout,
-              row: Mapping[str, Any] | None, *, superseded_by: ledger.Record | None,
-              added: ledger.AddedIn | None, reproduce: str | None, permalink: str) -> str:
+def card_html(
+    record: ledger.Record,
+    bench: Benchmark,
+    track: Track,
+    layout: BoardLayout,
+    row: Mapping[str, Any] | None,
+    *,
+    superseded_by: ledger.Record | None,
+    added: ledger.AddedIn | None,
+    reproduce: str | None,
+    permalink: str,
+) -> str:
     """One row's card: what the record says (description, links, metadata), every metric it
     carries with its interval, its provenance, what it supersedes or was superseded by, and
     the command that reproduces it. ``row`` is its board row (rank, intervals as shown);
@@ -323,18 +381,28 @@ def card_html(record: ledger.Record, bench: Benchmark, track: Track, layout: Boa
     title = text(record.method_name)
     parts = [f'<h3 id="entry-card-title">{title}</h3>']
     if superseded_by is not None:
-        parts.append(f'<p class="superseded"><strong>Superseded</strong> by '
-                     f'<a href="{text(_entry_link(permalink, superseded_by.id))}">'
-                     f'{text(superseded_by.method_name)}</a> '
-                     f'({_code(superseded_by.id)}); it is no longer on the board.</p>')
+        parts.append(
+            f'<p class="superseded"><strong>Superseded</strong> by '
+            f'<a href="{text(_entry_link(permalink, superseded_by.id))}">'
+            f"{text(superseded_by.method_name)}</a> "
+            f"({_code(superseded_by.id)}); it is no longer on the board.</p>"
+        )
     if record.method_description:
         parts.append(f"<p>{text(record.method_description)}</p>")
     links = _links_html(record)
     about: list[tuple[str, str]] = [
         (info["team"], text(record.team_name)),
         (info["size"], text(record.model_size or "not stated")),
-        (info["external"], text(NOT_REPORTED if record.uses_external is None
-                                else "Yes" if record.uses_external else "No")),
+        (
+            info["external"],
+            text(
+                NOT_REPORTED
+                if record.uses_external is None
+                else "Yes"
+                if record.uses_external
+                else "No"
+            ),
+        ),
         (bench.input.label, text(input_label(record.uses_frames, bench))),
         (info["source"], text(SOURCE_TEXT[record.source])),
         (info["date"], text(record.created_at.date().isoformat())),
@@ -350,25 +418,34 @@ def card_html(record: ledger.Record, bench: Benchmark, track: Track, layout: Boa
     provenance: list[tuple[str, str]] = [("Record id", _code(record.id))]
     if record.provenance is not None:
         p = record.provenance
-        provenance += [("Submission sha256", _code(p.submission_sha256)),
-                       ("Answer key sha256", _code(p.answer_key_sha256)),
-                       (info["key"], _code(p.key_version or "(unversioned)")),
-                       ("Scorer version", _code(p.scorer_version))]
+        provenance += [
+            ("Submission sha256", _code(p.submission_sha256)),
+            ("Answer key sha256", _code(p.answer_key_sha256)),
+            (info["key"], _code(p.key_version or "(unversioned)")),
+            ("Scorer version", _code(p.scorer_version)),
+        ]
     elif record.source == "paper":
         provenance.append(("Provenance", "reported in the paper; not re-scored here"))
     if record.supersedes is not None:
         older = text(_entry_link(permalink, record.supersedes))
         provenance.append(("Supersedes", f'<a href="{older}">{_code(record.supersedes)}</a>'))
     if added is not None:  # the Hub commit that added the record (records are never changed)
-        provenance.append(("Added in commit", f'<a href="{text(added.url)}" target="_blank" '
-                           f'rel="noopener noreferrer">{_code(added.commit[:12])}</a> '
-                           f"{text(added.title)}, {added.date:%Y-%m-%d}"))
+        provenance.append(
+            (
+                "Added in commit",
+                f'<a href="{text(added.url)}" target="_blank" '
+                f'rel="noopener noreferrer">{_code(added.commit[:12])}</a> '
+                f"{text(added.title)}, {added.date:%Y-%m-%d}",
+            )
+        )
     provenance.append(("Permalink", f'<a href="{text(permalink)}">{text(permalink)}</a>'))
     parts.append("<h4>Provenance</h4>" + _dl(provenance))
     if reproduce is not None:
-        parts.append("<h4>Reproduce this row</h4><p>With the submitted file and the answer "
-                     "key (the maintainers hold both):</p>"
-                     f"<pre><code>{text(reproduce)}</code></pre>")
+        parts.append(
+            "<h4>Reproduce this row</h4><p>With the submitted file and the answer "
+            "key (the maintainers hold both):</p>"
+            f"<pre><code>{text(reproduce)}</code></pre>"
+        )
     return f'<section class="card" aria-labelledby="entry-card-title">{"".join(parts)}</section>'
 
 
@@ -384,8 +461,9 @@ def _rank_text(row: Mapping[str, Any], info: Mapping[str, str]) -> str:
     if rank is None or _missing(rank):
         return "unranked"
     spread = row.get(info["rank_range"])
-    return f"{int(rank)}" + (f" (could be {spread})" if spread and str(spread) != str(int(rank))
-                             else "")
+    return f"{int(rank)}" + (
+        f" (could be {spread})" if spread and str(spread) != str(int(rank)) else ""
+    )
 
 
 def _metrics_table(record: ledger.Record, track: Track) -> str:
@@ -397,14 +475,18 @@ def _metrics_table(record: ledger.Record, track: Track) -> str:
         interval = ledger.metric_interval(record, track, key)
         count = record.counts.get(key) if record.counts is not None else None
         digits = DECIMALS[display]
-        shown_interval = "—" if interval is None else (
-            f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}")
+        shown_interval = (
+            "—" if interval is None else (f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}")
+        )
         counted = "—" if count is None else f"{count.correct} of {count.total}"
-        rows.append(f"<tr><th scope=\"row\">{text(track.names.get(key, track.labels[key]))}</th>"
-                    f'<td class="num">{text(format_metric(display, record.metrics[key]))}</td>'
-                    f'<td class="num">{text(counted)}</td>'
-                    f'<td class="num">{text(shown_interval)}</td></tr>')
-    return ('<table class="card-scores"><thead><tr><th scope="col">Metric</th>'
-            '<th scope="col">Value</th><th scope="col">Count</th><th scope="col">95% CI</th>'
-            f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
-
+        rows.append(
+            f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
+            f'<td class="num">{text(format_metric(display, record.metrics[key]))}</td>'
+            f'<td class="num">{text(counted)}</td>'
+            f'<td class="num">{text(shown_interval)}</td></tr>'
+        )
+    return (
+        '<table class="card-scores"><thead><tr><th scope="col">Metric</th>'
+        '<th scope="col">Value</th><th scope="col">Count</th><th scope="col">95% CI</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )

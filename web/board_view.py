@@ -63,14 +63,33 @@ EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
 
 #: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
 #: "input" are named by the track's ranking metric and the benchmark's input label.
-INFO_LABELS = {"rank_range": "Rank range", "source": "Source", "team": "Team", "size": "Size",
-               "date": "Date", "external": "External data", "links": "Links", "note": "Note",
-               "key": "Key version"}
+INFO_LABELS = {
+    "rank_range": "Rank range",
+    "source": "Source",
+    "team": "Team",
+    "size": "Size",
+    "date": "Date",
+    "external": "External data",
+    "links": "Links",
+    "note": "Note",
+    "key": "Key version",
+}
 
 
 #: The generic groups after the spec's views, as info columns in order.
-DETAILS = ("ci", "rank_range", "team", "size", "external", "input", "source", "date", "key",
-           "links", "note")
+DETAILS = (
+    "ci",
+    "rank_range",
+    "team",
+    "size",
+    "external",
+    "input",
+    "source",
+    "date",
+    "key",
+    "links",
+    "note",
+)
 
 
 ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then the metrics
@@ -79,9 +98,18 @@ ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then
 ALL_TAIL = ("ci", "date", "key", "links", "note")
 
 
-WIDTHS = {"rank_range": "86px", "team": "200px", "size": "80px", "source": "136px",
-          "date": "108px", "links": "140px", "note": "260px", "ci": "120px",
-          "external": "96px", "input": "150px"}
+WIDTHS = {
+    "rank_range": "86px",
+    "team": "200px",
+    "size": "80px",
+    "source": "136px",
+    "date": "108px",
+    "links": "140px",
+    "note": "260px",
+    "ci": "120px",
+    "external": "96px",
+    "input": "150px",
+}
 
 
 DEFAULT_WIDTH_PX = 84
@@ -100,7 +128,6 @@ HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_t
 #: The longest note a board cell shows whole; a longer one is cut there (the notes under the
 #: board give it in full), so one long note does not make its row a column of text.
 NOTE_CELL_CHARS = 60
-
 
 
 @dataclass(frozen=True)
@@ -136,25 +163,40 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
     problems: list[str] = []
     for view in track.views:
         if view.title in groups or view.title in ("Details", "All"):
-            problems.append(f"the column group {view.title!r} is declared twice (Details and "
-                            "All are the app's)")
-        groups[view.title] = (*lead, *(metrics[k] for k in view.metrics if k != track.ranking),
-                              *(info[c] for c in view.columns))
+            problems.append(
+                f"the column group {view.title!r} is declared twice (Details and All are the app's)"
+            )
+        groups[view.title] = (
+            *lead,
+            *(metrics[k] for k in view.metrics if k != track.ranking),
+            *(info[c] for c in view.columns),
+        )
     groups["Details"] = (*lead, *(info[c] for c in DETAILS))
-    groups["All"] = (*lead, *(info[c] for c in ALL_HEAD),
-                     *(label for k, label in metrics.items() if k != track.ranking),
-                     *(info[c] for c in ALL_TAIL))
+    groups["All"] = (
+        *lead,
+        *(info[c] for c in ALL_HEAD),
+        *(label for k, label in metrics.items() if k != track.ranking),
+        *(info[c] for c in ALL_TAIL),
+    )
     for title, headers in groups.items():
         twice = sorted({h for h in headers if headers.count(h) > 1})
         if twice:
-            problems.append(f"the column group {title!r} has the header(s) "
-                            f"{', '.join(map(repr, twice))} more than once")
+            problems.append(
+                f"the column group {title!r} has the header(s) "
+                f"{', '.join(map(repr, twice))} more than once"
+            )
     if problems:
-        raise LayoutError(f"{bench.id}/{track.id}: the board cannot be laid out: "
-                          f"{'; '.join(problems)}. Rename the labels or view titles in "
-                          f"{bench.folder / 'benchmark.toml'}")
-    widths = {"Rank": "62px", "Method": "200px", **{info[c]: w for c, w in WIDTHS.items()},
-              **{label: _metric_width(label) for label in metrics.values()}}
+        raise LayoutError(
+            f"{bench.id}/{track.id}: the board cannot be laid out: "
+            f"{'; '.join(problems)}. Rename the labels or view titles in "
+            f"{bench.folder / 'benchmark.toml'}"
+        )
+    widths = {
+        "Rank": "62px",
+        "Method": "200px",
+        **{info[c]: w for c, w in WIDTHS.items()},
+        **{label: _metric_width(label) for label in metrics.values()},
+    }
     formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
     return BoardLayout(groups, metrics, info, widths, formats)
 
@@ -178,15 +220,18 @@ def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
     }
 
 
-def rank_ranges(intervals: Sequence[tuple[float, float]],
-                higher_is_better: bool | None = True) -> list[tuple[int, int]]:
+def rank_ranges(
+    intervals: Sequence[tuple[float, float]], higher_is_better: bool | None = True
+) -> list[tuple[int, int]]:
     """Per row: 1 + rows whose interval lies entirely better than it (above it; below it when
     lower is better; nearer 0 for a signed error), and the worst rank it could hold."""
     if higher_is_better is False:
         intervals = [(-high, -low) for low, high in intervals]
     elif higher_is_better is None:  # the distance from 0, negated: nearer is better
-        intervals = [(-max(abs(low), abs(high)), 0.0 if low <= 0 <= high else
-                      -min(abs(low), abs(high))) for low, high in intervals]
+        intervals = [
+            (-max(abs(low), abs(high)), 0.0 if low <= 0 <= high else -min(abs(low), abs(high)))
+            for low, high in intervals
+        ]
     lows = sorted(low for low, _ in intervals)
     highs = sorted(high for _, high in intervals)
     n = len(intervals)
@@ -202,7 +247,7 @@ _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([BbMmTt])\b")
 
 
 def size_in_billions(model_size: str) -> float | None:
-    """"8B" -> 8, "30B-A3B" -> 30, "API" or "" -> None."""
+    """ "8B" -> 8, "30B-A3B" -> 30, "API" or "" -> None."""
     match = _SIZE.search(model_size)
     if not match:
         return None
@@ -232,8 +277,11 @@ def md_escape(text: str) -> str:
 
 def record_links(record: ledger.Record) -> list[tuple[str, str]]:
     """A record's links by name, those it gives: ("paper", url), ("project", url)."""
-    return [(name, url) for name, url in (("paper", record.publication_url),
-                                          ("project", record.project_url)) if url]
+    return [
+        (name, url)
+        for name, url in (("paper", record.publication_url), ("project", record.project_url))
+        if url
+    ]
 
 
 def _links(record: ledger.Record) -> str:
@@ -257,9 +305,9 @@ def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float]
     return None
 
 
-def _ranked(records: Sequence[ledger.Record], track: Track
-            ) -> list[tuple[ledger.Record, tuple[int, int] | None,
-                            tuple[float, float] | None]]:
+def _ranked(
+    records: Sequence[ledger.Record], track: Track
+) -> list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]]:
     """Rows best first, each with its rank range and ranking interval. Rows are ranked against
     those ranked by the same metric: the track's ranking first, then a paper-only ranking; rows
     lacking their metric come last, unranked. A row without an interval is ranked by its value
@@ -271,25 +319,28 @@ def _ranked(records: Sequence[ledger.Record], track: Track
         better = track.higher_is_better.get(key, True)
         rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
 
-        def order(r: ledger.Record, better: bool | None = better, key: str = key
-                  ) -> tuple[float, str]:
+        def order(
+            r: ledger.Record, better: bool | None = better, key: str = key
+        ) -> tuple[float, str]:
             value = r.metrics[key]  # best first: the highest, the lowest, or the nearest 0
             return ({True: -value, False: value, None: abs(value)}[better], r.method_name)
 
         rows.sort(key=order)
         intervals = [ranking_interval(r, track) for r in rows]
-        points = [i or (r.metrics[key], r.metrics[key]) for r, i in zip(rows, intervals,
-                                                                          strict=True)]
+        points = [
+            i or (r.metrics[key], r.metrics[key]) for r, i in zip(rows, intervals, strict=True)
+        ]
         ranks = rank_ranges(points, better)
         out.extend(zip(rows, ranks, intervals, strict=True))
-        unranked += [r for r in records if track.ranking_for(r.source) == key
-                     and key not in r.metrics]
+        unranked += [
+            r for r in records if track.ranking_for(r.source) == key and key not in r.metrics
+        ]
     out.extend((r, None, None) for r in sorted(unranked, key=lambda r: r.method_name))
     return out
 
 
 def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _interval_text(interval: tuple[float, float] | None, display: Display) -> str:
@@ -308,8 +359,9 @@ def key_version_cell(record: ledger.Record, current: str | None) -> str:
     return f"{version} (older key)" if older else version
 
 
-def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
-                track: Track, current_key: str | None = None) -> pd.DataFrame:
+def board_frame(
+    records: Sequence[ledger.Record], bench: Benchmark, track: Track, current_key: str | None = None
+) -> pd.DataFrame:
     """The whole board, best ranking metric first, with unrounded metrics and the rank columns
     (the "All" group's columns, then the hidden ones). ``current_key`` is the version Score
     scores on: rows scored on another are marked."""
@@ -324,7 +376,10 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
         external = _yes_no(record.uses_external)
         row: dict[str, Any] = {
             "Rank": best,
-            info["rank_range"]: "—" if best is None else f"{best}" if best == worst
+            info["rank_range"]: "—"
+            if best is None
+            else f"{best}"
+            if best == worst
             else f"{best}–{worst}",
             "Method": method,
             info["team"]: record.team_name,
@@ -334,22 +389,30 @@ def board_frame(records: Sequence[ledger.Record], bench: Benchmark,
             info["source"]: SOURCE_TEXT[record.source],
         }
         row.update({label: record.metrics.get(k) for k, label in layout.metrics.items()})
-        row.update({
-            info["ci"]: _interval_text(interval, display),
-            info["date"]: record.created_at.date().isoformat(),
-            info["key"]: key_version_cell(record, current_key),
-            info["links"]: _links(record),
-            info["note"]: _cut(record.note or "", NOTE_CELL_CHARS),
-            "_id": str(record.id),
-            "_name": record.method_name,
-            "_source": record.source,
-            "_size": size_bucket(record.model_size),
-            "_external": external,
-            "_input": shown_input,
-            "_text": " ".join([record.method_name, record.team_name, record.model_size,
-                               record.method_description]).lower(),
-            "_note": record.note or "",
-        })
+        row.update(
+            {
+                info["ci"]: _interval_text(interval, display),
+                info["date"]: record.created_at.date().isoformat(),
+                info["key"]: key_version_cell(record, current_key),
+                info["links"]: _links(record),
+                info["note"]: _cut(record.note or "", NOTE_CELL_CHARS),
+                "_id": str(record.id),
+                "_name": record.method_name,
+                "_source": record.source,
+                "_size": size_bucket(record.model_size),
+                "_external": external,
+                "_input": shown_input,
+                "_text": " ".join(
+                    [
+                        record.method_name,
+                        record.team_name,
+                        record.model_size,
+                        record.method_description,
+                    ]
+                ).lower(),
+                "_note": record.note or "",
+            }
+        )
         table.append(row)
     return pd.DataFrame(table, columns=[*layout.columns, *HIDDEN_COLUMNS])
 
@@ -368,8 +431,12 @@ class BoardFilter:
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         sources = tuple(key for key, label in SOURCE_LABELS.items() if label in self.sources)
         keep = pd.Series(True, index=frame.index)
-        for column, ticked in (("_source", sources), ("_external", self.external),
-                               ("_input", self.inputs), ("_size", self.sizes)):
+        for column, ticked in (
+            ("_source", sources),
+            ("_external", self.external),
+            ("_input", self.inputs),
+            ("_size", self.sizes),
+        ):
             if ticked:
                 keep &= frame[column].isin(ticked)
         for word in self.search.lower().split():
@@ -406,8 +473,14 @@ def filter_labels(bench: Benchmark) -> dict[str, str]:
     return {field: f"{name} {ANY_HINT}" for field, name in names.items()}
 
 
-def board_filter(search: object, sources: object, external: object, inputs: object,
-                 sizes: object, bench: Benchmark) -> BoardFilter:
+def board_filter(
+    search: object,
+    sources: object,
+    external: object,
+    inputs: object,
+    sizes: object,
+    bench: Benchmark,
+) -> BoardFilter:
     """What a visitor asked to see, checked before any work is done for it.
 
     BadInput if the search is not text of at most MAX_SEARCH_CHARS characters and
@@ -419,18 +492,22 @@ def board_filter(search: object, sources: object, external: object, inputs: obje
     if not isinstance(search, str):
         raise BadInput(f"The search must be text; got {quoted(search)}.")
     if len(search) > MAX_SEARCH_CHARS:
-        raise BadInput(f"The search is {len(search)} characters long; search for at most "
-                       f"{MAX_SEARCH_CHARS} characters ({MAX_SEARCH_WORDS} words).")
+        raise BadInput(
+            f"The search is {len(search)} characters long; search for at most "
+            f"{MAX_SEARCH_CHARS} characters ({MAX_SEARCH_WORDS} words)."
+        )
     words = len(search.split())
     if words > MAX_SEARCH_WORDS:
-        raise BadInput(f"The search has {words} words; search for at most {MAX_SEARCH_WORDS} "
-                       "words.")
+        raise BadInput(
+            f"The search has {words} words; search for at most {MAX_SEARCH_WORDS} words."
+        )
     return BoardFilter(
         search,
         _selection(FILTER_LABELS["sources"], sources, tuple(SOURCE_LABELS.values())),
         _selection(FILTER_LABELS["external"], external, EXTERNAL_CHOICES),
         _selection(bench.input.label, inputs, (*bench.input.choices.values(), NOT_REPORTED)),
-        _selection(FILTER_LABELS["sizes"], sizes, SIZE_BUCKETS))
+        _selection(FILTER_LABELS["sizes"], sizes, SIZE_BUCKETS),
+    )
 
 
 def _selection(label: str, value: object, choices: Sequence[str]) -> tuple[str, ...]:
@@ -440,8 +517,10 @@ def _selection(label: str, value: object, choices: Sequence[str]) -> tuple[str, 
     if not isinstance(value, list | tuple):
         raise BadInput(f"{label}: expected a list of its choices; got {quoted(value)}.")
     if len(value) > len(choices):
-        raise BadInput(f"{label}: expected at most {len(choices)} of {listed(choices)}; got "
-                       f"{len(value)} values.")
+        raise BadInput(
+            f"{label}: expected at most {len(choices)} of {listed(choices)}; got "
+            f"{len(value)} values."
+        )
     for item in value:
         if not isinstance(item, str) or item not in choices:
             raise BadInput(f"{label}: {quoted(item)} is not one of {listed(choices)}.")
@@ -451,7 +530,7 @@ def _selection(label: str, value: object, choices: Sequence[str]) -> tuple[str, 
 def quoted(value: object, limit: int = 40) -> str:
     """A refused value as a message quotes it: its repr, cut short."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def listed(choices: Sequence[str]) -> str:
@@ -468,8 +547,10 @@ def status_line(snapshot: ledger.BoardSnapshot, shown: int, now: float) -> str:
     entries = f"{total} entries" if shown >= total else f"{shown} of {total} entries"
     text = f"{entries} · updated {_ago(age)}"
     if snapshot.stale:
-        text += (f" · the records source could not be reached ({snapshot.error}); "
-                 f"showing the board as of {_ago(age)}")
+        text += (
+            f" · the records source could not be reached ({snapshot.error}); "
+            f"showing the board as of {_ago(age)}"
+        )
     return text
 
 
@@ -489,12 +570,12 @@ def empty_text(shown: int, total: int) -> str | None:
         return None
     if not total:
         return "No entries yet. See **About** for how to get listed."
-    return (f"No entry matches the filters and search; clear them to see all {total} "
-            "entries.")
+    return f"No entry matches the filters and search; clear them to see all {total} entries."
 
 
-def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
-                track: Track) -> list[dict[str, Any]]:
+def export_rows(
+    frame: pd.DataFrame, records: Sequence[ledger.Record], track: Track
+) -> list[dict[str, Any]]:
     """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included (the
     ranking metric's interval; a track that keeps intervals also gives each row's own). A row
     lacking its ranking metric has no rank (null)."""
@@ -517,25 +598,38 @@ def export_rows(frame: pd.DataFrame, records: Sequence[ledger.Record],
             "key_version": record.key_version,
         }
         out.update({k: record.metrics.get(k) for k in track.all_metric_keys})
-        out.update({
-            f"{ranking}_ci_low": low,
-            f"{ranking}_ci_high": high,
-            # In the track's display order, whatever order the record file has.
-            "counts": None if record.counts is None
-            else {k: record.counts[k].model_dump() for k in track.metric_keys
-                  if k in record.counts},
-        })
+        out.update(
+            {
+                f"{ranking}_ci_low": low,
+                f"{ranking}_ci_high": high,
+                # In the track's display order, whatever order the record file has.
+                "counts": None
+                if record.counts is None
+                else {
+                    k: record.counts[k].model_dump()
+                    for k in track.metric_keys
+                    if k in record.counts
+                },
+            }
+        )
         if track.keeps_intervals:
-            out["intervals"] = None if record.intervals is None else {
-                k: list(record.intervals[k]) for k in track.metric_keys if k in record.intervals}
-        out.update({
-            "n_abstained": record.n_abstained,
-            "created_at": record.created_at.isoformat(),
-            "project_url": record.project_url,
-            "publication_url": record.publication_url,
-            "method_description": record.method_description,
-            "note": record.note,
-        })
+            out["intervals"] = (
+                None
+                if record.intervals is None
+                else {
+                    k: list(record.intervals[k]) for k in track.metric_keys if k in record.intervals
+                }
+            )
+        out.update(
+            {
+                "n_abstained": record.n_abstained,
+                "created_at": record.created_at.isoformat(),
+                "project_url": record.project_url,
+                "publication_url": record.publication_url,
+                "method_description": record.method_description,
+                "note": record.note,
+            }
+        )
         rows.append(out)
     return rows
 
@@ -559,8 +653,7 @@ def csv_header(layout: BoardLayout) -> list[str]:
     return [*header, CSV_ID]
 
 
-def board_csv(frame: pd.DataFrame, layout: BoardLayout,
-              records: Sequence[ledger.Record]) -> bytes:
+def board_csv(frame: pd.DataFrame, layout: BoardLayout, records: Sequence[ledger.Record]) -> bytes:
     """The rows of ``frame`` (a ``board_frame``, filtered, in the order shown) as the board
     shows them, for a spreadsheet: ``csv_header``'s columns, each metric rounded as
     ``layout.formats`` says (empty when missing), plain text for Method (the name, without
@@ -587,8 +680,11 @@ def board_csv(frame: pd.DataFrame, layout: BoardLayout,
             elif column == info["links"]:
                 cells += [_inert_cell(url) for url in urls[row["_id"]]]
             else:
-                text = {"Method": row["_name"], info["source"]: SOURCE_TEXT[row["_source"]],
-                        info["note"]: row["_note"]}.get(column, value)
+                text = {
+                    "Method": row["_name"],
+                    info["source"]: SOURCE_TEXT[row["_source"]],
+                    info["note"]: row["_note"],
+                }.get(column, value)
                 cells.append(_inert_cell(str(text)))
         writer.writerow([*cells, row["_id"]])
     return out.getvalue().encode("utf-8-sig")

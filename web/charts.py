@@ -32,8 +32,20 @@ from web.board_view import SOURCE_TEXT, size_in_billions
 #: is the farthest, in normal, deuteranope and protanope vision, from the white background and
 #: from those before it: two or three entries get the most distinct colours. MAX_PICKS (12)
 #: entries never share one; tests/test_charts.py measures how far apart they stay.
-PALETTE = ("#1965B0", "#DC050C", "#F7F056", "#4EB265", "#7BAFDE", "#CAE0AB", "#882E72",
-           "#AE76A3", "#F4A736", "#5289C7", "#D1BBD7", "#E8601C")
+PALETTE = (
+    "#1965B0",
+    "#DC050C",
+    "#F7F056",
+    "#4EB265",
+    "#7BAFDE",
+    "#CAE0AB",
+    "#882E72",
+    "#AE76A3",
+    "#F4A736",
+    "#5289C7",
+    "#D1BBD7",
+    "#E8601C",
+)
 
 
 #: How the scatter charts mark a row's source (shape and colour; the legend in this order,
@@ -61,8 +73,12 @@ EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which 
 
 
 #: A scatter chart's value axis: the unit its title names after the metric's label.
-UNITS: Mapping[Display, str | None] = {"percent": "%", "ratio": "0–1", "seconds": "s",
-                                       "count": None}
+UNITS: Mapping[Display, str | None] = {
+    "percent": "%",
+    "ratio": "0–1",
+    "seconds": "s",
+    "count": None,
+}
 
 
 def chart_keys(track: Track) -> tuple[str, ...]:
@@ -73,8 +89,11 @@ def chart_keys(track: Track) -> tuple[str, ...]:
 
 #: A chart's value axis by the display of its metrics (the spec gives a chart one display).
 AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
-    "percent": ("Percent", (0, 100)), "ratio": ("Ratio (0–1)", (0, 1)),
-    "seconds": ("Seconds", None), "count": ("Count", None)}
+    "percent": ("Percent", (0, 100)),
+    "ratio": ("Ratio (0–1)", (0, 1)),
+    "seconds": ("Seconds", None),
+    "count": ("Count", None),
+}
 
 
 def chart_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
@@ -103,8 +122,13 @@ def _scale(domain: tuple[float, float] | None) -> Any:
 
 
 @functools.lru_cache(maxsize=128)
-def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, axis: str,
-                domain: tuple[float, float] | None) -> str:
+def _chart_spec(
+    entries: tuple[str, ...],
+    order: tuple[str, ...],
+    title: str,
+    axis: str,
+    domain: tuple[float, float] | None,
+) -> str:
     """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
     chart = (
         alt.Chart(title=title)
@@ -113,14 +137,22 @@ def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, ax
             y=alt.Y("Split:N", sort=list(order), title=None),
             yOffset=alt.YOffset("Entry:N", sort=list(entries)),
             x=alt.X(f"{axis}:Q", scale=_scale(domain)),
-            color=alt.Color("Entry:N", sort=list(entries), scale=alt.Scale(range=list(PALETTE)),
-                            legend=alt.Legend(orient="bottom", direction="vertical",
-                                              title=None, labelLimit=320)),
+            color=alt.Color(
+                "Entry:N",
+                sort=list(entries),
+                scale=alt.Scale(range=list(PALETTE)),
+                legend=alt.Legend(
+                    orient="bottom", direction="vertical", title=None, labelLimit=320
+                ),
+            ),
             tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
         )
         # As wide as its block (see CSS): it fits phones and laptops alike.
-        .properties(width="container", height=alt.Step(8 if len(entries) > 3 else 14),
-                    usermeta=NO_ACTIONS_MENU)
+        .properties(
+            width="container",
+            height=alt.Step(8 if len(entries) > 3 else 14),
+            usermeta=NO_ACTIONS_MENU,
+        )
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
         .configure_title(fontSize=14)
@@ -128,8 +160,7 @@ def _chart_spec(entries: tuple[str, ...], order: tuple[str, ...], title: str, ax
     return str(chart.to_json())
 
 
-def split_chart(series: dict[str, dict[str, float]], title: str,
-                track: Track) -> PlotData:
+def split_chart(series: dict[str, dict[str, float]], title: str, track: Track) -> PlotData:
     """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
     on the axis of their display (``chart_axis``), each series in a colour of ``PALETTE``. A
     series carrying none of the chart's metrics (a paper row of other columns) is left out.
@@ -138,17 +169,21 @@ def split_chart(series: dict[str, dict[str, float]], title: str,
     """
     keys = chart_keys(track)
     labels = track.labels
-    series = {name: metrics for name, metrics in series.items()
-              if any(k in metrics for k in keys)}
+    series = {name: metrics for name, metrics in series.items() if any(k in metrics for k in keys)}
     axis, domain = chart_axis(track)
     digits = DECIMALS[track.display[keys[0]]] + 1
-    spec = json.loads(_chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis,
-                                  domain))
+    spec = json.loads(
+        _chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis, domain)
+    )
     spec.pop("datasets", None)
-    spec["data"] = {"values": [
-        {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
-        for name, metrics in series.items() for k in keys if k in metrics
-    ]}
+    spec["data"] = {
+        "values": [
+            {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
+            for name, metrics in series.items()
+            for k in keys
+            if k in metrics
+        ]
+    }
     return PlotData(type="altair", plot=json.dumps(spec))
 
 
@@ -178,15 +213,22 @@ def _points(y_title: str, domain: tuple[float, float] | None, digits: int, x: An
         .encode(
             x=x,
             y=alt.Y("Value:Q", title=y_title, scale=_scale(domain)),
-            color=alt.Color("Source:N", scale=alt.Scale(
-                domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
-                legend=alt.Legend(orient="bottom", direction="horizontal", title=None)),
-            shape=alt.Shape("Source:N", scale=alt.Scale(
-                domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT])),
-            tooltip=[alt.Tooltip("Method:N"), alt.Tooltip("Size:N"),
-                     alt.Tooltip("Date:N"),
-                     alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
-                     alt.Tooltip("Source:N")],
+            color=alt.Color(
+                "Source:N",
+                scale=alt.Scale(domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
+                legend=alt.Legend(orient="bottom", direction="horizontal", title=None),
+            ),
+            shape=alt.Shape(
+                "Source:N",
+                scale=alt.Scale(domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT]),
+            ),
+            tooltip=[
+                alt.Tooltip("Method:N"),
+                alt.Tooltip("Size:N"),
+                alt.Tooltip("Date:N"),
+                alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
+                alt.Tooltip("Source:N"),
+            ],
         )
     )
 
@@ -195,13 +237,14 @@ def _configured(chart: Any, title: str) -> str:
     """``chart`` as wide as its block, its data left to inject: altair gives the layers of a
     chart without data an empty data set of their own, which would hide the injected one."""
     spec = (
-        chart
-        .properties(title=title, width="container", height=SCATTER_HEIGHT_PX,
-                    usermeta=NO_ACTIONS_MENU)
+        chart.properties(
+            title=title, width="container", height=SCATTER_HEIGHT_PX, usermeta=NO_ACTIONS_MENU
+        )
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
         .configure_title(fontSize=14)
-        .to_dict())
+        .to_dict()
+    )
     spec.pop("datasets", None)
     for layer in spec.get("layer", ()):
         layer.pop("data", None)
@@ -209,43 +252,79 @@ def _configured(chart: Any, title: str) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None,
-               digits: int) -> str:
+def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None, digits: int) -> str:
     """The size chart without its data: sized rows on a log axis; API and not-stated sizes in
     a strip at the right, their x a spread (``Slot``) only there to keep them apart."""
-    sized = _points(y_title, domain, digits, alt.X(
-        "Billions:Q", title=SIZE_TITLE,
-        scale=alt.Scale(type="log", range=[0, {"expr": f"width - {STRIP_PX}"}],
-                        padding=EDGE_PX),
-        # Labels at 1, 2 and 5 of each decade only, so that a phone's axis stays legible.
-        axis=alt.Axis(format="~g", labelOverlap=True, labelExpr=(
-            "test(regexp('^(0[.]0*)?[125]0*$'), datum.label) ? datum.label : ''"))),
-        ).transform_filter("isValid(datum.Billions)")
-    strip = _points(y_title, domain, digits, alt.X(
-        "Slot:Q", title=list(STRIP_TITLE),
-        scale=alt.Scale(domain=[0, 1],
-                        range=[{"expr": f"width - {STRIP_PX - STRIP_GAP_PX}"},
-                               {"expr": "width"}]),
-        # On top, where no title of the size axis can run into it.
-        axis=alt.Axis(orient="top", labels=False, ticks=False, domain=False, grid=False,
-                      titleFontWeight="normal"))).transform_filter("!isValid(datum.Billions)")
+    sized = _points(
+        y_title,
+        domain,
+        digits,
+        alt.X(
+            "Billions:Q",
+            title=SIZE_TITLE,
+            scale=alt.Scale(
+                type="log", range=[0, {"expr": f"width - {STRIP_PX}"}], padding=EDGE_PX
+            ),
+            # Labels at 1, 2 and 5 of each decade only, so that a phone's axis stays legible.
+            axis=alt.Axis(
+                format="~g",
+                labelOverlap=True,
+                labelExpr=("test(regexp('^(0[.]0*)?[125]0*$'), datum.label) ? datum.label : ''"),
+            ),
+        ),
+    ).transform_filter("isValid(datum.Billions)")
+    strip = _points(
+        y_title,
+        domain,
+        digits,
+        alt.X(
+            "Slot:Q",
+            title=list(STRIP_TITLE),
+            scale=alt.Scale(
+                domain=[0, 1],
+                range=[{"expr": f"width - {STRIP_PX - STRIP_GAP_PX}"}, {"expr": "width"}],
+            ),
+            # On top, where no title of the size axis can run into it.
+            axis=alt.Axis(
+                orient="top",
+                labels=False,
+                ticks=False,
+                domain=False,
+                grid=False,
+                titleFontWeight="normal",
+            ),
+        ),
+    ).transform_filter("!isValid(datum.Billions)")
     return _configured(alt.layer(sized, strip).resolve_scale(x="independent"), title)
 
 
 @functools.lru_cache(maxsize=32)
-def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None,
-               digits: int) -> str:
+def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None, digits: int) -> str:
     """The date chart without its data."""
-    return _configured(_points(y_title, domain, digits, alt.X(
-        "Date:T", title=DATE_TITLE, scale=alt.Scale(type="utc", padding=EDGE_PX),
-        axis=alt.Axis(format="%b %Y", labelOverlap=True))), title)
+    return _configured(
+        _points(
+            y_title,
+            domain,
+            digits,
+            alt.X(
+                "Date:T",
+                title=DATE_TITLE,
+                scale=alt.Scale(type="utc", padding=EDGE_PX),
+                axis=alt.Axis(format="%b %Y", labelOverlap=True),
+            ),
+        ),
+        title,
+    )
 
 
 def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
-    return {"Method": record.method_name, "Size": record.model_size or NOT_STATED,
-            "Date": record.created_at.date().isoformat(),
-            "Value": round(record.metrics[track.ranking], digits),
-            "Source": SOURCE_TEXT[record.source]}
+    return {
+        "Method": record.method_name,
+        "Size": record.model_size or NOT_STATED,
+        "Date": record.created_at.date().isoformat(),
+        "Value": round(record.metrics[track.ranking], digits),
+        "Source": SOURCE_TEXT[record.source],
+    }
 
 
 def _with_data(spec_json: str, values: list[dict[str, Any]]) -> PlotData:
@@ -262,16 +341,19 @@ def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
     colour; a tooltip names the method, its size, date and value (as the board rounds it)."""
     y_title, domain = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
-    rows = [(_row(r, track, digits), size_in_billions(r.model_size)) for r in plotted(
-        records, track)]
-    values = [{**row, "Billions": size if size and size > 0 else None, "Slot": None}
-              for row, size in rows]
+    rows = [
+        (_row(r, track, digits), size_in_billions(r.model_size)) for r in plotted(records, track)
+    ]
+    values = [
+        {**row, "Billions": size if size and size > 0 else None, "Slot": None} for row, size in rows
+    ]
     apart = sorted((v for v in values if v["Billions"] is None), key=lambda v: v["Value"])
     for i, value in enumerate(apart):
         # Rows of near values land far apart in the strip (a golden-ratio sequence).
         value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
-    return _with_data(_size_spec(f"{track.labels[track.ranking]} by model size", y_title,
-                                 domain, digits), values)
+    return _with_data(
+        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, domain, digits), values
+    )
 
 
 def date_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
@@ -280,5 +362,6 @@ def date_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
     y_title, domain = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
     values = [_row(r, track, digits) for r in plotted(records, track)]
-    return _with_data(_date_spec(f"{track.labels[track.ranking]} by date", y_title, domain,
-                                 digits), values)
+    return _with_data(
+        _date_spec(f"{track.labels[track.ranking]} by date", y_title, domain, digits), values
+    )

@@ -67,29 +67,35 @@ def rows_noun(track: Track) -> str:
 
 
 def score_help(track: Track) -> str:
-    return (f"Upload a submission ({submission_format(track)}, 5 MB at most) to score it "
-            "privately against the held-out answer key. Nothing is stored, and you never see "
-            f"which {rows_noun(track)} were right. See **About** for the format and how to get "
-            "listed.")
+    return (
+        f"Upload a submission ({submission_format(track)}, 5 MB at most) to score it "
+        "privately against the held-out answer key. Nothing is stored, and you never see "
+        f"which {rows_noun(track)} were right. See **About** for the format and how to get "
+        "listed."
+    )
 
 
 def tracks_help(tracks: Sequence[Track]) -> str:
     """The Score tab's help when a benchmark has several tracks: each one's format."""
     formats = "\n".join(f"- **{t.title}**: {submission_format(t)}" for t in tracks)
-    return ("Upload a submission (5 MB at most) to score it privately against the held-out "
-            "answer key of its track: pick the track, or leave **Detect from the file** and "
-            "the file's entries tell.\n\n"
-            f"{formats}\n\n"
-            "Nothing is stored, and you never see which entries were right. See **About** for "
-            "the formats and how to get listed.")
+    return (
+        "Upload a submission (5 MB at most) to score it privately against the held-out "
+        "answer key of its track: pick the track, or leave **Detect from the file** and "
+        "the file's entries tell.\n\n"
+        f"{formats}\n\n"
+        "Nothing is stored, and you never see which entries were right. See **About** for "
+        "the formats and how to get listed."
+    )
 
 
 def wrong_track(picked: Track, fits: Track) -> str:
     """What a file for another track than the one picked is told: which track it fits."""
-    return (f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
-            f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
-            f"{fits.title} as the track above the upload, or Detect from the file (through the "
-            f'API: track "{fits.id}" or "{DETECT}").')
+    return (
+        f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
+        f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
+        f"{fits.title} as the track above the upload, or Detect from the file (through the "
+        f'API: track "{fits.id}" or "{DETECT}").'
+    )
 
 
 def score_chart_title(track: Track, with_paper: bool) -> str:
@@ -108,34 +114,47 @@ def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
     if submission is None:
         raise NotAnUpload("no file", "Choose a submission .json file to score.")
     if not isinstance(submission, Mapping):
-        raise NotAnUpload("not a FileData object", "Pass the file as gradio_client's "
-                          "handle_file(path) does: upload it through /gradio_api/upload, then "
-                          'pass {"path": <the path it returns>, "meta": {"_type": '
-                          '"gradio.FileData"}}.')
+        raise NotAnUpload(
+            "not a FileData object",
+            "Pass the file as gradio_client's "
+            "handle_file(path) does: upload it through /gradio_api/upload, then "
+            'pass {"path": <the path it returns>, "meta": {"_type": '
+            '"gradio.FileData"}}.',
+        )
     path = submission.get("path")
     if not path or not isinstance(path, str):
         raise NotAnUpload("no file", "Choose a submission .json file to score.")
     file = Path(path).resolve()
     # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
     if not file.is_relative_to(Path(upload_dir).resolve()):
-        raise NotAnUpload("a path outside the upload folder", "Upload the file through "
-                          "/gradio_api/upload first, then pass the path it returns.")
+        raise NotAnUpload(
+            "a path outside the upload folder",
+            "Upload the file through /gradio_api/upload first, then pass the path it returns.",
+        )
     if file.suffix.lower() != ".json":
-        raise NotAnUpload("not a .json file",
-                          f"Upload a .json file (a JSON list of {expected} objects).")
+        raise NotAnUpload(
+            "not a .json file", f"Upload a .json file (a JSON list of {expected} objects)."
+        )
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
-            raise NotAnUpload("over the size limit",
-                              f"The file is {size / 2**20:.1f} MB; the limit is 5 MB.")
+            raise NotAnUpload(
+                "over the size limit", f"The file is {size / 2**20:.1f} MB; the limit is 5 MB."
+            )
         return file.read_bytes()
     except OSError:
-        raise NotAnUpload("an unreadable file",
-                          "The uploaded file could not be read; upload it again.") from None
+        raise NotAnUpload(
+            "an unreadable file", "The uploaded file could not be read; upload it again."
+        ) from None
 
 
-def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
-                    limiter: ScoreLimiter, log: logging.Logger) -> None:
+def build_score_tab(
+    demo: gr.Blocks,
+    bench: Benchmark,
+    served: Sequence[Served],
+    limiter: ScoreLimiter,
+    log: logging.Logger,
+) -> None:
     """The Score tab's components and events, inside ``demo``'s current tab: its help, the
     track choice on a several-track benchmark (``#score-track``), the upload, a refusal under
     it (``#score-error``), the results; and the ``/score`` API."""
@@ -150,8 +169,10 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         down = [(tracks[tid].track, s) for tid, s in statuses.items() if s.key is None]
         if not many:
             return f"### Scoring is unavailable\n{down[0][1].error}" if down else ""
-        return "\n\n".join(f"### Scoring is unavailable for {track.title}\n{status.error}"
-                           for track, status in down)
+        return "\n\n".join(
+            f"### Scoring is unavailable for {track.title}\n{status.error}"
+            for track, status in down
+        )
 
     def score_state() -> Any:
         text = unavailable({tid: s.keys() for tid, s in tracks.items()})
@@ -160,8 +181,11 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     def best_paper(s: Served) -> ledger.Record | None:
         """The best paper row of the track that carries a metric of its chart."""
         keys = chart_keys(s.track)
-        papers = [r for r in s.board.snapshot().records if r.source == "paper"
-                  and any(k in r.metrics for k in keys)]
+        papers = [
+            r
+            for r in s.board.snapshot().records
+            if r.source == "paper" and any(k in r.metrics for k in keys)
+        ]
         return max(papers, key=lambda r: ledger.ranking_value(r, s.track) or 0.0, default=None)
 
     def key_of(s: Served) -> evaluator.AnyKey:
@@ -169,23 +193,26 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         status = s.keys()
         if status.key is None:
             where = f" for {s.track.title}" if many else ""
-            raise gr.Error(f"Scoring{where} is unavailable: {status.error}",
-                           print_exception=False)
+            raise gr.Error(f"Scoring{where} is unavailable: {status.error}", print_exception=False)
         return status.key
 
-    async def scored_as(submission: object, track: object,
-                        request: gr.Request) -> tuple[evaluator.ScoreResult, Served]:
+    async def scored_as(
+        submission: object, track: object, request: gr.Request
+    ) -> tuple[evaluator.ScoreResult, Served]:
         """A file scored as the track ``track`` names, or as the one its entries tell ("auto"
         or None); gr.Error with the message if it is not scored."""
         if track is None or track == DETECT:
             return await scored(submission, None, request)
         if not isinstance(track, str) or track not in tracks:  # before any work
-            raise gr.Error(f"Track: {quoted(track)} is not one of "
-                           f"{listed([DETECT, *tracks])}.", print_exception=False)
+            raise gr.Error(
+                f"Track: {quoted(track)} is not one of {listed([DETECT, *tracks])}.",
+                print_exception=False,
+            )
         return await scored(submission, tracks[track], request)
 
-    async def scored(submission: object, chosen: Served | None,
-                     request: gr.Request) -> tuple[evaluator.ScoreResult, Served]:
+    async def scored(
+        submission: object, chosen: Served | None, request: gr.Request
+    ) -> tuple[evaluator.ScoreResult, Served]:
         """A file scored as ``chosen``'s track, or the one its entries tell (None): the score
         and the track scored."""
         # How the track was chosen: picked (by the visitor or the page), told (by the file's
@@ -212,9 +239,12 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         limits = limiter.limits
         if limits.on_space and hops_untold.acquire(blocking=False):
             # How the Spaces proxy lays the header out is documented nowhere: show the operator.
-            log.info("the first scored request came with %s; the client is its rightmost "
-                     "public entry past %d trusted hop(s)", forwarded_summary(request),
-                     limits.trusted_hops)
+            log.info(
+                "the first scored request came with %s; the client is its rightmost "
+                "public entry past %d trusted hop(s)",
+                forwarded_summary(request),
+                limits.trusted_hops,
+            )
         client = client_address(request, limits.on_space, limits.trusted_hops)
         try:
             stamp = limiter.acquire(client)
@@ -235,12 +265,17 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
                 if fits is not None and fits.id != track.id:
                     message = wrong_track(track, fits)
             elif how == "unknown":
-                message += (f"\n\nThe file's entries carry no track's fields, so it was read as "
-                            f"a file for the {track.title} track; for another track, pick it "
-                            "above the upload.")
+                message += (
+                    f"\n\nThe file's entries carry no track's fields, so it was read as "
+                    f"a file for the {track.title} track; for another track, pick it "
+                    "above the upload."
+                )
             raise gr.Error(message, duration=None, print_exception=False) from None
-        log.info("scored one submission (%d bytes)%s", len(data),
-                 f" of the {track.id} track" if many else "")
+        log.info(
+            "scored one submission (%d bytes)%s",
+            len(data),
+            f" of the {track.id} track" if many else "",
+        )
         return result, chosen
 
     def numbers(result: evaluator.ScoreResult, s: Served) -> dict[str, Any]:
@@ -253,8 +288,9 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         intervals, sha256, the answer key's version and sha256, and the scorer's version."""
         return numbers(*await scored(submission, first, request))
 
-    async def score_any(submission: FileData, request: gr.Request,
-                        track: str | None = DETECT) -> dict[str, Any]:
+    async def score_any(
+        submission: FileData, request: gr.Request, track: str | None = DETECT
+    ) -> dict[str, Any]:
         """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
         null) to let the file's entries tell. Returns its metrics, counts, 95 % intervals,
         sha256, the answer key's version and sha256, the scorer's version, and the track."""
@@ -262,8 +298,9 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
 
     Kept = tuple[evaluator.ScoreResult, str] | None  # a score and its track, server-side
 
-    async def page_score(submission: object, request: gr.Request,
-                         track: object = None) -> tuple[Any, ...]:
+    async def page_score(
+        submission: object, request: gr.Request, track: object = None
+    ) -> tuple[Any, ...]:
         """The page's scoring: (the score kept, its JSON, the refusal under the upload). A
         refusal is shown under the upload, not raised (no toast)."""
         if submission is None:  # the file was cleared (a track switch with no file)
@@ -296,8 +333,10 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
         return (
             score_summary(result, track),
             gr.Dataframe(table, visible=True, column_widths=widths),
-            gr.Plot(split_chart(series, score_chart_title(track, paper is not None), track),
-                    visible=True),
+            gr.Plot(
+                split_chart(series, score_chart_title(track, paper is not None), track),
+                visible=True,
+            ),
             gr.Textbox(result.submission_sha256, visible=True),
             gr.Markdown(rank_markdown(rank, track, many), visible=True),
             gr.Button(visible=True),
@@ -306,8 +345,15 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
 
     def cleared() -> tuple[Any, ...]:
         hidden = gr.update(visible=False)
-        return ("", hidden, hidden, gr.update(value="", visible=False),
-                gr.update(value="", visible=False), hidden, hidden)
+        return (
+            "",
+            hidden,
+            hidden,
+            gr.update(value="", visible=False),
+            gr.update(value="", visible=False),
+            hidden,
+            hidden,
+        )
 
     def reset_score() -> tuple[Any, ...]:
         """Clear the previous file's results and refusal as soon as another file arrives."""
@@ -316,28 +362,55 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     boot_text = unavailable(boot)
     disabled = gr.Markdown(boot_text, elem_id="score-disabled", visible=bool(boot_text))
     gr.Markdown(tracks_help([s.track for s in served]) if many else score_help(first.track))
-    score_track = gr.Radio(
-        [("Detect from the file", DETECT), *((s.track.title, s.track.id) for s in served)],
-        value=DETECT, label="Track", elem_id="score-track") if many else None
-    upload = gr.File(label="Submission (.json)", file_types=[".json"], type="filepath",
-                     elem_id="score-upload")
+    score_track = (
+        gr.Radio(
+            [("Detect from the file", DETECT), *((s.track.title, s.track.id) for s in served)],
+            value=DETECT,
+            label="Track",
+            elem_id="score-track",
+        )
+        if many
+        else None
+    )
+    upload = gr.File(
+        label="Submission (.json)", file_types=[".json"], type="filepath", elem_id="score-upload"
+    )
     error = gr.Markdown(elem_id="score-error", visible=False)
     summary = gr.Markdown(elem_id="score-summary")
     rank = gr.Markdown(elem_id="score-rank", visible=False)
     # Whole: a phone wraps it onto a second line rather than cutting it. Its copy button is a
     # button of its own: Gradio's (buttons=["copy"]) sits inside the box's <label>, which then
     # names the button, and the box is left without a name for a screen reader.
-    sha256 = gr.Textbox(label="File sha256 (quote it to get listed)", interactive=False,
-                        lines=1, max_lines=3, visible=False, elem_id="score-sha256")
+    sha256 = gr.Textbox(
+        label="File sha256 (quote it to get listed)",
+        interactive=False,
+        lines=1,
+        max_lines=3,
+        visible=False,
+        elem_id="score-sha256",
+    )
     with gr.Row():
-        copy = gr.Button("Copy the sha256", size="sm", visible=False, scale=0,
-                         min_width=160, elem_id="score-sha256-copy")
+        copy = gr.Button(
+            "Copy the sha256",
+            size="sm",
+            visible=False,
+            scale=0,
+            min_width=160,
+            elem_id="score-sha256-copy",
+        )
         # A mailto: link, pre-written (score_view.listing_mailto); the Space sends nothing.
-        listing = gr.Button("Request listing by e-mail", variant="primary", visible=False,
-                            scale=0, min_width=300, elem_id="score-listing")
+        listing = gr.Button(
+            "Request listing by e-mail",
+            variant="primary",
+            visible=False,
+            scale=0,
+            min_width=300,
+            elem_id="score-listing",
+        )
     # Wrapped, as high as a decision score's 17 rows: it fits a phone's width.
-    score_df = gr.Dataframe(interactive=False, elem_id="score-table", visible=False,
-                            max_height=900, wrap=True)
+    score_df = gr.Dataframe(
+        interactive=False, elem_id="score-table", visible=False, max_height=900, wrap=True
+    )
     score_plot = gr.Plot(show_label=False, elem_id="score-chart", visible=False)
     with gr.Accordion("The numbers as JSON (what the /score API returns)", open=False):
         score_numbers = gr.JSON(show_label=False, elem_id="score-json")
@@ -346,8 +419,11 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     demo.load(score_state, None, disabled, **private)
     shown = [summary, score_df, score_plot, sha256, rank, copy, listing]
-    copy.click(None, js="() => navigator.clipboard.writeText("
-                        "document.querySelector('#score-sha256 textarea').value)")
+    copy.click(
+        None,
+        js="() => navigator.clipboard.writeText("
+        "document.querySelector('#score-sha256 textarea').value)",
+    )
     outputs = [kept, score_numbers, error]
     # The API and the page share one bound on scoring at once.
     scoring: dict[str, Any] = {"concurrency_limit": 4, "concurrency_id": "score"}
@@ -360,6 +436,6 @@ def build_score_tab(demo: gr.Blocks, bench: Benchmark, served: Sequence[Served],
     for trigger in triggers:
         # Unprocessed: gr.File(type="filepath") leaves an empty tmp file per call in the cache.
         trigger(reset_score, None, [*outputs, *shown], queue=False, **private).then(
-            page_score, score_inputs, outputs, preprocess=False, **scoring, **private).then(
-            render, kept, shown, **private)
+            page_score, score_inputs, outputs, preprocess=False, **scoring, **private
+        ).then(render, kept, shown, **private)
     upload.clear(reset_score, None, [*outputs, *shown], queue=False, **private)

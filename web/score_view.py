@@ -72,8 +72,9 @@ def error_markdown(message: str) -> str:
 # --- where a score would rank, and how to get it listed (pure) ---------------------------------
 
 
-def would_rank(result: evaluator.ScoreResult, records: Sequence[ledger.Record],
-               track: Track) -> tuple[int, int, int]:
+def would_rank(
+    result: evaluator.ScoreResult, records: Sequence[ledger.Record], track: Track
+) -> tuple[int, int, int]:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
     ``records``, by the board's own rule (``board_view.rank_ranges``): 1 + the rows whose
     interval of the ranking metric lies entirely better, against the rows ranked by the same
@@ -94,26 +95,38 @@ def rank_markdown(rank: tuple[int, int, int], track: Track, many: bool) -> str:
     board = f"the {track.title} board" if many else "the board"
     label = track.labels[track.ranking]
     if n == 1:
-        return (f"**On {board} now, it would be the first entry** (none is ranked by {label} "
-                "yet). It is not added to the board.")
+        return (
+            f"**On {board} now, it would be the first entry** (none is ranked by {label} "
+            "yet). It is not added to the board."
+        )
     ordinal = evaluator.ordinal(best)
     shown = ordinal if best == worst else f"{ordinal} (rank range {best}–{worst})"
-    return (f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
-            f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
-            "added to the board.")
+    return (
+        f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
+        f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
+        "added to the board."
+    )
 
 
 def listing_fields(bench: Benchmark) -> tuple[str, ...]:
     """What a listing request asks for: the fields of a board row (scripts/publish_submission's
     row arguments), each with what to write."""
     choices = "; ".join(bench.input.choices.values())
-    return ("Method name:", "Team:", "Model size (parameters such as 7B, or the API tier):",
-            "Uses external data (yes / no):", f"{bench.input.label} (one of: {choices}):",
-            "Project or code link:", "Paper link:", "Short description (one sentence):")
+    return (
+        "Method name:",
+        "Team:",
+        "Model size (parameters such as 7B, or the API tier):",
+        "Uses external data (yes / no):",
+        f"{bench.input.label} (one of: {choices}):",
+        "Project or code link:",
+        "Paper link:",
+        "Short description (one sentence):",
+    )
 
 
-def listing_mailto(bench: Benchmark, track: Track, result: evaluator.ScoreResult,
-                   many: bool) -> str:
+def listing_mailto(
+    bench: Benchmark, track: Track, result: evaluator.ScoreResult, many: bool
+) -> str:
     """A ``mailto:`` to the benchmark's contact with a listing request pre-written: the file's
     sha256, its track, the key version and the fields of a board row to fill in (the subject
     and body URL-encoded; nothing is sent by the Space)."""
@@ -134,8 +147,10 @@ def listing_mailto(bench: Benchmark, track: Track, result: evaluator.ScoreResult
         *listing_fields(bench),
     ]
     body = "\r\n".join(lines)  # RFC 6068: line breaks in a mailto body are %0D%0A
-    return (f"mailto:{bench.contact_email}?subject={quote(subject, safe='')}"
-            f"&body={quote(body, safe='')}")
+    return (
+        f"mailto:{bench.contact_email}?subject={quote(subject, safe='')}"
+        f"&body={quote(body, safe='')}"
+    )
 
 
 # --- which track a file is for (pure) -----------------------------------------------------------
@@ -173,12 +188,15 @@ def _entries(data: bytes) -> list[dict[str, Any]]:
 
 def fitting_track(bench: Benchmark, data: bytes) -> Track | None:
     """The track whose entries the file's are, told by the fields only that track's entries
-    carry (its kind's ``own_fields``); None if the file's entries carry no track's, or as many of two
-    tracks' (then the visitor names the track)."""
+    carry (its kind's ``own_fields``); None if the file's entries carry no track's, or as many
+    of two tracks' (then the visitor names the track)."""
     entries = _entries(data)
-    votes = Counter({t.id: sum(any(f in e for f in evaluator.kind_of(t).own_fields(t))
-                                  for e in entries)
-                     for t in bench.tracks})
+    votes = Counter(
+        {
+            t.id: sum(any(f in e for f in evaluator.kind_of(t).own_fields(t)) for e in entries)
+            for t in bench.tracks
+        }
+    )
     ranked = votes.most_common(2)
     if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
         return None

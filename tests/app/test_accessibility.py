@@ -57,11 +57,30 @@ GRADIO_OWN: tuple[tuple[str, str], ...] = (
 )
 
 #: Chromium's roles of the things a visitor operates: each must have a name.
-CONTROL_ROLES = frozenset({
-    "button", "link", "textbox", "searchbox", "checkbox", "radio", "switch", "tab", "combobox",
-    "listbox", "option", "slider", "spinbutton", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "treeitem", "DisclosureTriangle", "PopUpButton", "ToggleButton",
-})
+CONTROL_ROLES = frozenset(
+    {
+        "button",
+        "link",
+        "textbox",
+        "searchbox",
+        "checkbox",
+        "radio",
+        "switch",
+        "tab",
+        "combobox",
+        "listbox",
+        "option",
+        "slider",
+        "spinbutton",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "treeitem",
+        "DisclosureTriangle",
+        "PopUpButton",
+        "ToggleButton",
+    }
+)
 
 
 def _gradio_i18n_namespaces() -> frozenset[str]:
@@ -82,7 +101,8 @@ def _gradio_i18n_namespaces() -> frozenset[str]:
 
 
 I18N_KEY = re.compile(
-    r"(?<![\w.])(?:" + "|".join(sorted(_gradio_i18n_namespaces())) + r")\.[a-z][a-z0-9_]*\b")
+    r"(?<![\w.])(?:" + "|".join(sorted(_gradio_i18n_namespaces())) + r")\.[a-z][a-z0-9_]*\b"
+)
 
 
 # --- what the page says, as axe and Chromium's accessibility tree see it -----------------------
@@ -158,8 +178,9 @@ class Problem:
         return f"[{self.where}] {self.what}"
 
 
-def _axe_problems(page: Page, where: str, report: dict[str, Any],
-                  excepted: set[int]) -> list[Problem]:
+def _axe_problems(
+    page: Page, where: str, report: dict[str, Any], excepted: set[int]
+) -> list[Problem]:
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
     violations = page.evaluate(AXE_RUN_JS, [list(pair) for pair in GRADIO_OWN])
@@ -172,10 +193,15 @@ def _axe_problems(page: Page, where: str, report: dict[str, Any],
             continue
         targets = [n["target"] for n in nodes]
         shown = ", ".join(targets[:TARGETS_SHOWN]) + (
-            f" (+{len(targets) - TARGETS_SHOWN} more)" if len(targets) > TARGETS_SHOWN else "")
+            f" (+{len(targets) - TARGETS_SHOWN} more)" if len(targets) > TARGETS_SHOWN else ""
+        )
         summary = " ".join((nodes[0]["summary"] or "").split())
-        problems.append(Problem(where, f"axe {v['id']} ({v['impact']}): {v['help']} — "
-                                       f"{shown}. {summary} <{v['helpUrl']}>"))
+        problems.append(
+            Problem(
+                where,
+                f"axe {v['id']} ({v['impact']}): {v['help']} — {shown}. {summary} <{v['helpUrl']}>",
+            )
+        )
     return problems
 
 
@@ -227,11 +253,21 @@ def _name_problems(page: Page, where: str) -> list[Problem]:
             keys.setdefault(key, set()).add(element)
     problems = []
     if nameless:
-        problems.append(Problem(where, f"{len(nameless)} controls have no accessible name: "
-                                       + "; ".join(sorted(set(nameless))[:TARGETS_SHOWN * 2])))
+        problems.append(
+            Problem(
+                where,
+                f"{len(nameless)} controls have no accessible name: "
+                + "; ".join(sorted(set(nameless))[: TARGETS_SHOWN * 2]),
+            )
+        )
     for key, places in sorted(keys.items()):
-        problems.append(Problem(where, f"untranslated Gradio i18n key {key!r} read out by: "
-                                       + "; ".join(sorted(places)[:TARGETS_SHOWN])))
+        problems.append(
+            Problem(
+                where,
+                f"untranslated Gradio i18n key {key!r} read out by: "
+                + "; ".join(sorted(places)[:TARGETS_SHOWN]),
+            )
+        )
     return problems
 
 
@@ -327,9 +363,11 @@ def _audit_about(visit: Visit, audit: Audit) -> None:
 
 
 def test_axe_core_is_installed() -> None:
-    assert AXE.is_file(), (f"{AXE.relative_to(ROOT)} is missing: run `make axe` (npm ci "
-                           "--prefix tests/axe; as root it installs Debian's nodejs and npm "
-                           "first). The accessibility tests must run, not skip.")
+    assert AXE.is_file(), (
+        f"{AXE.relative_to(ROOT)} is missing: run `make axe` (npm ci "
+        "--prefix tests/axe; as root it installs Debian's nodejs and npm "
+        "first). The accessibility tests must run, not skip."
+    )
 
 
 def test_the_i18n_key_pattern_finds_what_a_screen_reader_was_heard_saying() -> None:
@@ -355,8 +393,12 @@ def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo:
 @pytest.mark.parametrize("device", list(VIEWPORTS))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_every_tab_has_no_serious_violation_and_names_every_control(
-        request: pytest.FixtureRequest, browser: Browser,  # noqa: F811
-        tmp_path: Path, bench_id: str, device: str) -> None:
+    request: pytest.FixtureRequest,
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+    bench_id: str,
+    device: str,
+) -> None:
     assert AXE.is_file(), f"{AXE.relative_to(ROOT)} is missing: run `make axe`"
     fixture, demo = SITES[bench_id]
     url = request.getfixturevalue(fixture).url
@@ -372,8 +414,15 @@ def test_every_tab_has_no_serious_violation_and_names_every_control(
         visit.context.close()
         report = audit.write()
     found = audit.problems + [
-        Problem(audit.label, f"GRADIO_OWN {rule} on {selector} was not met: if Gradio fixed "
-                             "it, remove the exception")
-        for i, (rule, selector) in enumerate(GRADIO_OWN) if i not in audit.excepted]
-    assert not found, (f"{len(found)} accessibility problems (axe's whole answer: {report}):\n"
-                       + "\n".join(map(str, found)))
+        Problem(
+            audit.label,
+            f"GRADIO_OWN {rule} on {selector} was not met: if Gradio fixed "
+            "it, remove the exception",
+        )
+        for i, (rule, selector) in enumerate(GRADIO_OWN)
+        if i not in audit.excepted
+    ]
+    assert not found, (
+        f"{len(found)} accessibility problems (axe's whole answer: {report}):\n"
+        + "\n".join(map(str, found))
+    )

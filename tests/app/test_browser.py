@@ -37,8 +37,14 @@ from tests.support.app_server import ROOT, AppServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     # Keep the page off the internet: every host but the app's loopback address is unknown.
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
@@ -79,6 +85,7 @@ def _demo(bench_id: str) -> Demo:
     bench = spec.load_benchmark(bench_id)
     folder = bench.demo_board / "submissions"  # may not exist yet: an empty board
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+
     # The board shows its track's records: those naming it (schema 2), and those naming no
     # benchmark (schema 1) if the spec gives them this track.
     def track_of(record: dict[str, object]) -> object:
@@ -128,9 +135,11 @@ def argus_server() -> Iterator[AppServer]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make test` as root (it installs Debian's "
-                    "chromium), or `apt-get install -y chromium`. The browser tests must run, "
-                    "not skip.")
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `make test` as root (it installs Debian's "
+            "chromium), or `apt-get install -y chromium`. The browser tests must run, "
+            "not skip."
+        )
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -164,8 +173,9 @@ class Visit:
         button = self.page.locator(f'#board-table thead button[data-sort="{header}"]')
         before = button.locator("xpath=..").get_attribute("aria-sort")
         button.click()
-        expect(button.locator("xpath=..")).not_to_have_attribute("aria-sort", before or "",
-                                                                 timeout=TIMEOUT_MS)
+        expect(button.locator("xpath=..")).not_to_have_attribute(
+            "aria-sort", before or "", timeout=TIMEOUT_MS
+        )
 
     def shot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -175,8 +185,9 @@ class Visit:
 
     def overflow(self) -> tuple[int, int]:
         """The page's scrollWidth and clientWidth: a page that scrolls sideways has more."""
-        widths = self.page.evaluate("[document.documentElement.scrollWidth, "
-                                    "document.documentElement.clientWidth]")
+        widths = self.page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
         return int(widths[0]), int(widths[1])
 
 
@@ -208,8 +219,9 @@ def _is_external_load_failure(message: ConsoleMessage) -> bool:
     return "Failed to load resource" in message.text and host not in (None, "127.0.0.1")
 
 
-def _open(browser: Browser, url: str, viewport: dict[str, int], chart: bool,
-          row: str | None = PAPER_ROW) -> Visit:
+def _open(
+    browser: Browser, url: str, viewport: dict[str, int], chart: bool, row: str | None = PAPER_ROW
+) -> Visit:
     """Open the app in a fresh context; wait for the board (its ``row``, if any, and if asked
     its chart)."""
     context = browser.new_context(viewport=viewport, accept_downloads=True)  # type: ignore[arg-type]
@@ -388,10 +400,13 @@ def _numbers(cells: list[str]) -> list[float]:
 
 
 def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
-        open_page: Callable[..., Visit]) -> None:
+    open_page: Callable[..., Visit],
+) -> None:
     visit = open_page()
-    ids_js = "() => [...document.querySelectorAll('#board-table tbody tr[data-entry]')]" \
-             ".map(tr => tr.dataset.entry).join('|')"
+    ids_js = (
+        "() => [...document.querySelectorAll('#board-table tbody tr[data-entry]')]"
+        ".map(tr => tr.dataset.entry).join('|')"
+    )
     board_order = visit.page.evaluate(ids_js)
     visit.sort_by("Entity")
     entity = _numbers(_column(visit, "Entity"))
@@ -409,16 +424,16 @@ def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
     # A group without the sorted column shows the board's order; one with it keeps the sort.
     visit.page.locator("#column-group label", has_text="Query types").click()
     expect(visit.page.locator("#board-table")).to_contain_text("Tracking", timeout=TIMEOUT_MS)
-    visit.page.wait_for_function(f"(want) => ({ids_js})() === want", arg=board_order,
-                                 timeout=TIMEOUT_MS)
+    visit.page.wait_for_function(
+        f"(want) => ({ids_js})() === want", arg=board_order, timeout=TIMEOUT_MS
+    )
     visit.sort_by("Overall")
     visit.sort_by("Overall")  # lowest first
     visit.page.locator("#column-group label", has_text="Details").click()
-    expect(visit.page.locator("#board-table")).to_contain_text("Rank range",
-                                                               timeout=TIMEOUT_MS)
+    expect(visit.page.locator("#board-table")).to_contain_text("Rank range", timeout=TIMEOUT_MS)
     visit.page.wait_for_selector(
-        '#board-table thead th[aria-sort=ascending] button[data-sort="Overall"]',
-        timeout=TIMEOUT_MS)
+        '#board-table thead th[aria-sort=ascending] button[data-sort="Overall"]', timeout=TIMEOUT_MS
+    )
     overall = _numbers(_column(visit, "Overall"))
     assert overall == sorted(overall)
     visit.shot("egomemreason-leaderboard-sorted.png")
@@ -426,7 +441,8 @@ def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
 
 
 def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
-        open_page: Callable[..., Visit]) -> None:
+    open_page: Callable[..., Visit],
+) -> None:
     visit = open_page()
     page = visit.page
     page.locator("#board-filters").get_by_text("Filters").click()
@@ -435,7 +451,8 @@ def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     papers = [n for n in ALL_NAMES if n not in RESCORED_NAMES]
     _wait_for_board(visit, shown=RESCORED_NAMES, gone=papers[:3])
     expect(page.locator("#board-status")).to_contain_text(
-        f"{len(RESCORED_NAMES)} of {len(RECORDS)} entries")
+        f"{len(RESCORED_NAMES)} of {len(RECORDS)} entries"
+    )
     rescored.click()  # none ticked again: every row
     _wait_for_board(visit, shown=[*RESCORED_NAMES, PAPER_ROW], gone=[])
     expect(page.locator("#board-status")).to_contain_text(f"{len(RECORDS)} entries")
@@ -446,14 +463,14 @@ def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     assert eight and thirty_eight, "the demo board should have 8B and 38B rows"
     _wait_for_board(visit, shown=eight, gone=thirty_eight)
     search.fill("no such model")
-    expect(page.locator("#board-table")).to_contain_text("No entry matches",
-                                                         timeout=TIMEOUT_MS)
+    expect(page.locator("#board-table")).to_contain_text("No entry matches", timeout=TIMEOUT_MS)
     expect(page.locator("#board-status")).to_contain_text(f"0 of {len(RECORDS)} entries")
     visit.shot("egomemreason-leaderboard-empty.png")
 
 
 def test_a_method_opens_its_card_and_the_address_opens_it_again(
-        open_page: Callable[..., Visit], server: AppServer, browser: Browser) -> None:
+    open_page: Callable[..., Visit], server: AppServer, browser: Browser
+) -> None:
     rescored = next(r for r in RECORDS if r["source"] == "rescored")
     visit = open_page()
     page = visit.page
@@ -462,9 +479,13 @@ def test_a_method_opens_its_card_and_the_address_opens_it_again(
     expect(card).to_be_visible(timeout=TIMEOUT_MS)
     provenance = rescored["provenance"]
     assert isinstance(provenance, dict)
-    for text in (str(rescored["id"]), provenance["submission_sha256"],
-                 provenance["answer_key_sha256"], "scripts/reproduce_row.py",
-                 f"--record {rescored['id']}"):
+    for text in (
+        str(rescored["id"]),
+        provenance["submission_sha256"],
+        provenance["answer_key_sha256"],
+        "scripts/reproduce_row.py",
+        f"--record {rescored['id']}",
+    ):
         expect(card).to_contain_text(str(text))
     assert f"entry={rescored['id']}" in page.url
     visit.shot("egomemreason-card.png")
@@ -475,7 +496,8 @@ def test_a_method_opens_its_card_and_the_address_opens_it_again(
     again = _open(browser, f"{server.url}/?entry={rescored['id']}", PHONE, chart=False)
     try:
         expect(again.page.locator("#entry-card")).to_contain_text(
-            str(rescored["method_name"]), timeout=TIMEOUT_MS)
+            str(rescored["method_name"]), timeout=TIMEOUT_MS
+        )
         again.shot("egomemreason-card-phone.png")
         scroll, client = again.overflow()
         assert scroll <= client + 1, f"the card scrolls sideways: {scroll} > {client}"
@@ -518,7 +540,8 @@ def test_phone_shows_overall_whole_and_the_table_on_the_first_screen(phone: Visi
     assert header.evaluate("b => b.scrollWidth <= b.clientWidth + 1"), header.inner_text()
     first_row = phone.page.locator("#board-table tbody tr").first.bounding_box()
     assert first_row is not None and first_row["y"] + first_row["height"] <= PHONE["height"], (
-        f"the board's first row is below the first screen: {first_row}")
+        f"the board's first row is below the first screen: {first_row}"
+    )
 
 
 def test_phone_board_chart_fits_the_screen(phone: Visit) -> None:
@@ -561,8 +584,9 @@ def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit])
     _upload(visit, SAMPLE)
     page = visit.page
     summary = page.locator("#score-summary")
-    expect(summary).to_contain_text(f"Overall: {result.metrics['overall']:.1f} %",
-                                    timeout=TIMEOUT_MS)
+    expect(summary).to_contain_text(
+        f"Overall: {result.metrics['overall']:.1f} %", timeout=TIMEOUT_MS
+    )
     overall = result.counts["overall"]
     expect(summary).to_contain_text(f"{overall.correct} of {overall.total} correct")
     table = page.locator("#score-table")
@@ -578,8 +602,9 @@ def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit])
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
-def test_score_tab_shows_the_evaluators_error(open_page: Callable[..., Visit],
-                                             tmp_path: Path) -> None:
+def test_score_tab_shows_the_evaluators_error(
+    open_page: Callable[..., Visit], tmp_path: Path
+) -> None:
     bad = tmp_path / "results.json"
     bad.write_text('{"results": []}', encoding="utf-8")
     with pytest.raises(evaluator.SubmissionError) as refused:
@@ -632,8 +657,9 @@ def _top_row(demo: Demo) -> str | None:
 @pytest.fixture(scope="module")
 def argus_board(argus_server: AppServer, browser: Browser) -> Iterator[Visit]:
     """EgoArgus's board as first shown on a desktop, shared by tests that only read it."""
-    visit = _open(browser, argus_server.url, DESKTOP, chart=bool(ARGUS.records),
-                  row=_top_row(ARGUS))
+    visit = _open(
+        browser, argus_server.url, DESKTOP, chart=bool(ARGUS.records), row=_top_row(ARGUS)
+    )
     yield visit
     visit.context.close()
 
@@ -644,8 +670,7 @@ def open_argus(argus_server: AppServer, browser: Browser) -> Iterator[Callable[.
     visits: list[Visit] = []
 
     def open_(viewport: dict[str, int] = DESKTOP) -> Visit:
-        visits.append(_open(browser, argus_server.url, viewport, chart=False,
-                            row=_top_row(ARGUS)))
+        visits.append(_open(browser, argus_server.url, viewport, chart=False, row=_top_row(ARGUS)))
         return visits[-1]
 
     yield open_
@@ -675,7 +700,7 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     assert match and int(match.group(1)) == len(ARGUS.records), status
     headers, rows = argus_board.grid("board-table")
     expected = _view_headers(ARGUS, "Scenarios")
-    assert headers[:len(expected)] == expected, headers
+    assert headers[: len(expected)] == expected, headers
     assert len(rows) == len(ARGUS.records)
     text = argus_board.board_text()
     missing = [name for name in ARGUS.names if name not in text]
@@ -699,9 +724,12 @@ def test_egoargus_tasks_group_shows_the_task_columns(open_argus: Callable[..., V
             const heads = [...document.querySelectorAll('#board-table thead th button')]
                 .map(b => b.dataset.sort);
             return want.every(w => heads.includes(w));
-        }""", arg=expected, timeout=TIMEOUT_MS)
+        }""",
+        arg=expected,
+        timeout=TIMEOUT_MS,
+    )
     headers, _ = visit.grid("board-table")
-    assert headers[:len(expected)] == expected, headers
+    assert headers[: len(expected)] == expected, headers
     assert "Multimodal" not in headers  # a scenario column: not in this group
 
 
@@ -729,7 +757,8 @@ SITES = {"egomemreason": ("server", EGOMEM), "egoargus": ("argus_server", ARGUS)
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_every_tab_fits_the_screen_and_is_photographed(
-        request: pytest.FixtureRequest, browser: Browser, bench_id: str, device: str) -> None:
+    request: pytest.FixtureRequest, browser: Browser, bench_id: str, device: str
+) -> None:
     fixture, demo = SITES[bench_id]
     url = request.getfixturevalue(fixture).url
     viewport = DESKTOP if device == "desktop" else PHONE
@@ -767,8 +796,9 @@ DECISION_SAMPLE = ARGUS.bench.demo_dir / "decision_sample_submission.json"
 def _decision_records() -> list[dict[str, Any]]:
     folder = ARGUS.bench.demo_board / "submissions"
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-    mine = [r for r in records if r.get("benchmark") == ARGUS.bench.id
-            and r.get("track") == DECISION.id]
+    mine = [
+        r for r in records if r.get("benchmark") == ARGUS.bench.id and r.get("track") == DECISION.id
+    ]
     hidden = {r["supersedes"] for r in mine if r.get("supersedes")}
     return [r for r in mine if r["id"] not in hidden]
 
@@ -782,8 +812,9 @@ def _switch_to_decision(visit: Visit) -> None:
 
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
-def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Browser,
-                                           device: str) -> None:
+def test_egoargus_decision_board_and_score(
+    argus_server: AppServer, browser: Browser, device: str
+) -> None:
     viewport = DESKTOP if device == "desktop" else PHONE
     suffix = "" if device == "desktop" else "-phone"
     records = _decision_records()
@@ -796,17 +827,23 @@ def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Bro
         assert status.startswith(f"{len(records)} entries"), status
         headers, rows = visit.grid("board-table")
         view = DECISION.views[0]
-        expected = ["Rank", "Method", DECISION.labels[DECISION.ranking],
-                    *(DECISION.labels[k] for k in view.metrics)]
-        assert headers[:len(expected)] == expected, headers
+        expected = [
+            "Rank",
+            "Method",
+            DECISION.labels[DECISION.ranking],
+            *(DECISION.labels[k] for k in view.metrics),
+        ]
+        assert headers[: len(expected)] == expected, headers
         assert len(rows) == len(records)
         f = headers.index(DECISION.labels[DECISION.ranking])
-        rescored = sorted((r for r in records if r["source"] == "rescored"),
-                          key=lambda r: -float(r["metrics"]["decision_f1"]))
+        rescored = sorted(
+            (r for r in records if r["source"] == "rescored"),
+            key=lambda r: -float(r["metrics"]["decision_f1"]),
+        )
         for row, record in zip(rows, rescored, strict=False):  # best F1 first, to 3 decimals
             assert row[f] == f"{record['metrics']['decision_f1']:.3f}"
         papers = [r for r in records if r["source"] == "paper"]
-        assert all(row[f] == "—" for row in rows[len(rescored):])  # not this Space's F1
+        assert all(row[f] == "—" for row in rows[len(rescored) :])  # not this Space's F1
         notes = page.locator("#board-notes")
         expect(notes).to_contain_text("ranked among themselves by Paper F1")
         expect(notes).to_contain_text(str(papers[0]["note"]))
@@ -822,12 +859,15 @@ def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Bro
         expect(table).to_contain_text(f"{best_paper['metrics']['paper_f1']:.3f}")
         visit.shot(f"egoargus-decision-paper{suffix}.png")
 
-        result = evaluator.score(evaluator.load_answer_key(
-            DECISION, ARGUS.bench.demo_key(DECISION).read_bytes()), DECISION_SAMPLE.read_bytes())
+        result = evaluator.score(
+            evaluator.load_answer_key(DECISION, ARGUS.bench.demo_key(DECISION).read_bytes()),
+            DECISION_SAMPLE.read_bytes(),
+        )
         _upload(visit, DECISION_SAMPLE)  # the track left to the file's entries
         summary = page.locator("#score-summary")
         expect(summary).to_contain_text(
-            f"Decision F1: {result.metrics['decision_f1']:.3f}", timeout=TIMEOUT_MS)
+            f"Decision F1: {result.metrics['decision_f1']:.3f}", timeout=TIMEOUT_MS
+        )
         low, high = result.intervals["decision_f1"]
         expect(summary).to_contain_text(f"95 % CI {low:.3f}–{high:.3f} (bootstrap)")
         score_table = page.locator("#score-table")
@@ -845,14 +885,15 @@ def test_egoargus_decision_board_and_score(argus_server: AppServer, browser: Bro
 
 
 def test_the_decision_board_sorts_lower_and_nearer_zero_first_and_keeps_its_track_in_links(
-        argus_server: AppServer, browser: Browser) -> None:
+    argus_server: AppServer, browser: Browser
+) -> None:
     # ?track= picks the Decision board straight from the address.
-    visit = _open(browser, f"{argus_server.url}/?track={DECISION.id}", DESKTOP, chart=False,
-                  row=None)
+    visit = _open(
+        browser, f"{argus_server.url}/?track={DECISION.id}", DESKTOP, chart=False, row=None
+    )
     try:
         page = visit.page
-        expect(page.locator("#board-track input[value=decision]")).to_be_checked(
-            timeout=TIMEOUT_MS)
+        expect(page.locator("#board-track input[value=decision]")).to_be_checked(timeout=TIMEOUT_MS)
         names = sorted(str(r["method_name"]) for r in _decision_records())
         _wait_for_board(visit, shown=names, gone=[])
         page.locator("#column-group label", has_text="Timing").click()
@@ -866,8 +907,7 @@ def test_the_decision_board_sorts_lower_and_nearer_zero_first_and_keeps_its_trac
         assert [abs(v) for v in near] == sorted(abs(v) for v in near), near
         record = next(r for r in _decision_records() if r["source"] == "rescored")
         page.locator("#board-table .entry-open", has_text=str(record["method_name"])).click()
-        expect(page.locator("#entry-card")).to_contain_text("--track decision",
-                                                            timeout=TIMEOUT_MS)
+        expect(page.locator("#entry-card")).to_contain_text("--track decision", timeout=TIMEOUT_MS)
         assert f"entry={record['id']}" in page.url and "track=decision" in page.url
         visit.shot("egoargus-decision-card.png")
         assert not visit.errors, visit.errors
@@ -882,8 +922,7 @@ def test_egoargus_score_says_which_track_a_file_fits(open_argus: Callable[..., V
     page.locator("#score-track label", has_text=DECISION.title).click()
     page.locator("#score-upload input[type=file]").set_input_files(str(ARGUS.sample))
     shown = page.locator("#score-error")
-    expect(shown).to_contain_text("This file is for the Understanding track",
-                                  timeout=TIMEOUT_MS)
+    expect(shown).to_contain_text("This file is for the Understanding track", timeout=TIMEOUT_MS)
     expect(page.locator("#score-summary")).not_to_contain_text("F1")
     visit.shot("egoargus-decision-wrong-track.png")
     # Picking the track it fits scores the file already chosen.

@@ -65,20 +65,28 @@ def _row_interval(record: dict[str, Any], track: spec.Track) -> tuple[float, flo
     return value, value
 
 
-def expected_rank(demo: Demo, track: spec.Track,
-                  result: evaluator.ScoreResult) -> tuple[int, int, int]:
+def expected_rank(
+    demo: Demo, track: spec.Track, result: evaluator.ScoreResult
+) -> tuple[int, int, int]:
     """(rank, worst rank, of n) by the board's rule, counted by hand: 1 + rows whose interval
     lies entirely above the file's, and n - rows whose interval lies entirely below it, among
     the rows ranked by the track's ranking metric (re-scored ones, and paper rows ranked by it)."""
     key = track.ranking
     folder = demo.bench.demo_board / "submissions"
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
-    mine = [r for r in records if (r.get("track") or demo.bench.unnamed_records_track) == track.id
-            and r.get("benchmark") in (None, demo.bench.id)]
+    mine = [
+        r
+        for r in records
+        if (r.get("track") or demo.bench.unnamed_records_track) == track.id
+        and r.get("benchmark") in (None, demo.bench.id)
+    ]
     hidden = {r["supersedes"] for r in mine if r.get("supersedes")}
     ranked_by = {r["source"]: track.ranking_for(r["source"]) for r in mine}
-    rows = [r for r in mine if r["id"] not in hidden and ranked_by[r["source"]] == key
-            and key in r["metrics"]]
+    rows = [
+        r
+        for r in mine
+        if r["id"] not in hidden and ranked_by[r["source"]] == key and key in r["metrics"]
+    ]
     low, high = result.intervals[key]
     intervals = [_row_interval(r, track) for r in rows]
     above = sum(1 for lo, _ in intervals if lo > high)
@@ -95,8 +103,10 @@ def _ordinal(n: int) -> str:
 
 
 @pytest.fixture
-def visit_site(request: pytest.FixtureRequest, browser: Browser,  # noqa: F811
-               ) -> Iterator[Callable[[str, dict[str, int]], Visit]]:
+def visit_site(
+    request: pytest.FixtureRequest,
+    browser: Browser,  # noqa: F811
+) -> Iterator[Callable[[str, dict[str, int]], Visit]]:
     """A fresh page of one benchmark's server per call, on the Score tab."""
     visits: list[Visit] = []
 
@@ -119,15 +129,17 @@ def _choose(page: Page, path: Path) -> None:
 def _mailto(page: Page) -> tuple[str, dict[str, str]]:
     """The listing link's address and its decoded subject and body."""
     href = page.locator("#score-listing").evaluate(
-        "el => (el.tagName === 'A' ? el : el.querySelector('a'))?.getAttribute('href')")
+        "el => (el.tagName === 'A' ? el : el.querySelector('a'))?.getAttribute('href')"
+    )
     assert href and href.startswith("mailto:"), href
     parts = urlsplit(href)
     fields = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
     return unquote(parts.path), fields
 
 
-def _check_result(visit: Visit, demo: Demo, track: spec.Track, sample: Path,
-                  many: bool, shot: str) -> None:
+def _check_result(
+    visit: Visit, demo: Demo, track: spec.Track, sample: Path, many: bool, shot: str
+) -> None:
     page = visit.page
     key = evaluator.load_answer_key(track, demo.bench.demo_key(track).read_bytes())
     result = evaluator.score(key, sample.read_bytes())
@@ -144,8 +156,11 @@ def _check_result(visit: Visit, demo: Demo, track: spec.Track, sample: Path,
     expect(copy).to_be_visible()
     visit.context.grant_permissions(["clipboard-read", "clipboard-write"])
     copy.click()
-    page.wait_for_function("(sha) => navigator.clipboard.readText().then(t => t === sha)",
-                           arg=result.submission_sha256, timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "(sha) => navigator.clipboard.readText().then(t => t === sha)",
+        arg=result.submission_sha256,
+        timeout=TIMEOUT_MS,
+    )
     # Where it would rank, by the board's rule.
     best, worst, n = expected_rank(demo, track, result)
     rank = page.locator("#score-rank")
@@ -164,9 +179,17 @@ def _check_result(visit: Visit, demo: Demo, track: spec.Track, sample: Path,
     assert f"File sha256: {result.submission_sha256}" in body
     assert f"Track: {track.title} ({track.id})" in body
     assert f"Answer key version: {result.key_version or '(unversioned)'}" in body
-    for wanted in ("Method name:", "Team:", "Model size", "Uses external data",
-                   demo.bench.input.label, *demo.bench.input.choices.values(),
-                   "Project or code link:", "Paper link:", "Short description"):
+    for wanted in (
+        "Method name:",
+        "Team:",
+        "Model size",
+        "Uses external data",
+        demo.bench.input.label,
+        *demo.bench.input.choices.values(),
+        "Project or code link:",
+        "Paper link:",
+        "Short description",
+    ):
         assert wanted in body, wanted
     page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
     visit.shot(shot)
@@ -186,23 +209,32 @@ def _check_result(visit: Visit, demo: Demo, track: spec.Track, sample: Path,
 @pytest.mark.parametrize("device", list(DEVICES))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
-        visit_site: Callable[[str, dict[str, int]], Visit], bench_id: str, device: str) -> None:
+    visit_site: Callable[[str, dict[str, int]], Visit], bench_id: str, device: str
+) -> None:
     demo = SITES[bench_id][1]
     visit = visit_site(bench_id, DEVICES[device])
     _choose(visit.page, demo.sample)
-    _check_result(visit, demo, demo.track, demo.sample, many=len(demo.bench.tracks) > 1,
-                  shot=f"{bench_id}-score-result{'' if device == 'desktop' else '-phone'}.png")
+    _check_result(
+        visit,
+        demo,
+        demo.track,
+        demo.sample,
+        many=len(demo.bench.tracks) > 1,
+        shot=f"{bench_id}-score-result{'' if device == 'desktop' else '-phone'}.png",
+    )
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
 def test_a_decision_score_ranks_among_the_rescored_decision_rows(
-        visit_site: Callable[[str, dict[str, int]], Visit]) -> None:
+    visit_site: Callable[[str, dict[str, int]], Visit],
+) -> None:
     decision = ARGUS.bench.track("decision")
     sample = ARGUS.bench.demo_dir / "decision_sample_submission.json"
     visit = visit_site("egoargus", DESKTOP)
     _choose(visit.page, sample)  # the track left to the file's entries
-    _check_result(visit, ARGUS, decision, sample, many=True,
-                  shot="egoargus-decision-score-result.png")
+    _check_result(
+        visit, ARGUS, decision, sample, many=True, shot="egoargus-decision-score-result.png"
+    )
 
 
 # --- refusals -----------------------------------------------------------------------------------
@@ -211,8 +243,10 @@ def test_a_decision_score_ranks_among_the_rescored_decision_rows(
 def _two_problems(tmp_path: Path, demo: Demo) -> tuple[Path, evaluator.SubmissionError]:
     """A file the evaluator refuses with two problems: one id, an answer of no option."""
     track = demo.track
-    entry = {track.fields.id: json.loads(demo.sample.read_text())[0][track.fields.id],
-             track.fields.prediction: "ZZ"}
+    entry = {
+        track.fields.id: json.loads(demo.sample.read_text())[0][track.fields.id],
+        track.fields.prediction: "ZZ",
+    }
     bad = tmp_path / "two-problems.json"
     bad.write_text(json.dumps([entry]), encoding="utf-8")
     with pytest.raises(evaluator.SubmissionError) as refused:
@@ -224,8 +258,8 @@ def _two_problems(tmp_path: Path, demo: Demo) -> tuple[Path, evaluator.Submissio
 @pytest.mark.parametrize("device", list(DEVICES))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_a_refusal_is_a_list_under_the_upload_until_the_next_file(
-        visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path, bench_id: str,
-        device: str) -> None:
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path, bench_id: str, device: str
+) -> None:
     demo = SITES[bench_id][1]
     bad, refused = _two_problems(tmp_path, demo)
     visit = visit_site(bench_id, DEVICES[device])
@@ -274,15 +308,17 @@ def _clear(page: Page) -> None:
 
 
 def test_a_file_for_the_other_track_is_told_inline(
-        visit_site: Callable[[str, dict[str, int]], Visit]) -> None:
+    visit_site: Callable[[str, dict[str, int]], Visit],
+) -> None:
     decision = ARGUS.bench.track("decision")
     visit = visit_site("egoargus", DESKTOP)
     page = visit.page
     page.locator("#score-track label", has_text=decision.title).click()
     _choose(page, ARGUS.sample)
     error = page.locator("#score-error")
-    expect(error).to_contain_text(f"This file is for the {ARGUS.track.title} track",
-                                  timeout=TIMEOUT_MS)
+    expect(error).to_contain_text(
+        f"This file is for the {ARGUS.track.title} track", timeout=TIMEOUT_MS
+    )
     # Picking the track it fits scores the file already chosen, and the message goes.
     page.locator("#score-track label", has_text=ARGUS.track.title).click()
     expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
@@ -290,7 +326,8 @@ def test_a_file_for_the_other_track_is_told_inline(
 
 
 def test_a_file_over_5_mb_is_refused_in_a_readable_sentence(
-        visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path) -> None:
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
+) -> None:
     """The page's own refusal (Gradio's frontend checks the launch's max_file_size before the
     upload); gradio_client words its own (tests/test_app_server.py)."""
     big = tmp_path / "big.json"

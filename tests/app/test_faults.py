@@ -58,8 +58,12 @@ def status(http: GradioHTTP, event: PageEvent) -> str:
 
 def board_env(hub: HubServer, **extra: str) -> dict[str, str]:
     """A local key (so not demo mode) and the board from the loopback Hub, TTL 1 s."""
-    return {"LEADERBOARD_ANSWER_KEY": str(DEMO / "annotations_private.json"),
-            "HF_ENDPOINT": hub.url, "LEADERBOARD_CACHE_TTL_S": "1", **extra}
+    return {
+        "LEADERBOARD_ANSWER_KEY": str(DEMO / "annotations_private.json"),
+        "HF_ENDPOINT": hub.url,
+        "LEADERBOARD_CACHE_TTL_S": "1",
+        **extra,
+    }
 
 
 def age_s(line: str) -> int:
@@ -77,17 +81,18 @@ def test_hub_down_at_boot_then_back_the_board_catches_up_and_score_says_why() ->
     try:
         with AppServer(env=env) as app, GradioHTTP(app.url) as http:
             config = httpx.get(app.url + "/config", timeout=10).json()
-            texts = " ".join(str(c.get("props", {}).get("value", ""))
-                             for c in config["components"])
+            texts = " ".join(str(c.get("props", {}).get("value", "")) for c in config["components"])
             assert "How to get listed" in texts or "Citation" in texts  # About renders
-            disabled = next(c for c in config["components"]
-                            if c.get("props", {}).get("elem_id") == "score-disabled")
+            disabled = next(
+                c
+                for c in config["components"]
+                if c.get("props", {}).get("elem_id") == "score-disabled"
+            )
             assert "Scoring is unavailable" in disabled["props"]["value"]
             assert hub.url.removeprefix("http://") in disabled["props"]["value"]
 
             uploaded = http.upload("s.json", SAMPLE)
-            scored = http.call("score", [{"path": uploaded,
-                                          "meta": {"_type": "gradio.FileData"}}])
+            scored = http.call("score", [{"path": uploaded, "meta": {"_type": "gradio.FileData"}}])
             assert scored.kind == "error" and "Scoring is unavailable" in scored.message
 
             event = http.page_event("board-status")
@@ -95,8 +100,11 @@ def test_hub_down_at_boot_then_back_the_board_catches_up_and_score_says_why() ->
             assert methods(http) == set()
 
             hub.start()
-            wait_for(lambda: methods(http), lambda names: len(names) == 3,
-                     "showing the 3 records after the Hub came back")
+            wait_for(
+                lambda: methods(http),
+                lambda names: len(names) == 3,
+                "showing the 3 records after the Hub came back",
+            )
             line = status(http, event)
             assert line.startswith("3 entries") and "could not" not in line
             log = app.log()
@@ -116,8 +124,9 @@ def test_hub_gone_after_boot_keeps_the_board_says_how_old_and_catches_up() -> No
 
             hub.stop()
             went_down = time.monotonic()
-            stale = wait_for(lambda: status(http, event), lambda s: "could not be reached" in s,
-                             "marked stale")
+            stale = wait_for(
+                lambda: status(http, event), lambda s: "could not be reached" in s, "marked stale"
+            )
             assert stale.startswith("3 entries") and "showing the board as of" in stale
             assert methods(http) == {"Method 0", "Method 1", "Method 2"}  # last good data
             time.sleep(2.5)  # more refreshes fail meanwhile (TTL 1 s)
@@ -127,8 +136,11 @@ def test_hub_gone_after_boot_keeps_the_board_says_how_old_and_catches_up() -> No
 
             hub.commit(BOARD, {record(3).path(): record(3).to_json()})  # lands while down
             hub.start()
-            wait_for(lambda: methods(http), lambda names: "Method 3" in names,
-                     "showing the record committed while the Hub was down")
+            wait_for(
+                lambda: methods(http),
+                lambda names: "Method 3" in names,
+                "showing the record committed while the Hub was down",
+            )
             assert "could not" not in status(http, event)
             log = app.log()
         assert log.count("leaderboard refresh failed") == 1  # once per outage, not per TTL
@@ -153,20 +165,29 @@ def test_hub_errors_and_garbage_for_records_are_skipped_named_and_retried() -> N
             assert "HTTP 500" in log and "do not match the listed content id" in log
 
             hub.clear_faults()  # the Hub heals: the two it failed to serve are fetched again
-            wait_for(lambda: methods(http), lambda names: len(names) == 4,
-                     "showing the records the Hub served again")
+            wait_for(
+                lambda: methods(http),
+                lambda names: len(names) == 4,
+                "showing the records the Hub served again",
+            )
             assert "Method 10" not in methods(http)  # the invalid file stays skipped
 
             # A garbage listing (an HTML error page instead of JSON) fails the whole refresh:
             # the board stays, marked stale, and catches up once the listing is JSON again.
             hub.inject(r"/tree/", body=b"<html>Bad gateway</html>")
             hub.commit(BOARD, {record(13).path(): record(13).to_json()})
-            wait_for(lambda: status(http, event), lambda s: "could not be reached" in s,
-                     "stale after a garbage listing")
+            wait_for(
+                lambda: status(http, event),
+                lambda s: "could not be reached" in s,
+                "stale after a garbage listing",
+            )
             assert len(methods(http)) == 4
             hub.clear_faults()
-            wait_for(lambda: methods(http), lambda names: "Method 13" in names,
-                     "caught up after the listing healed")
+            wait_for(
+                lambda: methods(http),
+                lambda names: "Method 13" in names,
+                "caught up after the listing healed",
+            )
             log = app.log()
         assert log.count(f"skipped leaderboard record {broken.path()}") == 1  # named once
         assert hub.errors == []

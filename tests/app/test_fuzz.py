@@ -47,6 +47,7 @@ def score_or_domain_error(data: bytes) -> evaluator.ScoreResult | evaluator.Subm
 
 # --- in process -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", list(hostile.BUILDERS))
 def test_hostile_file_gives_the_domain_error_with_a_short_message(name: str) -> None:
     outcome = score_or_domain_error(hostile.BUILDERS[name](SAMPLE))
@@ -62,11 +63,13 @@ def test_hostile_file_gives_the_domain_error_with_a_short_message(name: str) -> 
 
 def test_duplicate_keys_mean_the_last_one_as_in_json() -> None:
     """Python's JSON keeps the last of duplicate keys; the score must be that file's score."""
-    shadowed = SAMPLE.replace(b'"predicted_answer"',
-                              b'"predicted_answer": "ZZ", "predicted_answer"')
+    shadowed = SAMPLE.replace(
+        b'"predicted_answer"', b'"predicted_answer": "ZZ", "predicted_answer"'
+    )
     assert evaluator.score(KEY, shadowed).counts == SAMPLE_RESULT.counts
-    last_wins = re.sub(rb'("predicted_answer": (?:"[A-J]"|null))',
-                       rb'\1, "predicted_answer": "ZZ"', SAMPLE)
+    last_wins = re.sub(
+        rb'("predicted_answer": (?:"[A-J]"|null))', rb'\1, "predicted_answer": "ZZ"', SAMPLE
+    )
     assert last_wins.count(b'"ZZ"') == len(json.loads(SAMPLE))
     with pytest.raises(evaluator.SubmissionError, match="500 answers are not among"):
         evaluator.score(KEY, last_wins)
@@ -86,23 +89,51 @@ def _nest(data: bytes, depth: int) -> bytes:
 def _number_swap(data: bytes, which: int, number: bytes) -> bytes:
     targets = [b'"example_id": 1,', b'"example_id": 2,', b'"A"', b'"B"']
     target = targets[which % len(targets)]
-    return data.replace(target, target.split(b":")[0] + b": " + number + b"," if b":" in target
-                        else number, 1)
+    return data.replace(
+        target, target.split(b":")[0] + b": " + number + b"," if b":" in target else number, 1
+    )
 
 
-ENCODINGS = ["utf-16-le", "utf-16-be", "utf-16", "utf-32", "utf-32-le", "latin-1", "cp1252",
-             "shift_jis", "gb18030", "utf-8-sig", "utf-7"]
-NUMBERS = [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-0", b"1.0", b"1" + b"0" * 4500,
-           b"9" * 4000, b"true", b"0x10"]
+ENCODINGS = [
+    "utf-16-le",
+    "utf-16-be",
+    "utf-16",
+    "utf-32",
+    "utf-32-le",
+    "latin-1",
+    "cp1252",
+    "shift_jis",
+    "gb18030",
+    "utf-8-sig",
+    "utf-7",
+]
+NUMBERS = [
+    b"NaN",
+    b"Infinity",
+    b"-Infinity",
+    b"1e999",
+    b"-0",
+    b"1.0",
+    b"1" + b"0" * 4500,
+    b"9" * 4000,
+    b"true",
+    b"0x10",
+]
 layer = st.one_of(
     st.tuples(st.just("encode"), st.sampled_from(ENCODINGS)),
-    st.tuples(st.just("bom"), st.sampled_from([b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff",
-                                               b"\x00\x00\xfe\xff", b"\xef\xbb\xbf" * 2])),
+    st.tuples(
+        st.just("bom"),
+        st.sampled_from(
+            [b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\xef\xbb\xbf" * 2]
+        ),
+    ),
     st.tuples(st.just("nest"), st.sampled_from([1, 3, 900, 5000])),
     st.tuples(st.just("number"), st.tuples(st.integers(0, 3), st.sampled_from(NUMBERS))),
     st.tuples(st.just("duplicate-key"), st.sampled_from([b'"example_id"', b'"predicted_answer"'])),
-    st.tuples(st.just("pad"), st.tuples(st.sampled_from([b" ", b"\n", b"\t", b"\x00", b"\xa0"]),
-                                        st.integers(0, 200_000))),
+    st.tuples(
+        st.just("pad"),
+        st.tuples(st.sampled_from([b" ", b"\n", b"\t", b"\x00", b"\xa0"]), st.integers(0, 200_000)),
+    ),
     st.tuples(st.just("truncate"), st.floats(0, 1)),
 )
 
@@ -110,8 +141,7 @@ layer = st.one_of(
 def apply_layer(data: bytes, kind: str, arg: Any) -> bytes:
     if kind == "encode":
         try:
-            return data.decode("utf-8", errors="surrogatepass").encode(arg,
-                                                                       errors="surrogatepass")
+            return data.decode("utf-8", errors="surrogatepass").encode(arg, errors="surrogatepass")
         except (UnicodeError, LookupError):
             return data.decode("utf-8", errors="replace").encode(arg, errors="replace")
     if kind == "bom":
@@ -131,7 +161,8 @@ def apply_layer(data: bytes, kind: str, arg: Any) -> bytes:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(layer, min_size=1, max_size=4))
 def test_layered_hostile_shapes_give_a_result_or_the_domain_error(
-        layers: list[tuple[str, Any]]) -> None:
+    layers: list[tuple[str, Any]],
+) -> None:
     data = SAMPLE
     for kind, arg in layers:
         data = apply_layer(data, kind, arg)
@@ -140,7 +171,8 @@ def test_layered_hostile_shapes_give_a_result_or_the_domain_error(
         assert len(str(outcome)) <= MESSAGE_LIMIT
     else:  # only a shape that left the content intact can score, and then it scores the same
         assert outcome.counts == SAMPLE_RESULT.counts or any(
-            kind in ("number", "duplicate-key") for kind, _ in layers)
+            kind in ("number", "duplicate-key") for kind, _ in layers
+        )
 
 
 # --- over HTTP --------------------------------------------------------------------------------
@@ -211,13 +243,17 @@ def _raw_oversize_upload(url: str, body_bytes: int) -> tuple[int, int, bytes]:
     """
     host, port = url.removeprefix("http://").split(":")
     boundary = b"egomemboundary"
-    head = (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="files"; '
-            b'filename="big.json"\r\nContent-Type: application/json\r\n\r\n')
+    head = (
+        b"--" + boundary + b'\r\nContent-Disposition: form-data; name="files"; '
+        b'filename="big.json"\r\nContent-Type: application/json\r\n\r\n'
+    )
     tail = b"\r\n--" + boundary + b"--\r\n"
     length = len(head) + body_bytes + len(tail)
-    request = (f"POST /gradio_api/upload HTTP/1.1\r\nHost: {host}:{port}\r\n"
-               f"Content-Type: multipart/form-data; boundary={boundary.decode()}\r\n"
-               f"Content-Length: {length}\r\nConnection: close\r\n\r\n").encode() + head
+    request = (
+        f"POST /gradio_api/upload HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: multipart/form-data; boundary={boundary.decode()}\r\n"
+        f"Content-Length: {length}\r\nConnection: close\r\n\r\n"
+    ).encode() + head
     chunk = b" " * 65536
     sent = 0
     answer = b""
@@ -264,8 +300,11 @@ def test_upload_over_5mb_is_refused_before_the_handler_sees_it(server: AppServer
         assert answer.startswith(b"HTTP/1.1 413"), answer
         assert sent < 16 * 2**20, f"the server read {sent / 2**20:.0f} MB before refusing"
         # Nothing of them reached the upload cache, so no path exists for Score to be given.
-        big = [p for p in server.temp_dir.rglob("*") if p.is_file() and p.stat().st_size
-               >= hostile.LIMIT]
+        big = [
+            p
+            for p in server.temp_dir.rglob("*")
+            if p.is_file() and p.stat().st_size >= hostile.LIMIT
+        ]
         assert big == []
         # And the refused uploads took no slot of this visitor's allowance, nor were scored.
         assert scored_lines(server) == before

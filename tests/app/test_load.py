@@ -32,8 +32,9 @@ def variants(n: int = 4) -> list[bytes]:
     """``n`` different valid submissions: the first 100*v answers of the sample set to "A"."""
     out = []
     for v in range(n):
-        entries = [dict(e, predicted_answer="A") if i < 100 * v else e
-                   for i, e in enumerate(SAMPLE)]
+        entries = [
+            dict(e, predicted_answer="A") if i < 100 * v else e for i, e in enumerate(SAMPLE)
+        ]
         out.append(json.dumps(entries).encode())
     return out
 
@@ -62,12 +63,28 @@ def test_variants_score_differently() -> None:
 def test_500_scores_from_8_clients_without_errors_or_memory_growth() -> None:
     with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "100000"}) as server:
         assert server.proc is not None
-        warm = run_load(server.url, "score", PAYLOADS, clients=CLIENTS, requests=WARM_UP,
-                        time_limit_s=TIME_LIMIT_S, check=right_numbers, via="session")
+        warm = run_load(
+            server.url,
+            "score",
+            PAYLOADS,
+            clients=CLIENTS,
+            requests=WARM_UP,
+            time_limit_s=TIME_LIMIT_S,
+            check=right_numbers,
+            via="session",
+        )
         assert warm.errors == [] and warm.ok == WARM_UP
         before = rss_bytes(server.proc.pid)
-        result = run_load(server.url, "score", PAYLOADS, clients=CLIENTS, requests=REQUESTS,
-                          time_limit_s=TIME_LIMIT_S, check=right_numbers, via="session")
+        result = run_load(
+            server.url,
+            "score",
+            PAYLOADS,
+            clients=CLIENTS,
+            requests=REQUESTS,
+            time_limit_s=TIME_LIMIT_S,
+            check=right_numbers,
+            via="session",
+        )
         grown = rss_bytes(server.proc.pid) - before
         scored = server.log().count("scored one submission")
     assert result.errors == [], result.errors[:5]

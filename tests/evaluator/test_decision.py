@@ -43,8 +43,12 @@ Row = dict[str, Any]
 
 
 def _row(ident: str, scenario: str, assist_type: str, time_s: float | None) -> Row:
-    return {"example_id": ident, "scenario": scenario, "assist_type": assist_type,
-            "intervention_time_s": time_s}
+    return {
+        "example_id": ident,
+        "scenario": scenario,
+        "assist_type": assist_type,
+        "intervention_time_s": time_s,
+    }
 
 
 #: Ten episodes: every scenario, three safety, three non-safety, four needing silence.
@@ -63,8 +67,14 @@ TINY = [
 #: TP e01 (3 s early), e02 (1 s late), e03 (no time), e06 (on time); FN e04, e05 (no answer);
 #: FP e07; TN e08, e09, e10 (no answer).
 TINY_RUN: list[Row] = [
-    {"example_id": "e01", "assist": True, "intervention_time_s": 7.0, "issue": "a pan",
-     "evidence": "at 6 s", "steps": ["warn"]},
+    {
+        "example_id": "e01",
+        "assist": True,
+        "intervention_time_s": 7.0,
+        "issue": "a pan",
+        "evidence": "at 6 s",
+        "steps": ["warn"],
+    },
     {"example_id": "e02", "assist": True, "intervention_time_s": 21},
     {"example_id": "e03", "assist": True, "intervention_time_s": None},
     {"example_id": "e04", "assist": False, "intervention_time_s": None},
@@ -90,8 +100,10 @@ def _score(entries: list[Row], key: decision.DecisionKey | None = None) -> evalu
 
 
 def _run(assist: Any, time_s: Any = None, rows: list[Row] | None = None) -> list[Row]:
-    return [{"example_id": r["example_id"], "assist": assist, "intervention_time_s": time_s}
-            for r in (TINY if rows is None else rows)]
+    return [
+        {"example_id": r["example_id"], "assist": assist, "intervention_time_s": time_s}
+        for r in (TINY if rows is None else rows)
+    ]
 
 
 def _wilson(correct: int, total: int) -> tuple[float, float]:
@@ -99,7 +111,7 @@ def _wilson(correct: int, total: int) -> tuple[float, float]:
     z = NormalDist().inv_cdf(0.975)
     p = correct / total
     centre = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total ** 2))
+    half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total**2))
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
@@ -136,17 +148,27 @@ def test_every_metric_of_the_hand_computed_case() -> None:
     assert m["no_assist_fp_rate"] == 1 / 4  # e07 of e07..e10
     assert m["decision_accuracy"] == 70.0  # 4 TP + 3 TN of 10, in percent
     by_scenario = {g.value: m[TRACK.scenario_key(g)] for g in TRACK.scenarios.groups}
-    assert by_scenario == {"multimodal_grounded": 100.0, "contradictory": 100.0,
-                           "video_grounded_ontopic": 0.0, "video_grounded_offtopic": 0.0,
-                           "text_grounded": 100.0, "no_assistance": 75.0}
+    assert by_scenario == {
+        "multimodal_grounded": 100.0,
+        "contradictory": 100.0,
+        "video_grounded_ontopic": 0.0,
+        "video_grounded_offtopic": 0.0,
+        "text_grounded": 100.0,
+        "no_assistance": 75.0,
+    }
     assert c["decision_precision"] == evaluator.Count(correct=4, total=5)
     assert c["decision_recall"] == evaluator.Count(correct=4, total=6)
     assert c["safety_fn_rate"] == evaluator.Count(correct=1, total=3)
     assert c["no_assist_fp_rate"] == evaluator.Count(correct=1, total=4)
     assert c["decision_accuracy"] == evaluator.Count(correct=7, total=10)
     assert c["decision_accuracy/no_assistance"] == evaluator.Count(correct=3, total=4)
-    assert not {"decision_f1", "timing_mae_s", "timing_signed_s", "timing_n",
-                "timing_missing"} & set(c)
+    assert not {
+        "decision_f1",
+        "timing_mae_s",
+        "timing_signed_s",
+        "timing_n",
+        "timing_missing",
+    } & set(c)
     assert (result.n_questions, result.n_abstained) == (10, 2)
     assert result.scorer_version == TRACK.scorer_version
 
@@ -155,8 +177,9 @@ def test_metrics_counts_and_intervals_come_in_display_order() -> None:
     result = _score(TINY_RUN)
     assert tuple(result.metrics) == TRACK.metric_keys
     assert list(result.counts) == [k for k in TRACK.metric_keys if k in result.counts]
-    assert list(result.intervals) == [k for k in TRACK.metric_keys
-                                      if k in decision.PROPORTIONS or "/" in k]
+    assert list(result.intervals) == [
+        k for k in TRACK.metric_keys if k in decision.PROPORTIONS or "/" in k
+    ]
 
 
 def test_intervals_are_wilson_and_f1_the_documented_bootstrap() -> None:
@@ -172,8 +195,9 @@ def test_intervals_are_wilson_and_f1_the_documented_bootstrap() -> None:
 def test_the_submission_may_be_json_lines() -> None:
     as_list = _score(TINY_RUN)
     as_lines = evaluator.score(_key(), _jsonl(TINY_RUN))
-    assert as_lines.model_dump(exclude={"submission_sha256"}) == \
-        as_list.model_dump(exclude={"submission_sha256"})
+    assert as_lines.model_dump(exclude={"submission_sha256"}) == as_list.model_dump(
+        exclude={"submission_sha256"}
+    )
 
 
 def test_the_key_may_be_a_json_list() -> None:
@@ -214,8 +238,10 @@ def test_a_null_answer_is_not_assisting_and_counts_as_abstained() -> None:
 
 
 def test_a_time_is_read_only_on_tp_episodes() -> None:
-    late = [{**e, "intervention_time_s": 500.0} if e["example_id"] in ("e04", "e07", "e08")
-            else e for e in TINY_RUN]
+    late = [
+        {**e, "intervention_time_s": 500.0} if e["example_id"] in ("e04", "e07", "e08") else e
+        for e in TINY_RUN
+    ]
     assert _score(late).metrics == _score(TINY_RUN).metrics
 
 
@@ -223,8 +249,12 @@ def test_a_time_is_read_only_on_tp_episodes() -> None:
 
 
 def _perfect(key: decision.DecisionKey) -> bytes:
-    return json.dumps([{"example_id": e.id, "assist": e.needs_assistance,
-                        "intervention_time_s": e.time_s} for e in key.episodes]).encode()
+    return json.dumps(
+        [
+            {"example_id": e.id, "assist": e.needs_assistance, "intervention_time_s": e.time_s}
+            for e in key.episodes
+        ]
+    ).encode()
 
 
 def test_a_perfect_submission_scores_f1_1_mae_0_and_no_errors() -> None:
@@ -239,8 +269,9 @@ def test_a_perfect_submission_scores_f1_1_mae_0_and_no_errors() -> None:
 
 
 def test_always_assisting_gives_recall_1_and_every_silent_episode_a_false_alarm() -> None:
-    entries = [{"example_id": e.id, "assist": True, "intervention_time_s": 0}
-               for e in DEMO_KEY.episodes]
+    entries = [
+        {"example_id": e.id, "assist": True, "intervention_time_s": 0} for e in DEMO_KEY.episodes
+    ]
     m = evaluator.score(DEMO_KEY, json.dumps(entries).encode()).metrics
     assert m["decision_recall"] == 1.0 and m["no_assist_fp_rate"] == 1.0
     assert m["decision_precision"] == 550 / 789
@@ -251,9 +282,14 @@ def test_always_assisting_gives_recall_1_and_every_silent_episode_a_false_alarm(
 def _random_run(seed: int) -> bytes:
     rng = random.Random(seed)
     p = rng.random()
-    entries = [{"example_id": e.id, "assist": rng.random() < p if rng.random() < 0.97 else None,
-                "intervention_time_s": round(rng.uniform(0, 200), 1) if rng.random() < 0.9
-                else None} for e in DEMO_KEY.episodes]
+    entries = [
+        {
+            "example_id": e.id,
+            "assist": rng.random() < p if rng.random() < 0.97 else None,
+            "intervention_time_s": round(rng.uniform(0, 200), 1) if rng.random() < 0.9 else None,
+        }
+        for e in DEMO_KEY.episodes
+    ]
     return json.dumps(entries).encode()
 
 
@@ -277,40 +313,76 @@ def test_the_bootstrap_interval_depends_on_the_four_outcomes_only() -> None:
 
 
 def test_the_bootstrap_interval_is_the_same_in_another_process() -> None:
-    code = ("import json; from evaluator.kinds import decision; "
-            "print(json.dumps(decision.f1_interval(400, 150, 73, 166)))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60, env={"PYTHONHASHSEED": "123"})
+    code = (
+        "import json; from evaluator.kinds import decision; "
+        "print(json.dumps(decision.f1_interval(400, 150, 73, 166)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONHASHSEED": "123"},
+    )
     assert done.returncode == 0, done.stderr
     assert tuple(json.loads(done.stdout)) == decision.f1_interval(400, 150, 73, 166)
 
 
 @st.composite
 def _key_and_run(draw: st.DrawFn) -> tuple[list[Row], list[Row]]:
-    rows = [_row(f"s{i}", s, "none" if s == SILENT else draw(st.sampled_from(
-        ["safety", "non_safety"])), None if s == SILENT else draw(st.floats(0, 300)))
-            for i, s in enumerate(SCENARIOS)]
-    extra = draw(st.lists(st.tuples(st.sampled_from(SCENARIOS), st.sampled_from(
-        ["safety", "non_safety"]), st.floats(0, 300)), max_size=12))
-    rows += [_row(f"x{i}", s, "none" if s == SILENT else t, None if s == SILENT else time)
-             for i, (s, t, time) in enumerate(extra)]
-    run = [{"example_id": r["example_id"], "assist": draw(st.sampled_from([True, False, None])),
-            "intervention_time_s": draw(st.one_of(st.none(), st.floats(0, 300)))} for r in rows]
+    rows = [
+        _row(
+            f"s{i}",
+            s,
+            "none" if s == SILENT else draw(st.sampled_from(["safety", "non_safety"])),
+            None if s == SILENT else draw(st.floats(0, 300)),
+        )
+        for i, s in enumerate(SCENARIOS)
+    ]
+    extra = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(SCENARIOS),
+                st.sampled_from(["safety", "non_safety"]),
+                st.floats(0, 300),
+            ),
+            max_size=12,
+        )
+    )
+    rows += [
+        _row(f"x{i}", s, "none" if s == SILENT else t, None if s == SILENT else time)
+        for i, (s, t, time) in enumerate(extra)
+    ]
+    run = [
+        {
+            "example_id": r["example_id"],
+            "assist": draw(st.sampled_from([True, False, None])),
+            "intervention_time_s": draw(st.one_of(st.none(), st.floats(0, 300))),
+        }
+        for r in rows
+    ]
     return rows, run
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_key_and_run())
 def test_any_run_gives_numbers_that_follow_from_their_counts(
-        case: tuple[list[Row], list[Row]]) -> None:
+    case: tuple[list[Row], list[Row]],
+) -> None:
     rows, run = case
     key = _key(rows)
     result = _score(run, key)
-    assert decision.record_problems(TRACK, result.metrics, result.counts,
-                                    result.intervals) == []
+    assert decision.record_problems(TRACK, result.metrics, result.counts, result.intervals) == []
     m = result.metrics
-    ratios = ("decision_f1", "decision_precision", "decision_recall", "safety_fn_rate",
-              "non_safety_fn_rate", "no_assist_fp_rate")
+    ratios = (
+        "decision_f1",
+        "decision_precision",
+        "decision_recall",
+        "safety_fn_rate",
+        "non_safety_fn_rate",
+        "no_assist_fp_rate",
+    )
     assert all(0 <= m[k] <= 1 for k in ratios)
     assert m["timing_n"] + m["timing_missing"] == result.counts["decision_recall"].correct
     assert ("timing_mae_s" in m) == (m["timing_n"] > 0)
@@ -344,77 +416,183 @@ def _edit(index: int, **fields: Any) -> bytes:
 _DROP = object()
 
 BAD_SUBMISSIONS: list[tuple[str, bytes, list[str]]] = [
-    ("empty", b"  \n", ["the file is empty; expected a JSON list (or JSON Lines) of objects "
-                        'such as {"example_id": "<id>", "assist": true, '
-                        '"intervention_time_s": 12.5}']),
+    (
+        "empty",
+        b"  \n",
+        [
+            "the file is empty; expected a JSON list (or JSON Lines) of objects "
+            'such as {"example_id": "<id>", "assist": true, '
+            '"intervention_time_s": 12.5}'
+        ],
+    ),
     ("utf-16", "[]".encode("utf-16"), ["the file is UTF-16 encoded; save it as UTF-8"]),
     ("not-utf8", b"[\xff]", ["not UTF-8 text (undecodable byte at offset 1)"]),
-    ("broken-json", b'[{"example_id": "e01",', ["the file is not valid JSON (",
-                                                 "or JSON Lines with one such object a line"]),
-    ("wrapped", json.dumps({"predictions": TINY_RUN}).encode(),
-     ['the top level is an object with a "predictions" list; upload the list itself']),
-    ("wrapped-pretty", json.dumps({"results": TINY_RUN}, indent=2).encode(),
-     ['the top level is an object with a "results" list; upload the list itself']),
-    ("a-string", b'"e01"', ["the top level is a JSON string; expected a JSON list (or JSON "
-                            "Lines)"]),
+    (
+        "broken-json",
+        b'[{"example_id": "e01",',
+        ["the file is not valid JSON (", "or JSON Lines with one such object a line"],
+    ),
+    (
+        "wrapped",
+        json.dumps({"predictions": TINY_RUN}).encode(),
+        ['the top level is an object with a "predictions" list; upload the list itself'],
+    ),
+    (
+        "wrapped-pretty",
+        json.dumps({"results": TINY_RUN}, indent=2).encode(),
+        ['the top level is an object with a "results" list; upload the list itself'],
+    ),
+    (
+        "a-string",
+        b'"e01"',
+        ["the top level is a JSON string; expected a JSON list (or JSON Lines)"],
+    ),
     ("empty-list", b"[]", ["the list is empty; expected one entry for each of the 10 episodes"]),
-    ("broken-jsonl-line", _jsonl(TINY_RUN[:2]) + b'{"example_id": "e03",\n',
-     ["line 3 is not valid JSON ("]),
-    ("yes-instead-of-true", _edit(0, assist="yes"),
-     ['1 entry writes "assist" as a string (e.g. the 1st entry: "yes"); write the JSON '
-      'literal true or false, without quotes: "assist": true, not "assist": "yes"']),
-    ("true-in-quotes", _edit(1, assist="true"), ['writes "assist" as a string (e.g. the 2nd '
-                                                 'entry: "true")']),
-    ("assist-a-number", _edit(0, assist=1),
-     ['1 entry has an "assist" that is not true, false or null (e.g. the 1st entry: 1)']),
-    ("no-assist", _edit(2, assist=_DROP),
-     ['1 entry has no "assist" (e.g. the 3rd entry); write true or false, or null if the '
-      "model gave no answer"]),
-    ("no-time", _edit(2, intervention_time_s=_DROP),
-     ['1 entry has no "intervention_time_s" (e.g. the 3rd entry); give the time in seconds, '
-      "or null"]),
-    ("time-as-text", _edit(0, intervention_time_s="12.5"),
-     ['1 entry has an "intervention_time_s" that is not a number (e.g. the 1st entry: '
-      '"12.5"); write seconds as a JSON number such as 12.5, not a string, or null']),
-    ("time-boolean", _edit(0, intervention_time_s=True),
-     ['an "intervention_time_s" that is not a number (e.g. the 1st entry: true)']),
-    ("negative-time", _edit(5, intervention_time_s=-1.5),
-     ['1 entry has a negative "intervention_time_s" (e.g. the 6th entry: -1.5); times are '
-      "seconds from the start of the video, 0 or more"]),
-    ("nan-time", _edit(0, intervention_time_s=math.nan),
-     ['1 entry has an "intervention_time_s" that is not a finite number (e.g. the 1st entry: '
-      "NaN)"]),
-    ("infinite-time", _edit(0, intervention_time_s=math.inf),
-     ['not a finite number (e.g. the 1st entry: Infinity)']),
-    ("huge-integer-time", _edit(0, intervention_time_s=10 ** 400),
-     ['not a finite number (e.g. the 1st entry: ']),
-    ("duplicate-id", json.dumps([*TINY_RUN, TINY_RUN[0]]).encode(),
-     ["1 episode is answered more than once (e01); keep one entry per example_id"]),
-    ("unknown-id", json.dumps([*TINY_RUN, {**TINY_RUN[0], "example_id": "zzz"}]).encode(),
-     ["1 example_id is not in the answer key (zzz); valid ids are those of the public file "
-      "(decision_public.jsonl)"]),
-    ("missing-episode", json.dumps(TINY_RUN[:-1]).encode(),
-     ['1 episode has no answer (e10); expected one entry for each of the 10 episodes (use '
-      '"assist": null for no answer)']),
-    ("integer-id", _edit(0, example_id=1),
-     ['1 entry has an "example_id" that is not a non-empty string (e.g. the 1st entry: 1); '
-      "write ids as JSON strings, exactly as in the public file", "1 episode has no answer (e01)"]),
-    ("sample-id-alias", json.dumps([{**{k: v for k, v in e.items() if k != "example_id"},
-                                     "sample_id": e["example_id"]} for e in TINY_RUN]).encode(),
-     ['10 entries use "sample_id" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th '
-      'entries); rename the field to "example_id"']),
-    ("not-objects", json.dumps([1, *TINY_RUN]).encode(),
-     ["1 entry is not a JSON object (e.g. the 1st entry (integer)); each entry must be "
-      '{"example_id": ..., "assist": ..., "intervention_time_s": ...}']),
-    ("far-too-long", json.dumps([TINY_RUN[0]] * 41).encode(),
-     ["the list has 41 entries; expected one entry for each of the 10 episodes"]),
+    (
+        "broken-jsonl-line",
+        _jsonl(TINY_RUN[:2]) + b'{"example_id": "e03",\n',
+        ["line 3 is not valid JSON ("],
+    ),
+    (
+        "yes-instead-of-true",
+        _edit(0, assist="yes"),
+        [
+            '1 entry writes "assist" as a string (e.g. the 1st entry: "yes"); write the JSON '
+            'literal true or false, without quotes: "assist": true, not "assist": "yes"'
+        ],
+    ),
+    (
+        "true-in-quotes",
+        _edit(1, assist="true"),
+        ['writes "assist" as a string (e.g. the 2nd entry: "true")'],
+    ),
+    (
+        "assist-a-number",
+        _edit(0, assist=1),
+        ['1 entry has an "assist" that is not true, false or null (e.g. the 1st entry: 1)'],
+    ),
+    (
+        "no-assist",
+        _edit(2, assist=_DROP),
+        [
+            '1 entry has no "assist" (e.g. the 3rd entry); write true or false, or null if the '
+            "model gave no answer"
+        ],
+    ),
+    (
+        "no-time",
+        _edit(2, intervention_time_s=_DROP),
+        [
+            '1 entry has no "intervention_time_s" (e.g. the 3rd entry); give the time in seconds, '
+            "or null"
+        ],
+    ),
+    (
+        "time-as-text",
+        _edit(0, intervention_time_s="12.5"),
+        [
+            '1 entry has an "intervention_time_s" that is not a number (e.g. the 1st entry: '
+            '"12.5"); write seconds as a JSON number such as 12.5, not a string, or null'
+        ],
+    ),
+    (
+        "time-boolean",
+        _edit(0, intervention_time_s=True),
+        ['an "intervention_time_s" that is not a number (e.g. the 1st entry: true)'],
+    ),
+    (
+        "negative-time",
+        _edit(5, intervention_time_s=-1.5),
+        [
+            '1 entry has a negative "intervention_time_s" (e.g. the 6th entry: -1.5); times are '
+            "seconds from the start of the video, 0 or more"
+        ],
+    ),
+    (
+        "nan-time",
+        _edit(0, intervention_time_s=math.nan),
+        [
+            '1 entry has an "intervention_time_s" that is not a finite number (e.g. the 1st entry: '
+            "NaN)"
+        ],
+    ),
+    (
+        "infinite-time",
+        _edit(0, intervention_time_s=math.inf),
+        ["not a finite number (e.g. the 1st entry: Infinity)"],
+    ),
+    (
+        "huge-integer-time",
+        _edit(0, intervention_time_s=10**400),
+        ["not a finite number (e.g. the 1st entry: "],
+    ),
+    (
+        "duplicate-id",
+        json.dumps([*TINY_RUN, TINY_RUN[0]]).encode(),
+        ["1 episode is answered more than once (e01); keep one entry per example_id"],
+    ),
+    (
+        "unknown-id",
+        json.dumps([*TINY_RUN, {**TINY_RUN[0], "example_id": "zzz"}]).encode(),
+        [
+            "1 example_id is not in the answer key (zzz); valid ids are those of the public file "
+            "(decision_public.jsonl)"
+        ],
+    ),
+    (
+        "missing-episode",
+        json.dumps(TINY_RUN[:-1]).encode(),
+        [
+            "1 episode has no answer (e10); expected one entry for each of the 10 episodes (use "
+            '"assist": null for no answer)'
+        ],
+    ),
+    (
+        "integer-id",
+        _edit(0, example_id=1),
+        [
+            '1 entry has an "example_id" that is not a non-empty string (e.g. the 1st entry: 1); '
+            "write ids as JSON strings, exactly as in the public file",
+            "1 episode has no answer (e01)",
+        ],
+    ),
+    (
+        "sample-id-alias",
+        json.dumps(
+            [
+                {**{k: v for k, v in e.items() if k != "example_id"}, "sample_id": e["example_id"]}
+                for e in TINY_RUN
+            ]
+        ).encode(),
+        [
+            '10 entries use "sample_id" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, '
+            '10th entries); rename the field to "example_id"'
+        ],
+    ),
+    (
+        "not-objects",
+        json.dumps([1, *TINY_RUN]).encode(),
+        [
+            "1 entry is not a JSON object (e.g. the 1st entry (integer)); each entry must be "
+            '{"example_id": ..., "assist": ..., "intervention_time_s": ...}'
+        ],
+    ),
+    (
+        "far-too-long",
+        json.dumps([TINY_RUN[0]] * 41).encode(),
+        ["the list has 41 entries; expected one entry for each of the 10 episodes"],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("data", "fragments"), [(d, f) for _, d, f in BAD_SUBMISSIONS],
-                         ids=[name for name, _, _ in BAD_SUBMISSIONS])
-def test_a_malformed_submission_is_refused_with_its_message(data: bytes,
-                                                            fragments: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("data", "fragments"),
+    [(d, f) for _, d, f in BAD_SUBMISSIONS],
+    ids=[name for name, _, _ in BAD_SUBMISSIONS],
+)
+def test_a_malformed_submission_is_refused_with_its_message(
+    data: bytes, fragments: list[str]
+) -> None:
     with pytest.raises(evaluator.SubmissionError) as raised:
         evaluator.score(_key(), data)
     for fragment in fragments:
@@ -434,13 +612,15 @@ def test_every_problem_of_a_file_is_reported_at_once() -> None:
 
 
 def test_an_id_alias_on_every_entry_is_the_one_problem() -> None:
-    renamed = [{("sample_id" if k == "example_id" else k): v for k, v in e.items()}
-               for e in TINY_RUN]
+    renamed = [
+        {("sample_id" if k == "example_id" else k): v for k, v in e.items()} for e in TINY_RUN
+    ]
     with pytest.raises(evaluator.SubmissionError) as raised:
         evaluator.score(_key(), json.dumps(renamed).encode())
     assert raised.value.problems == (
         '10 entries use "sample_id" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th '
-        'entries); rename the field to "example_id"',)
+        'entries); rename the field to "example_id"',
+    )
     renamed[0] = dict(TINY_RUN[0])  # only some: the episodes left unanswered are named too
     with pytest.raises(evaluator.SubmissionError) as raised:
         evaluator.score(_key(), json.dumps(renamed).encode())
@@ -460,38 +640,67 @@ def _key_with(index: int, **fields: Any) -> list[Row]:
 
 
 BAD_KEYS: list[tuple[str, list[Row], str]] = [
-    ("unknown-assist-type", _key_with(0, assist_type="maybe"),
-     "example_id 'e01': assist_type: expected one of safety, non_safety, none, got \"maybe\""),
-    ("integer-id", _key_with(0, example_id=7),
-     "example_id 7: example_id: Input should be a valid non-empty string"),
-    ("time-field-missing", _key_with(6, intervention_time_s=_DROP),
-     "example_id 'e07': intervention_time_s: Field required (null on a no-assistance episode)"),
-    ("negative-time", _key_with(0, intervention_time_s=-1),
-     "intervention_time_s: expected a number of seconds >= 0, or null; got -1"),
-    ("unknown-scenario", _key_with(0, scenario="kitchen"),
-     "1 episode with an unknown scenario (e01); expected one of: multimodal_grounded, "),
-    ("silent-scenario-needing-help", _key_with(6, assist_type="safety", intervention_time_s=2.0),
-     "1 no_assistance episode whose assist_type is not none (e07); a no_assistance episode "
-     "needs no assistance: write none"),
-    ("assistance-scenario-needing-none", _key_with(0, assist_type="none",
-                                                   intervention_time_s=None),
-     "1 episode of an assistance scenario whose assist_type is none (e01); assist_type is none "
-     "exactly on the no_assistance episodes"),
-    ("assistance-without-time", _key_with(1, intervention_time_s=None),
-     "1 assistance episode without an intervention_time_s (e02); each needs its reviewed "
-     "earliest useful time in seconds"),
-    ("silence-with-time", _key_with(7, intervention_time_s=4.0),
-     "1 no-assistance episode with an intervention_time_s (e08); write null"),
+    (
+        "unknown-assist-type",
+        _key_with(0, assist_type="maybe"),
+        "example_id 'e01': assist_type: expected one of safety, non_safety, none, got \"maybe\"",
+    ),
+    (
+        "integer-id",
+        _key_with(0, example_id=7),
+        "example_id 7: example_id: Input should be a valid non-empty string",
+    ),
+    (
+        "time-field-missing",
+        _key_with(6, intervention_time_s=_DROP),
+        "example_id 'e07': intervention_time_s: Field required (null on a no-assistance episode)",
+    ),
+    (
+        "negative-time",
+        _key_with(0, intervention_time_s=-1),
+        "intervention_time_s: expected a number of seconds >= 0, or null; got -1",
+    ),
+    (
+        "unknown-scenario",
+        _key_with(0, scenario="kitchen"),
+        "1 episode with an unknown scenario (e01); expected one of: multimodal_grounded, ",
+    ),
+    (
+        "silent-scenario-needing-help",
+        _key_with(6, assist_type="safety", intervention_time_s=2.0),
+        "1 no_assistance episode whose assist_type is not none (e07); a no_assistance episode "
+        "needs no assistance: write none",
+    ),
+    (
+        "assistance-scenario-needing-none",
+        _key_with(0, assist_type="none", intervention_time_s=None),
+        "1 episode of an assistance scenario whose assist_type is none (e01); assist_type is none "
+        "exactly on the no_assistance episodes",
+    ),
+    (
+        "assistance-without-time",
+        _key_with(1, intervention_time_s=None),
+        "1 assistance episode without an intervention_time_s (e02); each needs its reviewed "
+        "earliest useful time in seconds",
+    ),
+    (
+        "silence-with-time",
+        _key_with(7, intervention_time_s=4.0),
+        "1 no-assistance episode with an intervention_time_s (e08); write null",
+    ),
     ("duplicate-id", _key_with(1, example_id="e01"), "1 duplicate example_id (e01)"),
-    ("absent-scenario", [r for r in TINY if r["scenario"] != "text_grounded"],
-     "no episodes of scenario text_grounded"),
-    ("id-missing", _key_with(2, example_id=_DROP),
-     "the 3rd episode: example_id: Field required"),
+    (
+        "absent-scenario",
+        [r for r in TINY if r["scenario"] != "text_grounded"],
+        "no episodes of scenario text_grounded",
+    ),
+    ("id-missing", _key_with(2, example_id=_DROP), "the 3rd episode: example_id: Field required"),
 ]
 
 
-@pytest.mark.parametrize(("rows", "message"), [(r, m) for _, r, m in BAD_KEYS],
-                         ids=[name for name, _, _ in BAD_KEYS])
+@pytest.mark.parametrize(
+    ("rows", "message"), [(r, m) for _, r, m in BAD_KEYS], ids=[name for name, _, _ in BAD_KEYS]
+)
 def test_a_malformed_key_is_refused_with_its_message(rows: list[Row], message: str) -> None:
     with pytest.raises(evaluator.AnswerKeyError) as raised:
         evaluator.load_answer_key(TRACK, _jsonl(rows))
@@ -506,25 +715,35 @@ def test_a_key_that_is_not_json_lines_is_refused() -> None:
 def test_size_problems_name_the_scenarios_of_the_wrong_size() -> None:
     assert evaluator.size_problems(DEMO_KEY) == []
     (problem,) = evaluator.size_problems(_key())
-    assert problem.startswith("6 of the 6 scenario groups differ from the spec: "
-                              "multimodal_grounded has 2 (expected 116)")
+    assert problem.startswith(
+        "6 of the 6 scenario groups differ from the spec: multimodal_grounded has 2 (expected 116)"
+    )
 
 
 # --- records of the decision track ----------------------------------------------------------
 
 
 def _record(result: evaluator.ScoreResult | None = None) -> ledger.Record:
-    return ledger.rescored_record(result or _score(TINY_RUN), BENCH, TRACK, team_name="T",
-                                  method_name="M", model_size="7B", uses_external=False,
-                                  uses_frames="full-video")
+    return ledger.rescored_record(
+        result or _score(TINY_RUN),
+        BENCH,
+        TRACK,
+        team_name="T",
+        method_name="M",
+        model_size="7B",
+        uses_external=False,
+        uses_frames="full-video",
+    )
 
 
 def test_a_decision_record_keeps_its_intervals_and_round_trips() -> None:
     record = _record()
     again = ledger.parse_record(record.to_json(), BENCH, TRACK)
     assert again == record
-    assert again.intervals is not None and again.intervals["decision_f1"] == \
-        _score(TINY_RUN).intervals["decision_f1"]
+    assert (
+        again.intervals is not None
+        and again.intervals["decision_f1"] == _score(TINY_RUN).intervals["decision_f1"]
+    )
     assert "intervals" in json.loads(record.to_json())
 
 
@@ -533,8 +752,16 @@ def test_a_multiple_choice_record_has_no_intervals_field() -> None:
     track = memory.track()
     key = evaluator.load_answer_key(track, memory.demo_key(track).read_bytes())
     result = evaluator.score(key, (memory.demo_dir / "sample_submission.json").read_bytes())
-    record = ledger.rescored_record(result, memory, track, team_name="T", method_name="M",
-                                    model_size="", uses_external=None, uses_frames=None)
+    record = ledger.rescored_record(
+        result,
+        memory,
+        track,
+        team_name="T",
+        method_name="M",
+        model_size="",
+        uses_external=None,
+        uses_frames=None,
+    )
     assert record.intervals is None and "intervals" not in json.loads(record.to_json())
 
 
@@ -551,35 +778,72 @@ def _tampered(change: Any) -> bytes:
 
 
 TAMPERED: list[tuple[str, Any, str]] = [
-    ("precision-off", lambda p: p["metrics"].update(decision_precision=0.5),
-     "metrics do not match counts for decision_precision"),
-    ("f1-off", lambda p: p["metrics"].update(decision_f1=0.7),
-     "metrics do not match counts for decision_f1"),
-    ("ratio-above-1", lambda p: p["metrics"].update(decision_f1=1.5),
-     "metrics: must be ratios between 0 and 1 (decision_f1)"),
-    ("percent-above-100", lambda p: p["metrics"].update(decision_accuracy=170.0),
-     "metrics: must be percentages between 0 and 100 (decision_accuracy)"),
-    ("count-not-whole", lambda p: p["metrics"].update(timing_n=2.5),
-     "metrics: must be whole numbers >= 0 (timing_n)"),
-    ("timing-mean-dropped", lambda p: p["metrics"].pop("timing_mae_s"),
-     "timing_mae_s and timing_signed_s must be absent exactly when timing_n is 0"),
-    ("timing-counts-off", lambda p: p["metrics"].update(timing_missing=3.0),
-     "do not add up to the 4 TP episodes of the counts"),
-    ("paper-metric-in-a-rescored-row", lambda p: p["metrics"].update(paper_f1=0.5),
-     "metrics: must have exactly the keys decision_f1, "),
-    ("intervals-dropped", lambda p: p.pop("intervals"),
-     "a re-scored decision record keeps its intervals"),
-    ("wilson-off", lambda p: p["intervals"].update(decision_recall=[0.1, 0.9]),
-     "intervals do not match counts for decision_recall"),
-    ("interval-dropped", lambda p: p["intervals"].pop("safety_fn_rate"),
-     "intervals: must have exactly the keys"),
-    ("count-for-f1", lambda p: p["counts"].update(decision_f1={"correct": 1, "total": 2}),
-     "counts: unexpected decision_f1"),
+    (
+        "precision-off",
+        lambda p: p["metrics"].update(decision_precision=0.5),
+        "metrics do not match counts for decision_precision",
+    ),
+    (
+        "f1-off",
+        lambda p: p["metrics"].update(decision_f1=0.7),
+        "metrics do not match counts for decision_f1",
+    ),
+    (
+        "ratio-above-1",
+        lambda p: p["metrics"].update(decision_f1=1.5),
+        "metrics: must be ratios between 0 and 1 (decision_f1)",
+    ),
+    (
+        "percent-above-100",
+        lambda p: p["metrics"].update(decision_accuracy=170.0),
+        "metrics: must be percentages between 0 and 100 (decision_accuracy)",
+    ),
+    (
+        "count-not-whole",
+        lambda p: p["metrics"].update(timing_n=2.5),
+        "metrics: must be whole numbers >= 0 (timing_n)",
+    ),
+    (
+        "timing-mean-dropped",
+        lambda p: p["metrics"].pop("timing_mae_s"),
+        "timing_mae_s and timing_signed_s must be absent exactly when timing_n is 0",
+    ),
+    (
+        "timing-counts-off",
+        lambda p: p["metrics"].update(timing_missing=3.0),
+        "do not add up to the 4 TP episodes of the counts",
+    ),
+    (
+        "paper-metric-in-a-rescored-row",
+        lambda p: p["metrics"].update(paper_f1=0.5),
+        "metrics: must have exactly the keys decision_f1, ",
+    ),
+    (
+        "intervals-dropped",
+        lambda p: p.pop("intervals"),
+        "a re-scored decision record keeps its intervals",
+    ),
+    (
+        "wilson-off",
+        lambda p: p["intervals"].update(decision_recall=[0.1, 0.9]),
+        "intervals do not match counts for decision_recall",
+    ),
+    (
+        "interval-dropped",
+        lambda p: p["intervals"].pop("safety_fn_rate"),
+        "intervals: must have exactly the keys",
+    ),
+    (
+        "count-for-f1",
+        lambda p: p["counts"].update(decision_f1={"correct": 1, "total": 2}),
+        "counts: unexpected decision_f1",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), [(c, m) for _, c, m in TAMPERED],
-                         ids=[name for name, _, _ in TAMPERED])
+@pytest.mark.parametrize(
+    ("change", "message"), [(c, m) for _, c, m in TAMPERED], ids=[name for name, _, _ in TAMPERED]
+)
 def test_a_tampered_decision_record_is_refused(change: Any, message: str) -> None:
     with pytest.raises(ledger.RecordError) as raised:
         ledger.parse_record(_tampered(change), BENCH, TRACK)
@@ -587,12 +851,22 @@ def test_a_tampered_decision_record_is_refused(change: Any, message: str) -> Non
 
 
 def _paper(**metrics: float) -> ledger.Record:
-    return ledger.Record(benchmark=BENCH.id, track=TRACK.id,
-                         id="00000000-0000-4000-8000-000000000007",
-                         created_at="2026-06-01T00:00:00Z",
-                         source="paper", team_name="Authors", method_name="Model-8B",
-                         model_size="8B", uses_external=None, uses_frames="sampled-frames",
-                         metrics=metrics, counts=None, n_abstained=None, provenance=None)
+    return ledger.Record(
+        benchmark=BENCH.id,
+        track=TRACK.id,
+        id="00000000-0000-4000-8000-000000000007",
+        created_at="2026-06-01T00:00:00Z",
+        source="paper",
+        team_name="Authors",
+        method_name="Model-8B",
+        model_size="8B",
+        uses_external=None,
+        uses_frames="sampled-frames",
+        metrics=metrics,
+        counts=None,
+        n_abstained=None,
+        provenance=None,
+    )
 
 
 def test_a_paper_row_carries_the_paper_s_columns_and_its_ranking_metric() -> None:
@@ -604,15 +878,19 @@ def test_a_paper_row_carries_the_paper_s_columns_and_its_ranking_metric() -> Non
         ledger.check_record(_paper(decision_f1=0.55), BENCH, TRACK)
     with pytest.raises(ledger.RecordError, match=r"must be ratios between 0 and 1 \(paper_f1\)"):
         ledger.check_record(_paper(paper_f1=55.0), BENCH, TRACK)
-    assert ledger.commit_message(row, TRACK) == \
-        "Add Model-8B by Authors (paper-reported, paper f1 0.550)"
+    assert (
+        ledger.commit_message(row, TRACK)
+        == "Add Model-8B by Authors (paper-reported, paper f1 0.550)"
+    )
 
 
 def test_the_helpers_give_a_rescored_row_s_ranking_value_and_kept_intervals() -> None:
     record = _record()
     assert ledger.records.ranking_value(record, TRACK) == 8 / 11
-    assert ledger.records.metric_interval(record, TRACK, "decision_f1") == \
-        _score(TINY_RUN).intervals["decision_f1"]
+    assert (
+        ledger.records.metric_interval(record, TRACK, "decision_f1")
+        == _score(TINY_RUN).intervals["decision_f1"]
+    )
     assert ledger.records.metric_interval(record, TRACK, "timing_mae_s") is None
     assert ledger.commit_message(record, TRACK) == "Add M by T (re-scored, f1 0.727)"
 
@@ -630,8 +908,20 @@ def test_decision_imports_nothing_with_io() -> None:
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
     assert "evaluator" in imported  # the walk sees the imports at all
-    assert not imported & {"gradio", "huggingface_hub", "ledger", "app", "requests", "httpx",
-                           "urllib", "socket", "os", "pathlib", "time", "datetime"}
+    assert not imported & {
+        "gradio",
+        "huggingface_hub",
+        "ledger",
+        "app",
+        "requests",
+        "httpx",
+        "urllib",
+        "socket",
+        "os",
+        "pathlib",
+        "time",
+        "datetime",
+    }
 
 
 def test_the_docstring_defines_every_metric_it_computes() -> None:

@@ -33,14 +33,28 @@ SAMPLE_BYTES = (DEMO / "sample_submission.json").read_bytes()
 SAMPLE = json.loads(SAMPLE_BYTES)
 GENERATED = (TRACK.key.name, TRACK.public.name, "sample_submission.json")
 
-SCENARIOS = ("multimodal_grounded", "contradictory", "video_grounded_offtopic",
-             "video_grounded_ontopic", "text_grounded")
-METRIC_KEYS = ("overall", "overall_answerable", "scenario_mean", *SCENARIOS,
-               "egoplan", "qaego4d", "mintrec")
+SCENARIOS = (
+    "multimodal_grounded",
+    "contradictory",
+    "video_grounded_offtopic",
+    "video_grounded_ontopic",
+    "text_grounded",
+)
+METRIC_KEYS = (
+    "overall",
+    "overall_answerable",
+    "scenario_mean",
+    *SCENARIOS,
+    "egoplan",
+    "qaego4d",
+    "mintrec",
+)
 #: The release's composition, scenario x source task (FACTS).
 COMPOSITION = {
-    ("multimodal_grounded", "EgoPlan-Bench2"): 500, ("multimodal_grounded", "QaEgo4D"): 500,
-    ("contradictory", "EgoPlan-Bench2"): 500, ("contradictory", "QaEgo4D"): 500,
+    ("multimodal_grounded", "EgoPlan-Bench2"): 500,
+    ("multimodal_grounded", "QaEgo4D"): 500,
+    ("contradictory", "EgoPlan-Bench2"): 500,
+    ("contradictory", "QaEgo4D"): 500,
     ("video_grounded_offtopic", "EgoPlan-Bench2"): 1000,
     ("video_grounded_offtopic", "QaEgo4D"): 1000,
     ("video_grounded_ontopic", "EgoPlan-Bench2"): 1000,
@@ -92,7 +106,9 @@ def test_the_spec_loads_with_its_metric_keys_in_display_order() -> None:
 def test_the_paper_rows_are_table_6_and_their_overall_is_the_size_weighted_mean() -> None:
     rows = _csv((BENCH.folder / "paper_baselines.csv").read_bytes())
     assert [(r["method"], r["group"]) for r in rows] == [
-        ("Qwen3.5-2B", "Base"), ("Qwen3.5-2B + NaPO LoRA", "Fine-tuned")]
+        ("Qwen3.5-2B", "Base"),
+        ("Qwen3.5-2B + NaPO LoRA", "Fine-tuned"),
+    ]
     for row in rows:
         micro = sum(float(row[s]) * TRACK.sizes[s] for s in SCENARIOS) / TRACK.total
         # Each printed number is rounded to 0.1, so they agree to within 0.05 + 0.05
@@ -116,10 +132,17 @@ def test_the_demo_key_loads_and_matches_the_spec_sizes() -> None:
 def test_the_demo_composition_is_the_release_s() -> None:
     assert Counter((r["scenario"], r["task"]) for r in KEY_ROWS) == COMPOSITION
     assert Counter(r["scenario"] for r in KEY_ROWS) == {
-        "multimodal_grounded": 1000, "contradictory": 1000, "video_grounded_offtopic": 2000,
-        "video_grounded_ontopic": 2000, "text_grounded": 978}
+        "multimodal_grounded": 1000,
+        "contradictory": 1000,
+        "video_grounded_offtopic": 2000,
+        "video_grounded_ontopic": 2000,
+        "text_grounded": 978,
+    }
     assert Counter(r["task"] for r in KEY_ROWS) == {
-        "EgoPlan-Bench2": 3000, "QaEgo4D": 3000, "MIntRec": 978}
+        "EgoPlan-Bench2": 3000,
+        "QaEgo4D": 3000,
+        "MIntRec": 978,
+    }
 
 
 def test_the_demo_ids_are_unique_strings_and_sample_ids_repeat_as_in_the_release() -> None:
@@ -159,10 +182,13 @@ def test_the_demo_rows_are_synthetic_with_four_options_and_15_flagged() -> None:
 
 def test_the_public_file_is_the_key_without_answers_or_flags() -> None:
     public = _csv(BENCH.demo_public(TRACK).read_bytes())
-    assert list(public[0]) == [c for c in KEY_ROWS[0] if c not in (
-        "correct_answer", "label_status")]
-    assert public == [{k: v for k, v in r.items() if k not in ("correct_answer", "label_status")}
-                      for r in KEY_ROWS]
+    assert list(public[0]) == [
+        c for c in KEY_ROWS[0] if c not in ("correct_answer", "label_status")
+    ]
+    assert public == [
+        {k: v for k, v in r.items() if k not in ("correct_answer", "label_status")}
+        for r in KEY_ROWS
+    ]
     rows = evaluator.read_rows(TRACK, BENCH.demo_public(TRACK).read_bytes(), TRACK.public.format)
     assert rows.records[0]["example_id"] == "mmg-000001"
     assert rows.records[0]["options"].keys() == {"A", "B", "C", "D"}
@@ -195,14 +221,24 @@ def test_the_generator_help_works(capsys: pytest.CaptureFixture[str]) -> None:
 
 # --- scoring, on a tiny key written by hand ---------------------------------------------------
 
-OPTIONS = {"A": "[SYNTHETIC DEMO] one", "B": "[SYNTHETIC DEMO] two",
-           "C": "[SYNTHETIC DEMO] three", "D": "[SYNTHETIC DEMO] four"}
+OPTIONS = {
+    "A": "[SYNTHETIC DEMO] one",
+    "B": "[SYNTHETIC DEMO] two",
+    "C": "[SYNTHETIC DEMO] three",
+    "D": "[SYNTHETIC DEMO] four",
+}
 
 
 def _row(ident: str, scenario: str, task: str, answer: str, flag: str = "") -> dict[str, Any]:
-    return {"example_id": ident, "scenario": scenario, "task": task,
-            "question": f"{MARK}question {ident}", "options": dict(OPTIONS),
-            "correct_answer": answer, "label_status": flag}
+    return {
+        "example_id": ident,
+        "scenario": scenario,
+        "task": task,
+        "question": f"{MARK}question {ident}",
+        "options": dict(OPTIONS),
+        "correct_answer": answer,
+        "label_status": flag,
+    }
 
 
 def _tiny_rows() -> list[dict[str, Any]]:
@@ -222,8 +258,18 @@ def _tiny_rows() -> list[dict[str, Any]]:
 
 
 #: Right: mmg-1, mmg-2, off-1, txt-1. Wrong: mmg-3 (never right), con-1, txt-2..4. on-1 abstains.
-TINY_RUN = {"mmg-1": "A", "mmg-2": "B", "mmg-3": "A", "con-1": "A", "off-1": "D", "on-1": None,
-            "txt-1": "A", "txt-2": "A", "txt-3": "A", "txt-4": "A"}
+TINY_RUN = {
+    "mmg-1": "A",
+    "mmg-2": "B",
+    "mmg-3": "A",
+    "con-1": "A",
+    "off-1": "D",
+    "on-1": None,
+    "txt-1": "A",
+    "txt-2": "A",
+    "txt-3": "A",
+    "txt-4": "A",
+}
 
 
 def _tiny_key() -> evaluator.AnswerKey:
@@ -231,8 +277,9 @@ def _tiny_key() -> evaluator.AnswerKey:
 
 
 def _submit(answers: dict[str, str | None]) -> bytes:
-    return json.dumps([{"example_id": i, "predicted_answer": a}
-                       for i, a in answers.items()]).encode()
+    return json.dumps(
+        [{"example_id": i, "predicted_answer": a} for i, a in answers.items()]
+    ).encode()
 
 
 def test_the_tiny_key_differs_from_the_spec_sizes_as_expected() -> None:
@@ -260,8 +307,7 @@ def test_micro_overall_and_macro_scenario_mean_differ() -> None:
 
 
 @pytest.mark.parametrize("letter", ["A", "B", "C", "D", None])
-def test_an_out_of_option_row_counts_in_overall_but_not_in_answerable(
-        letter: str | None) -> None:
+def test_an_out_of_option_row_counts_in_overall_but_not_in_answerable(letter: str | None) -> None:
     result = evaluator.score(_tiny_key(), _submit({**TINY_RUN, "mmg-3": letter}))
     assert result.counts["overall"] == evaluator.Count(correct=4, total=10)
     assert result.counts["multimodal_grounded"] == evaluator.Count(correct=2, total=3)
@@ -275,18 +321,30 @@ def test_the_out_of_option_answer_itself_is_not_a_valid_prediction() -> None:
         evaluator.score(_tiny_key(), _submit({**TINY_RUN, "mmg-3": "E"}))
 
 
-@pytest.mark.parametrize(("entries", "message"), [
-    ([{"example_id": 1, "predicted_answer": "A"}],
-     'an "example_id" that is not a non-empty string (e.g. the 11th entry: 1)'),
-    ([{"example_id": "mmg-1", "predicted_answer": "A"}],
-     "1 question is answered more than once (mmg-1)"),
-    ([{"example_id": "zzz-9", "predicted_answer": "A"}],
-     "1 example_id is not in the answer key (zzz-9)"),
-    ([{"sample_id": "mmg-1", "predicted_answer": "A"}],
-     'uses "sample_id" (e.g. the 11th entry); rename the field to "example_id"'),
-])
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        (
+            [{"example_id": 1, "predicted_answer": "A"}],
+            'an "example_id" that is not a non-empty string (e.g. the 11th entry: 1)',
+        ),
+        (
+            [{"example_id": "mmg-1", "predicted_answer": "A"}],
+            "1 question is answered more than once (mmg-1)",
+        ),
+        (
+            [{"example_id": "zzz-9", "predicted_answer": "A"}],
+            "1 example_id is not in the answer key (zzz-9)",
+        ),
+        (
+            [{"sample_id": "mmg-1", "predicted_answer": "A"}],
+            'uses "sample_id" (e.g. the 11th entry); rename the field to "example_id"',
+        ),
+    ],
+)
 def test_ids_are_strings_and_each_question_is_answered_once(
-        entries: list[dict[str, Any]], message: str) -> None:
+    entries: list[dict[str, Any]], message: str
+) -> None:
     full = json.loads(_submit(TINY_RUN)) + entries
     with pytest.raises(evaluator.SubmissionError) as raised:
         evaluator.score(_tiny_key(), json.dumps(full).encode())
@@ -295,9 +353,11 @@ def test_ids_are_strings_and_each_question_is_answered_once(
 
 def test_a_missing_string_id_is_named() -> None:
     answers = {k: v for k, v in TINY_RUN.items() if k != "txt-4"}
-    with pytest.raises(evaluator.SubmissionError,
-                       match=r"1 question has no answer \(txt-4\); expected one entry for each "
-                             r"of the 10 questions"):
+    with pytest.raises(
+        evaluator.SubmissionError,
+        match=r"1 question has no answer \(txt-4\); expected one entry for each "
+        r"of the 10 questions",
+    ):
         evaluator.score(_tiny_key(), _submit(answers))
 
 
@@ -323,19 +383,23 @@ def test_a_digit_string_id_in_a_csv_key_stays_a_string() -> None:
 def test_a_flagged_row_whose_answer_is_among_its_options_is_refused() -> None:
     rows = _tiny_rows()
     rows[0]["label_status"] = "out_of_option"  # mmg-1 answers "A", one of its options
-    with pytest.raises(evaluator.AnswerKeyError,
-                       match=r"1 question is flagged label_status = out_of_option although their "
-                             r"correct_answer is one of their options \(mmg-1\)"):
+    with pytest.raises(
+        evaluator.AnswerKeyError,
+        match=r"1 question is flagged label_status = out_of_option although their "
+        r"correct_answer is one of their options \(mmg-1\)",
+    ):
         evaluator.parse_answer_key(TRACK, rows)
 
 
 def test_an_unflagged_row_whose_answer_is_outside_its_options_is_refused() -> None:
     rows = _tiny_rows()
     rows[2]["label_status"] = ""  # mmg-3 answers "E"
-    with pytest.raises(evaluator.AnswerKeyError,
-                       match=r"1 question whose correct_answer is not one of their options "
-                             r"\(mmg-3\); such rows are accepted only when flagged "
-                             r"label_status = out_of_option"):
+    with pytest.raises(
+        evaluator.AnswerKeyError,
+        match=r"1 question whose correct_answer is not one of their options "
+        r"\(mmg-3\); such rows are accepted only when flagged "
+        r"label_status = out_of_option",
+    ):
         evaluator.parse_answer_key(TRACK, rows)
 
 
@@ -345,7 +409,7 @@ def test_an_unflagged_row_whose_answer_is_outside_its_options_is_refused() -> No
 def _wilson(correct: int, total: int, z: float) -> tuple[float, float]:
     p = correct / total
     centre = (p + z * z / (2 * total)) / (1 + z * z / total)
-    half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total ** 2))
+    half = z / (1 + z * z / total) * math.sqrt(p * (1 - p) / total + z * z / (4 * total**2))
     return (100 * max(0.0, centre - half), 100 * min(1.0, centre + half))
 
 
@@ -361,16 +425,21 @@ def test_the_sample_submission_scores_every_metric_with_its_interval() -> None:
     assert counts["scenario_mean"] == counts["overall"]  # the same rows, weighed otherwise
     z = NormalDist().inv_cdf(0.975)
     for key in ("overall", "overall_answerable", "multimodal_grounded", "mintrec"):
-        assert result.intervals[key] == pytest.approx(_wilson(counts[key].correct,
-                                                              counts[key].total, z))
+        assert result.intervals[key] == pytest.approx(
+            _wilson(counts[key].correct, counts[key].total, z)
+        )
     ps = [counts[s].correct / counts[s].total for s in SCENARIOS]
     mean = sum(ps) / 5
-    half = z * math.sqrt(sum(p * (1 - p) / counts[s].total
-                             for p, s in zip(ps, SCENARIOS, strict=True))) / 5
+    half = (
+        z
+        * math.sqrt(sum(p * (1 - p) / counts[s].total for p, s in zip(ps, SCENARIOS, strict=True)))
+        / 5
+    )
     assert result.metrics["scenario_mean"] == pytest.approx(100 * mean)
     assert result.metrics["scenario_mean"] != pytest.approx(result.metrics["overall"])
     assert result.intervals["scenario_mean"] == pytest.approx(
-        (100 * (mean - half), 100 * (mean + half)))
+        (100 * (mean - half), 100 * (mean + half))
+    )
 
 
 ABOUT = BENCH.about_path.read_text(encoding="utf-8")
@@ -386,8 +455,7 @@ def test_the_about_example_submission_scores() -> None:
     given = {e["example_id"] for e in example}
     assert given <= {r["example_id"] for r in KEY_ROWS}
     full = example + [e for e in SAMPLE if e["example_id"] not in given]
-    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES),
-                             json.dumps(full).encode())
+    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), json.dumps(full).encode())
     assert result.n_questions == 6978
     assert result.n_abstained >= sum(e["predicted_answer"] is None for e in example)
 
@@ -406,8 +474,14 @@ assert isinstance(_DECISION, spec.DecisionTrack)
 DECISION: spec.DecisionTrack = _DECISION
 DECISION_GENERATED = (DECISION.key.name, DECISION.public.name, "decision_sample_submission.json")
 #: FACTS, Decision: composition.
-EPISODES = {"multimodal_grounded": 116, "contradictory": 104, "video_grounded_ontopic": 102,
-            "video_grounded_offtopic": 118, "text_grounded": 110, "no_assistance": 239}
+EPISODES = {
+    "multimodal_grounded": 116,
+    "contradictory": 104,
+    "video_grounded_ontopic": 102,
+    "video_grounded_offtopic": 118,
+    "text_grounded": 110,
+    "no_assistance": 239,
+}
 
 
 def _lines(data: bytes) -> list[dict[str, Any]]:
@@ -432,7 +506,9 @@ def test_the_decision_demo_episodes_are_plausible_and_synthetic() -> None:
     for scenario in EPISODES:
         if scenario != "no_assistance":  # both kinds in every assistance scenario
             assert {r["assist_type"] for r in EPISODE_ROWS if r["scenario"] == scenario} == {
-                "safety", "non_safety"}
+                "safety",
+                "non_safety",
+            }
     assert len({r["video_id"] for r in EPISODE_ROWS}) == 311
     for row in EPISODE_ROWS:
         assert row["video_filename"] == f"VISTA/{row['video_id']}.mp4"
@@ -451,8 +527,13 @@ def test_the_decision_demo_episodes_are_plausible_and_synthetic() -> None:
 def test_the_decision_public_file_gives_no_answer() -> None:
     public = _lines(BENCH.demo_public(DECISION).read_bytes())
     assert [r["example_id"] for r in public] == [r["example_id"] for r in EPISODE_ROWS]
-    assert set(public[0]) == {"example_id", "video_id", "video_filename", "dialogue_time_s",
-                              "dialogue"}
+    assert set(public[0]) == {
+        "example_id",
+        "video_id",
+        "video_filename",
+        "dialogue_time_s",
+        "dialogue",
+    }
     for row, episode in zip(public, EPISODE_ROWS, strict=True):
         assert row == {k: episode[k] for k in row}
 
@@ -478,20 +559,104 @@ def test_rerunning_the_generator_writes_the_same_decision_bytes(tmp_path: Path) 
 #: FACTS, Table 2 (paper-reported), in its column order: F1, MAE, Δt, Multi., Contra., Vid on,
 #: Vid off, Text, No asst., Safety FN, Non-safety FN, No-asst. FP.
 TABLE_2 = {
-    "Gemini-3.1-Flash-Lite": (0.8117, 2.7420, -2.4970, 0.9395, 0.9042, 0.8049, 0.7431, 0.9463,
-                              0.3885, 0.1445, 0.2443, 0.3173),
-    "MiMo-V2-Omni": (0.7500, 2.6340, -2.3420, 0.9194, 0.8681, 0.8171, 0.7046, 0.7031, 0.3051,
-                     0.1992, 0.3969, 0.2620),
-    "Qwen3.5-Plus-02-15": (0.7232, 2.5050, -1.9280, 0.9340, 0.9101, 0.7249, 0.6087, 0.4444,
-                           0.4418, 0.3008, 0.4695, 0.1144),
-    "InternVL3.5-4B": (0.5979, 3.7030, -0.4040, 0.9091, 0.8587, 0.8571, 0.1935, 0.0909, 0.2483,
-                       0.4141, 0.5687, 0.3506),
-    "Cosmos-Reason2-8B": (0.5572, 2.7840, -1.7310, 0.7283, 0.7577, 0.6131, 0.5165, 0.1897,
-                          0.3095, 0.4023, 0.7595, 0.1070),
-    "Molmo2-8B": (0.5375, 4.0190, -3.9950, 0.8265, 0.8603, 0.7655, 0.0854, 0.1251, 0.1961,
-                  0.4922, 0.6107, 0.3985),
-    "Qwen3.5-2B": (0.1920, 3.7840, -3.7840, 0.3459, 0.1509, 0.2095, 0.0854, 0.2203, 0.0000,
-                   0.8438, 0.9237, 0.0037),
+    "Gemini-3.1-Flash-Lite": (
+        0.8117,
+        2.7420,
+        -2.4970,
+        0.9395,
+        0.9042,
+        0.8049,
+        0.7431,
+        0.9463,
+        0.3885,
+        0.1445,
+        0.2443,
+        0.3173,
+    ),
+    "MiMo-V2-Omni": (
+        0.7500,
+        2.6340,
+        -2.3420,
+        0.9194,
+        0.8681,
+        0.8171,
+        0.7046,
+        0.7031,
+        0.3051,
+        0.1992,
+        0.3969,
+        0.2620,
+    ),
+    "Qwen3.5-Plus-02-15": (
+        0.7232,
+        2.5050,
+        -1.9280,
+        0.9340,
+        0.9101,
+        0.7249,
+        0.6087,
+        0.4444,
+        0.4418,
+        0.3008,
+        0.4695,
+        0.1144,
+    ),
+    "InternVL3.5-4B": (
+        0.5979,
+        3.7030,
+        -0.4040,
+        0.9091,
+        0.8587,
+        0.8571,
+        0.1935,
+        0.0909,
+        0.2483,
+        0.4141,
+        0.5687,
+        0.3506,
+    ),
+    "Cosmos-Reason2-8B": (
+        0.5572,
+        2.7840,
+        -1.7310,
+        0.7283,
+        0.7577,
+        0.6131,
+        0.5165,
+        0.1897,
+        0.3095,
+        0.4023,
+        0.7595,
+        0.1070,
+    ),
+    "Molmo2-8B": (
+        0.5375,
+        4.0190,
+        -3.9950,
+        0.8265,
+        0.8603,
+        0.7655,
+        0.0854,
+        0.1251,
+        0.1961,
+        0.4922,
+        0.6107,
+        0.3985,
+    ),
+    "Qwen3.5-2B": (
+        0.1920,
+        3.7840,
+        -3.7840,
+        0.3459,
+        0.1509,
+        0.2095,
+        0.0854,
+        0.2203,
+        0.0000,
+        0.8438,
+        0.9237,
+        0.0037,
+    ),
 }
 
 
@@ -518,7 +683,7 @@ def test_the_decision_paper_rows_are_table_2_in_the_paper_s_columns() -> None:
 
 
 def _decision_section() -> str:
-    return ABOUT[ABOUT.index("## Decision"):ABOUT.index("## Links")]
+    return ABOUT[ABOUT.index("## Decision") : ABOUT.index("## Links")]
 
 
 def test_the_about_decision_example_scores() -> None:
@@ -536,7 +701,12 @@ def test_the_about_decision_section_writes_the_definitions_down() -> None:
     assert "this Space's own definitions" in section and "not public" in section
     for size in ("789", "116", "104", "102", "118", "110", "239", "550", "2,000", "0.822"):
         assert size in section
-    for words in ("F1** = 2 TP / (2 TP + FP + FN)", "**Precision** = TP / (TP + FP)",
-                  "**Recall** = TP / (TP + FN)", "not** this Space's per-scenario accuracy",
-                  "not scored", "50th to the 1,950th"):
+    for words in (
+        "F1** = 2 TP / (2 TP + FP + FN)",
+        "**Precision** = TP / (TP + FP)",
+        "**Recall** = TP / (TP + FN)",
+        "not** this Space's per-scenario accuracy",
+        "not scored",
+        "50th to the 1,950th",
+    ):
         assert words in section, words

@@ -69,8 +69,11 @@ ABCDEFGHIJK = "ABCDEFGHIJK"
 FAST = settings(
     max_examples=40,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.large_base_example],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
 )
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -81,8 +84,9 @@ def dumps(value: object) -> bytes:
 
 
 def perfect_entries(samples: Sequence[dict[str, Any]] = SAMPLES) -> list[dict[str, Any]]:
-    return [{"example_id": q["example_id"], "predicted_answer": q["correct_answer"]}
-            for q in samples]
+    return [
+        {"example_id": q["example_id"], "predicted_answer": q["correct_answer"]} for q in samples
+    ]
 
 
 def expected_counts(
@@ -220,145 +224,302 @@ def several_problems(entries: list[dict[str, Any]]) -> None:
 
 
 HUGE_INT = b"1" + b"0" * 5000  # 10**5000: past Python's 4300-digit conversion limit
-NEEDS_INT_LIMIT = pytest.mark.skipif(sys.get_int_max_str_digits() == 0,
-                                     reason="this interpreter converts integers of any length")
+NEEDS_INT_LIMIT = pytest.mark.skipif(
+    sys.get_int_max_str_digits() == 0, reason="this interpreter converts integers of any length"
+)
 
 
 # --- bad submissions: each with the words its message must (and must not) contain -------------
 
 BAD_SUBMISSIONS = [
-    pytest.param(const(b"example_id,predicted_answer\n1,B\n"),
-                 ["not valid JSON", "line 1", '{"example_id": 1, "predicted_answer": "B"}'], [],
-                 id="csv-not-json"),
-    pytest.param(lambda: dumps(perfect_entries())[:-1], ["not valid JSON"], [],
-                 id="truncated-json"),
-    pytest.param(lambda: repr(perfect_entries()).encode(), ["not valid JSON"], [],
-                 id="python-repr-not-json"),
+    pytest.param(
+        const(b"example_id,predicted_answer\n1,B\n"),
+        ["not valid JSON", "line 1", '{"example_id": 1, "predicted_answer": "B"}'],
+        [],
+        id="csv-not-json",
+    ),
+    pytest.param(
+        lambda: dumps(perfect_entries())[:-1], ["not valid JSON"], [], id="truncated-json"
+    ),
+    pytest.param(
+        lambda: repr(perfect_entries()).encode(), ["not valid JSON"], [], id="python-repr-not-json"
+    ),
     pytest.param(latin1_submission, ["not UTF-8", "save it as UTF-8"], [], id="latin-1"),
-    pytest.param(lambda: json.dumps(perfect_entries()).encode("utf-16"),
-                 ["UTF-16", "save it as UTF-8"], [], id="utf-16-bom"),
-    pytest.param(lambda: ("\ufeff" + json.dumps(perfect_entries())).encode("utf-16-be"),
-                 ["UTF-16", "save it as UTF-8"], [], id="utf-16-be-bom"),
+    pytest.param(
+        lambda: json.dumps(perfect_entries()).encode("utf-16"),
+        ["UTF-16", "save it as UTF-8"],
+        [],
+        id="utf-16-bom",
+    ),
+    pytest.param(
+        lambda: ("\ufeff" + json.dumps(perfect_entries())).encode("utf-16-be"),
+        ["UTF-16", "save it as UTF-8"],
+        [],
+        id="utf-16-be-bom",
+    ),
     pytest.param(const(b""), ["empty", "JSON list"], [], id="empty-file"),
     pytest.param(const(b" \n\t\r\n  "), ["empty"], ["not valid JSON"], id="whitespace-only"),
     pytest.param(const(b"\xef\xbb\xbf\n"), ["empty"], ["not valid JSON"], id="bom-only"),
-    pytest.param(lambda: dumps(reference_results(perfect_entries())),
-                 ['"results" list', "reference evaluation scripts", 'take its "results" list',
-                  'rename "pred" to "predicted_answer"'], [],
-                 id="reference-script-results"),
-    pytest.param(lambda: dumps({"predictions": perfect_entries()}),
-                 ['"predictions" list', "upload the list itself"], [], id="object-predictions"),
-    pytest.param(const(dumps({"model": "x", "overall": 44.6})),
-                 ["top level is a JSON object", "expected a JSON list"], [], id="object-other"),
-    pytest.param(const(b'"B"'), ["top level is a JSON string", "expected a list"], [],
-                 id="top-level-string"),
+    pytest.param(
+        lambda: dumps(reference_results(perfect_entries())),
+        [
+            '"results" list',
+            "reference evaluation scripts",
+            'take its "results" list',
+            'rename "pred" to "predicted_answer"',
+        ],
+        [],
+        id="reference-script-results",
+    ),
+    pytest.param(
+        lambda: dumps({"predictions": perfect_entries()}),
+        ['"predictions" list', "upload the list itself"],
+        [],
+        id="object-predictions",
+    ),
+    pytest.param(
+        const(dumps({"model": "x", "overall": 44.6})),
+        ["top level is a JSON object", "expected a JSON list"],
+        [],
+        id="object-other",
+    ),
+    pytest.param(
+        const(b'"B"'), ["top level is a JSON string", "expected a list"], [], id="top-level-string"
+    ),
     pytest.param(const(b"17"), ["top level is a JSON integer"], [], id="top-level-integer"),
     pytest.param(const(b"0.446"), ["top level is a JSON number"], [], id="top-level-number"),
     pytest.param(const(b"null"), ["top level is a JSON null"], [], id="top-level-null"),
     pytest.param(const(b"true"), ["top level is a JSON boolean"], [], id="top-level-boolean"),
     pytest.param(const(b"NaN"), ["top level is a JSON number"], [], id="top-level-nan"),
-    pytest.param(const(b"[]"), ["list is empty", "each of the 500 questions"], [],
-                 id="empty-list"),
-    pytest.param(edit(lambda e: e.__setitem__(slice(0, 4), [17, "B", ["A"], None])),
-                 ["4 entries are not JSON objects",
-                  "the 1st entry (integer), the 2nd entry (string), the 3rd entry (list), "
-                  "the 4th entry (null)",
-                  "4 questions have no answer (1, 2, 3, 4)"], [], id="entries-not-objects"),
-    pytest.param(edit(lambda e: e.__setitem__(5, "C")),
-                 ["1 entry is not a JSON object (e.g. the 6th entry (string))",
-                  "1 question has no answer (6)"], ["1 entries"], id="one-entry-not-object"),
-    pytest.param(edit(rename_all("example_id", "sample_id")),
-                 ['500 entries use "sample_id"', 'rename the field to "example_id"'],
-                 ["have no answer"], id="sample_id"),
-    pytest.param(edit(rename_all("example_id", "id")),
-                 ['500 entries use "id"', 'rename the field to "example_id"'], [], id="id"),
-    pytest.param(edit(rename_all("predicted_answer", "pred")),
-                 ['500 entries use "pred"', 'rename the field to "predicted_answer"'],
-                 ["have no answer"], id="pred"),
-    pytest.param(edit(lambda e: e[0].pop("predicted_answer")),
-                 ['1 entry has no "predicted_answer" (e.g. the 1st entry)', "use null"], [],
-                 id="no-predicted_answer"),
-    pytest.param(edit(lambda e: e[0].pop("example_id")),
-                 ['1 entry has no "example_id" (e.g. the 1st entry)',
-                  "1 question has no answer (1)"],
-                 [], id="no-example_id"),
-    pytest.param(edit(set_answer(Q1["example_id"], f"({Q1['correct_answer']})")),
-                 ["1 answer carries more than the option letter", "keep only the letter",
-                  f'id {Q1["example_id"]}: "({Q1["correct_answer"]})"'],
-                 ["not among"], id="parenthesised-letter"),
-    pytest.param(edit(set_answer(ACTIVITY["example_id"], f"A. {ACTIVITY['options']['A']}")),
-                 ["keep only the letter",
-                  f'id {ACTIVITY["example_id"]}: "A. {ACTIVITY["options"]["A"]}"'],
-                 ["not among"], id="letter-dot-text"),
-    pytest.param(edit(set_answer(Q1["example_id"], "ZZ")),
-                 ["1 answer is not among their question's options",
-                  f'id {Q1["example_id"]}: "ZZ" (valid {valid_range(Q1)})'], [], id="ZZ"),
-    pytest.param(edit(set_answer(FOUR["example_id"], "J")),
-                 [f'id {FOUR["example_id"]}: "J" (valid A-D)'], ["keep only"],
-                 id="J-on-four-options"),
-    pytest.param(edit(set_answer(FOUR["example_id"], "(J)")),
-                 [f'id {FOUR["example_id"]}: "(J)" (valid A-D)'], ["keep only"],
-                 id="decorated-letter-not-an-option"),
-    pytest.param(edit(set_answer(FOUR["example_id"], "T")),
-                 [f'id {FOUR["example_id"]}: "T" (valid A-D)'], [], id="first-capital-T"),
-    pytest.param(edit(set_answer(1, 2)),
-                 ['"predicted_answer" that is not a string', "the 1st entry: 2", "null to abstain"],
-                 [], id="answer-integer"),
-    pytest.param(edit(set_answer(1, ["A"])), ["not a string", "the 1st entry: a JSON list"], [],
-                 id="answer-list"),
-    pytest.param(edit(set_answer(1, True)), ["not a string", "the 1st entry: true"], [],
-                 id="answer-boolean"),
-    pytest.param(edit(lambda e: e[16].__setitem__("example_id", "17")),
-                 ['1 entry has an "example_id" that is not an integer', 'the 17th entry: "17"',
-                  'JSON numbers, e.g. 17, not "17"', "1 question has no answer (17)"], [],
-                 id="string-example_id"),
-    pytest.param(edit(lambda e: e[16].__setitem__("example_id", 17.0)),
-                 ["not an integer", "the 17th entry: 17.0"], [], id="float-example_id"),
+    pytest.param(const(b"[]"), ["list is empty", "each of the 500 questions"], [], id="empty-list"),
+    pytest.param(
+        edit(lambda e: e.__setitem__(slice(0, 4), [17, "B", ["A"], None])),
+        [
+            "4 entries are not JSON objects",
+            "the 1st entry (integer), the 2nd entry (string), the 3rd entry (list), "
+            "the 4th entry (null)",
+            "4 questions have no answer (1, 2, 3, 4)",
+        ],
+        [],
+        id="entries-not-objects",
+    ),
+    pytest.param(
+        edit(lambda e: e.__setitem__(5, "C")),
+        [
+            "1 entry is not a JSON object (e.g. the 6th entry (string))",
+            "1 question has no answer (6)",
+        ],
+        ["1 entries"],
+        id="one-entry-not-object",
+    ),
+    pytest.param(
+        edit(rename_all("example_id", "sample_id")),
+        ['500 entries use "sample_id"', 'rename the field to "example_id"'],
+        ["have no answer"],
+        id="sample_id",
+    ),
+    pytest.param(
+        edit(rename_all("example_id", "id")),
+        ['500 entries use "id"', 'rename the field to "example_id"'],
+        [],
+        id="id",
+    ),
+    pytest.param(
+        edit(rename_all("predicted_answer", "pred")),
+        ['500 entries use "pred"', 'rename the field to "predicted_answer"'],
+        ["have no answer"],
+        id="pred",
+    ),
+    pytest.param(
+        edit(lambda e: e[0].pop("predicted_answer")),
+        ['1 entry has no "predicted_answer" (e.g. the 1st entry)', "use null"],
+        [],
+        id="no-predicted_answer",
+    ),
+    pytest.param(
+        edit(lambda e: e[0].pop("example_id")),
+        ['1 entry has no "example_id" (e.g. the 1st entry)', "1 question has no answer (1)"],
+        [],
+        id="no-example_id",
+    ),
+    pytest.param(
+        edit(set_answer(Q1["example_id"], f"({Q1['correct_answer']})")),
+        [
+            "1 answer carries more than the option letter",
+            "keep only the letter",
+            f'id {Q1["example_id"]}: "({Q1["correct_answer"]})"',
+        ],
+        ["not among"],
+        id="parenthesised-letter",
+    ),
+    pytest.param(
+        edit(set_answer(ACTIVITY["example_id"], f"A. {ACTIVITY['options']['A']}")),
+        ["keep only the letter", f'id {ACTIVITY["example_id"]}: "A. {ACTIVITY["options"]["A"]}"'],
+        ["not among"],
+        id="letter-dot-text",
+    ),
+    pytest.param(
+        edit(set_answer(Q1["example_id"], "ZZ")),
+        [
+            "1 answer is not among their question's options",
+            f'id {Q1["example_id"]}: "ZZ" (valid {valid_range(Q1)})',
+        ],
+        [],
+        id="ZZ",
+    ),
+    pytest.param(
+        edit(set_answer(FOUR["example_id"], "J")),
+        [f'id {FOUR["example_id"]}: "J" (valid A-D)'],
+        ["keep only"],
+        id="J-on-four-options",
+    ),
+    pytest.param(
+        edit(set_answer(FOUR["example_id"], "(J)")),
+        [f'id {FOUR["example_id"]}: "(J)" (valid A-D)'],
+        ["keep only"],
+        id="decorated-letter-not-an-option",
+    ),
+    pytest.param(
+        edit(set_answer(FOUR["example_id"], "T")),
+        [f'id {FOUR["example_id"]}: "T" (valid A-D)'],
+        [],
+        id="first-capital-T",
+    ),
+    pytest.param(
+        edit(set_answer(1, 2)),
+        ['"predicted_answer" that is not a string', "the 1st entry: 2", "null to abstain"],
+        [],
+        id="answer-integer",
+    ),
+    pytest.param(
+        edit(set_answer(1, ["A"])),
+        ["not a string", "the 1st entry: a JSON list"],
+        [],
+        id="answer-list",
+    ),
+    pytest.param(
+        edit(set_answer(1, True)), ["not a string", "the 1st entry: true"], [], id="answer-boolean"
+    ),
+    pytest.param(
+        edit(lambda e: e[16].__setitem__("example_id", "17")),
+        [
+            '1 entry has an "example_id" that is not an integer',
+            'the 17th entry: "17"',
+            'JSON numbers, e.g. 17, not "17"',
+            "1 question has no answer (17)",
+        ],
+        [],
+        id="string-example_id",
+    ),
+    pytest.param(
+        edit(lambda e: e[16].__setitem__("example_id", 17.0)),
+        ["not an integer", "the 17th entry: 17.0"],
+        [],
+        id="float-example_id",
+    ),
     # True == 1 in Python: a boolean id must not answer question 1.
-    pytest.param(edit(lambda e: e[0].__setitem__("example_id", True)),
-                 ["not an integer", "the 1st entry: true", "1 question has no answer (1)"], [],
-                 id="boolean-example_id"),
-    pytest.param(edit(lambda e: e.__delitem__(slice(0, 12))),
-                 ["12 questions have no answer (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)",
-                  "each of the 500 questions"], ["11", "12,"], id="missing-12"),
-    pytest.param(edit(lambda e: e.pop()),
-                 ["1 question has no answer (500)", "use null to abstain"], [], id="missing-1"),
-    pytest.param(edit(lambda e: e.extend([dict(e[2]), dict(e[0]), dict(e[1]), dict(e[0])])),
-                 ["3 questions are answered more than once (1, 2, 3)", "keep one entry"], [],
-                 id="duplicates"),
-    pytest.param(edit(lambda e: e.extend([{"example_id": i, "predicted_answer": "A"}
-                                          for i in (9999, 501, 0, -1)])),
-                 ["4 example_ids are not in the answer key (-1, 0, 501, 9999)",
-                  "public annotations file"], [], id="unknown-ids"),
-    pytest.param(edit(lambda e: e.extend([{"example_id": 501, "predicted_answer": "A"}] * 2)),
-                 ["1 example_id is not in the answer key (501)"], ["more than once"],
-                 id="unknown-id-twice"),
-    pytest.param(edit(several_problems),
-                 ["(5 problems)", f'id 1: "ZZ" (valid {valid_range(Q1)})',
-                  '1 entry uses "sample_id"', "1 question is answered more than once (3)",
-                  "1 example_id is not in the answer key (777)",
-                  "2 questions have no answer (2, 4)"], [], id="several-problems-at-once"),
+    pytest.param(
+        edit(lambda e: e[0].__setitem__("example_id", True)),
+        ["not an integer", "the 1st entry: true", "1 question has no answer (1)"],
+        [],
+        id="boolean-example_id",
+    ),
+    pytest.param(
+        edit(lambda e: e.__delitem__(slice(0, 12))),
+        [
+            "12 questions have no answer (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)",
+            "each of the 500 questions",
+        ],
+        ["11", "12,"],
+        id="missing-12",
+    ),
+    pytest.param(
+        edit(lambda e: e.pop()),
+        ["1 question has no answer (500)", "use null to abstain"],
+        [],
+        id="missing-1",
+    ),
+    pytest.param(
+        edit(lambda e: e.extend([dict(e[2]), dict(e[0]), dict(e[1]), dict(e[0])])),
+        ["3 questions are answered more than once (1, 2, 3)", "keep one entry"],
+        [],
+        id="duplicates",
+    ),
+    pytest.param(
+        edit(
+            lambda e: e.extend(
+                [{"example_id": i, "predicted_answer": "A"} for i in (9999, 501, 0, -1)]
+            )
+        ),
+        ["4 example_ids are not in the answer key (-1, 0, 501, 9999)", "public annotations file"],
+        [],
+        id="unknown-ids",
+    ),
+    pytest.param(
+        edit(lambda e: e.extend([{"example_id": 501, "predicted_answer": "A"}] * 2)),
+        ["1 example_id is not in the answer key (501)"],
+        ["more than once"],
+        id="unknown-id-twice",
+    ),
+    pytest.param(
+        edit(several_problems),
+        [
+            "(5 problems)",
+            f'id 1: "ZZ" (valid {valid_range(Q1)})',
+            '1 entry uses "sample_id"',
+            "1 question is answered more than once (3)",
+            "1 example_id is not in the answer key (777)",
+            "2 questions have no answer (2, 4)",
+        ],
+        [],
+        id="several-problems-at-once",
+    ),
     pytest.param(const(b"[" * 100_000), ["nested too deeply"], [], id="deep-nesting"),
-    pytest.param(const(b"[" * 100_000 + b"]" * 100_000), ["nested too deeply"], [],
-                 id="deep-nesting-closed"),
-    pytest.param(const(b'[{"example_id": 1, "predicted_answer": ' + b"[" * 50_000
-                       + b"]" * 50_000 + b"}]"),
-                 ["nested too deeply"], [], id="deep-nesting-in-entry"),
-    pytest.param(const(b'[{"example_id": ' + HUGE_INT + b', "predicted_answer": "A"}]'),
-                 ["could not be read as JSON", "digits"], ["set_int_max_str_digits"],
-                 id="huge-integer-id", marks=NEEDS_INT_LIMIT),
-    pytest.param(const(HUGE_INT), ["could not be read as JSON", "digits"], [],
-                 id="huge-integer-top-level", marks=NEEDS_INT_LIMIT),
-    pytest.param(lambda: dumps(perfect_entries()).replace(b'"predicted_answer": "A"}',
-                                                           b'"predicted_answer": NaN}', 1),
-                 ["not a string", ": NaN"], [], id="nan-answer"),
-    pytest.param(lambda: dumps(perfect_entries()).replace(b'"example_id": 1,',
-                                                           b'"example_id": NaN,', 1),
-                 ["not an integer", "the 1st entry: NaN", "1 question has no answer (1)"], [],
-                 id="nan-example_id"),
-    pytest.param(lambda: dumps(perfect_entries()).replace(b'"example_id": 1,',
-                                                           b'"example_id": -Infinity,', 1),
-                 ["not an integer", "the 1st entry: -Infinity"], [], id="infinite-example_id"),
+    pytest.param(
+        const(b"[" * 100_000 + b"]" * 100_000), ["nested too deeply"], [], id="deep-nesting-closed"
+    ),
+    pytest.param(
+        const(b'[{"example_id": 1, "predicted_answer": ' + b"[" * 50_000 + b"]" * 50_000 + b"}]"),
+        ["nested too deeply"],
+        [],
+        id="deep-nesting-in-entry",
+    ),
+    pytest.param(
+        const(b'[{"example_id": ' + HUGE_INT + b', "predicted_answer": "A"}]'),
+        ["could not be read as JSON", "digits"],
+        ["set_int_max_str_digits"],
+        id="huge-integer-id",
+        marks=NEEDS_INT_LIMIT,
+    ),
+    pytest.param(
+        const(HUGE_INT),
+        ["could not be read as JSON", "digits"],
+        [],
+        id="huge-integer-top-level",
+        marks=NEEDS_INT_LIMIT,
+    ),
+    pytest.param(
+        lambda: dumps(perfect_entries()).replace(
+            b'"predicted_answer": "A"}', b'"predicted_answer": NaN}', 1
+        ),
+        ["not a string", ": NaN"],
+        [],
+        id="nan-answer",
+    ),
+    pytest.param(
+        lambda: dumps(perfect_entries()).replace(b'"example_id": 1,', b'"example_id": NaN,', 1),
+        ["not an integer", "the 1st entry: NaN", "1 question has no answer (1)"],
+        [],
+        id="nan-example_id",
+    ),
+    pytest.param(
+        lambda: dumps(perfect_entries()).replace(
+            b'"example_id": 1,', b'"example_id": -Infinity,', 1
+        ),
+        ["not an integer", "the 1st entry: -Infinity"],
+        [],
+        id="infinite-example_id",
+    ),
 ]
 
 
@@ -406,12 +567,14 @@ def test_reference_results_converted_as_the_hint_says_score_like_the_submission(
     entries = json.loads(SAMPLE_SUBMISSION)
     data = reference_results(entries)
     # The hint's own expression, applied literally.
-    converted = [{"example_id": r["example_id"], "predicted_answer": r["pred"]}
-                 for r in data["results"]]
+    converted = [
+        {"example_id": r["example_id"], "predicted_answer": r["pred"]} for r in data["results"]
+    ]
     a = evaluator.score(KEY, dumps(converted))
     b = evaluator.score(KEY, SAMPLE_SUBMISSION)
     assert a.model_dump(exclude={"submission_sha256"}) == b.model_dump(
-        exclude={"submission_sha256"})
+        exclude={"submission_sha256"}
+    )
 
 
 def test_utf8_bom_is_accepted() -> None:
@@ -424,12 +587,32 @@ def test_utf8_bom_is_accepted() -> None:
 # --- how messages count entries ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "expected"), [
-    (1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (10, "10th"), (11, "11th"), (12, "12th"),
-    (13, "13th"), (14, "14th"), (21, "21st"), (22, "22nd"), (23, "23rd"), (100, "100th"),
-    (101, "101st"), (102, "102nd"), (111, "111th"), (112, "112th"), (113, "113th"),
-    (121, "121st"), (1001, "1001st"), (1011, "1011th"),
-])
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (10, "10th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (14, "14th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (23, "23rd"),
+        (100, "100th"),
+        (101, "101st"),
+        (102, "102nd"),
+        (111, "111th"),
+        (112, "112th"),
+        (113, "113th"),
+        (121, "121st"),
+        (1001, "1001st"),
+        (1011, "1011th"),
+    ],
+)
 def test_ordinals(n: int, expected: str) -> None:
     assert evaluator.ordinal(n) == expected
 
@@ -442,10 +625,13 @@ def test_entries_are_counted_from_one_in_every_message() -> None:
     entries[30]["predicted_answer"] = 7
     entries[111] = "B"
     message = submission_error(dumps(entries))
-    assert ('25 entries have no "predicted_answer" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, '
-            "7th, 8th, 9th, 10th, ... entries); use null") in message
-    assert '1 entry has a "predicted_answer" that is not a string (e.g. the 31st entry: 7)' \
-        in message
+    assert (
+        '25 entries have no "predicted_answer" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, '
+        "7th, 8th, 9th, 10th, ... entries); use null"
+    ) in message
+    assert (
+        '1 entry has a "predicted_answer" that is not a string (e.g. the 31st entry: 7)' in message
+    )
     assert "1 entry is not a JSON object (e.g. the 112th entry (string))" in message
     assert "#" not in message and "entry 0" not in message
 
@@ -468,8 +654,9 @@ def test_key_rows_are_counted_from_one() -> None:
 # --- when every entry names a field another way --------------------------------------------------
 
 
-def renamed(entries: list[dict[str, Any]], old: str, new: str,
-            indices: range | None = None) -> list[dict[str, Any]]:
+def renamed(
+    entries: list[dict[str, Any]], old: str, new: str, indices: range | None = None
+) -> list[dict[str, Any]]:
     out = [dict(e) for e in entries]
     for i in indices if indices is not None else range(len(out)):
         out[i][new] = out[i].pop(old)
@@ -483,7 +670,8 @@ def test_an_id_alias_on_every_entry_is_the_one_problem(alias: str) -> None:
         evaluator.score(KEY, dumps(entries))
     assert info.value.problems == (
         f'500 entries use "{alias}" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, 10th, '
-        '... entries); rename the field to "example_id"',)
+        '... entries); rename the field to "example_id"',
+    )
 
 
 @pytest.mark.parametrize("alias", ["pred", "answer", "prediction"])
@@ -496,12 +684,15 @@ def test_a_prediction_alias_on_every_entry_is_the_one_problem(alias: str) -> Non
 
 
 def test_both_aliases_on_every_entry_are_the_two_problems() -> None:
-    entries = renamed(renamed(perfect_entries(), "example_id", "sample_id"),
-                      "predicted_answer", "pred")
+    entries = renamed(
+        renamed(perfect_entries(), "example_id", "sample_id"), "predicted_answer", "pred"
+    )
     with pytest.raises(evaluator.SubmissionError) as info:
         evaluator.score(KEY, dumps(entries))
     assert [p.split(" (")[0] for p in info.value.problems] == [
-        '500 entries use "sample_id"', '500 entries use "pred"']
+        '500 entries use "sample_id"',
+        '500 entries use "pred"',
+    ]
 
 
 def test_an_id_alias_on_some_entries_also_names_the_questions_left_unanswered() -> None:
@@ -512,7 +703,8 @@ def test_an_id_alias_on_some_entries_also_names_the_questions_left_unanswered() 
         '3 entries use "sample_id" (e.g. the 1st, 2nd, 3rd entries); rename the field to '
         '"example_id"',
         "3 questions have no answer (1, 2, 3); expected one entry for each of the 500 questions "
-        "(use null to abstain)")
+        "(use null to abstain)",
+    )
 
 
 # --- hints that carry code: the code runs on the file that triggered it --------------------------
@@ -532,10 +724,15 @@ def _board(bench_id: str) -> Board:
     bench = spec.load_benchmark(bench_id)
     track = bench.track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
-    public = evaluator.read_rows(track, bench.demo_public(track).read_bytes(),
-                                 track.public.format).records
-    return Board(track, key, json.loads((bench.demo_dir / "sample_submission.json").read_text()),
-                 list(public))
+    public = evaluator.read_rows(
+        track, bench.demo_public(track).read_bytes(), track.public.format
+    ).records
+    return Board(
+        track,
+        key,
+        json.loads((bench.demo_dir / "sample_submission.json").read_text()),
+        list(public),
+    )
 
 
 BOARDS = {"egomemreason": _board("egomemreason"), "egoargus": _board("egoargus")}
@@ -545,11 +742,18 @@ def reference_output(board: Board, id_name: str, pred_name: str) -> dict[str, An
     """What a reference script writes for the sample run, naming the fields as given."""
     f = board.track.fields
     answers = {q.id: q.answer for q in board.key.questions}
-    return {"results": [{id_name: e[f.id], "correct_answer": answers[e[f.id]],
-                         pred_name: e[f.prediction],
-                         "is_correct": e[f.prediction] == answers[e[f.id]]}
-                        for e in board.sample],
-            "summary": {"accuracy": 0.0}}
+    return {
+        "results": [
+            {
+                id_name: e[f.id],
+                "correct_answer": answers[e[f.id]],
+                pred_name: e[f.prediction],
+                "is_correct": e[f.prediction] == answers[e[f.id]],
+            }
+            for e in board.sample
+        ],
+        "summary": {"accuracy": 0.0},
+    }
 
 
 def _mixed_ids(board: Board) -> dict[str, Any]:
@@ -595,15 +799,25 @@ def _trigger_files() -> list[Any]:
         f = board.track.fields
         for id_name in (f.id, *f.id_aliases):
             for pred_name in (f.prediction, *f.prediction_aliases):
-                cases.append(pytest.param(
-                    board, reference_output(board, id_name, pred_name),
-                    id=f"{name}-{id_name}-{pred_name}"))
+                cases.append(
+                    pytest.param(
+                        board,
+                        reference_output(board, id_name, pred_name),
+                        id=f"{name}-{id_name}-{pred_name}",
+                    )
+                )
         for build in (_mixed_ids, _some_without_pred, _odd_entries, _both_ids):
-            cases.append(pytest.param(board, build(board),
-                                      id=f"{name}-{build.__name__.strip('_')}"))
+            cases.append(
+                pytest.param(board, build(board), id=f"{name}-{build.__name__.strip('_')}")
+            )
         cases.append(pytest.param(board, {"results": []}, id=f"{name}-empty-results"))
-    cases.append(pytest.param(BOARDS["egoargus"], _release_sample_ids(BOARDS["egoargus"]),
-                              id="egoargus-release-sample_ids"))
+    cases.append(
+        pytest.param(
+            BOARDS["egoargus"],
+            _release_sample_ids(BOARDS["egoargus"]),
+            id="egoargus-release-sample_ids",
+        )
+    )
     return cases
 
 
@@ -613,7 +827,7 @@ def hint_code(error: evaluator.SubmissionError) -> list[str]:
     found = []
     for problem in error.problems:
         for at in re.finditer(r"e\.g\. ", problem):
-            tail = problem[at.end():]
+            tail = problem[at.end() :]
             try:
                 tree = ast.parse(tail, mode="eval")
             except SyntaxError:
@@ -641,21 +855,22 @@ def run_hints(key: evaluator.AnswerKey, data: bytes) -> list[str]:
 
 @pytest.mark.parametrize(("board", "output"), _trigger_files())
 def test_the_results_hint_code_runs_on_its_file_and_the_result_scores_or_says_more(
-        board: Board, output: dict[str, Any]) -> None:
+    board: Board, output: dict[str, Any]
+) -> None:
     codes = run_hints(board.key, dumps(output))
     assert len(codes) == 1, "the results hint offers code for every shape of results"
 
 
 @pytest.mark.parametrize("board", BOARDS.values(), ids=BOARDS)
-def test_the_results_hint_code_of_the_scripts_own_output_gives_the_sample_run(
-        board: Board) -> None:
+def test_the_results_hint_code_of_the_scripts_own_output_gives_the_sample_run(board: Board) -> None:
     sample = evaluator.score(board.key, dumps(board.sample))
     for id_name in ("example_id", "sample_id"):
         output = reference_output(board, id_name, "pred")
         (code,) = run_hints(board.key, dumps(output))
         converted = eval(code, {"data": output})
-        assert evaluator.score(board.key, dumps(converted)).answers_sha256 == \
-            sample.answers_sha256, id_name
+        assert (
+            evaluator.score(board.key, dumps(converted)).answers_sha256 == sample.answers_sha256
+        ), id_name
 
 
 def test_results_whose_entries_name_no_question_get_no_code() -> None:
@@ -666,12 +881,14 @@ def test_results_whose_entries_name_no_question_get_no_code() -> None:
         'the file is an object with a "results" list, as the reference evaluation scripts '
         'write it, but no entry of it has an id ("example_id", "sample_id" or "id"); a '
         'submission is a JSON list of {"example_id": ..., "predicted_answer": ...} objects, '
-        "one per question",)
+        "one per question",
+    )
 
 
 @pytest.mark.parametrize(("build", "words", "absent"), BAD_SUBMISSIONS)
 def test_every_code_a_bad_submission_message_offers_runs(
-        build: Callable[[], bytes], words: list[str], absent: list[str]) -> None:
+    build: Callable[[], bytes], words: list[str], absent: list[str]
+) -> None:
     data = build()
     try:
         json.loads(data)
@@ -691,9 +908,10 @@ def test_answers_are_trimmed_and_upper_cased() -> None:
     assert result.metrics["overall"] == 100
     assert result.n_abstained == 0
 
-    padded = [{"example_id": e["example_id"],
-               "predicted_answer": f" \t{e['predicted_answer'].lower()}\n"}
-              for e in perfect_entries()]
+    padded = [
+        {"example_id": e["example_id"], "predicted_answer": f" \t{e['predicted_answer'].lower()}\n"}
+        for e in perfect_entries()
+    ]
     assert all(v == 100 for v in evaluator.score(KEY, dumps(padded)).metrics.values())
 
 
@@ -725,14 +943,23 @@ def test_null_and_empty_are_abstentions_scored_wrong() -> None:
 def test_extra_keys_on_entries_are_ignored() -> None:
     entries = json.loads(SAMPLE_SUBMISSION)
     noisy = [
-        {**e, "raw_response": "The answer is (Z).", "confidence": 0.3, "pred": "ZZ",
-         "is_correct": True, "correct_answer": "A", "query_type": "nonsense", "extra": [1, {}]}
+        {
+            **e,
+            "raw_response": "The answer is (Z).",
+            "confidence": 0.3,
+            "pred": "ZZ",
+            "is_correct": True,
+            "correct_answer": "A",
+            "query_type": "nonsense",
+            "extra": [1, {}],
+        }
         for e in entries
     ]
     a = evaluator.score(KEY, dumps(noisy))
     b = evaluator.score(KEY, SAMPLE_SUBMISSION)
     assert a.model_dump(exclude={"submission_sha256"}) == b.model_dump(
-        exclude={"submission_sha256"})
+        exclude={"submission_sha256"}
+    )
 
 
 # --- property tests -----------------------------------------------------------------------------
@@ -764,9 +991,13 @@ answer_choices = st.tuples(st.integers(0, 13), st.integers(0, 3))
 
 def random_entries(rng: random.Random) -> list[dict[str, Any]]:
     """A random run over the demo key (a seeded Random: 500 list draws would be slow)."""
-    return [{"example_id": q["example_id"],
-             "predicted_answer": answer_for(q, rng.randrange(14), rng.randrange(4))}
-            for q in SAMPLES]
+    return [
+        {
+            "example_id": q["example_id"],
+            "predicted_answer": answer_for(q, rng.randrange(14), rng.randrange(4)),
+        }
+        for q in SAMPLES
+    ]
 
 
 @FAST
@@ -776,20 +1007,23 @@ def test_random_submission_scores_the_independent_count(rng: random.Random) -> N
     assert_scores_match(evaluator.score(KEY, dumps(entries)), SAMPLES, entries)
 
 
-def random_key(sizes: Sequence[int], options: Sequence[int], correct: Sequence[int],
-               ids: Sequence[int]) -> list[dict[str, Any]]:
+def random_key(
+    sizes: Sequence[int], options: Sequence[int], correct: Sequence[int], ids: Sequence[int]
+) -> list[dict[str, Any]]:
     """A key with ``sizes[i]`` questions of the i-th query type; options and answers cycle."""
     types = [t for t, size in zip(REAL_SPLIT_SIZES, sizes, strict=True) for _ in range(size)]
     records = []
     for n, query_type in enumerate(types):
         count = options[n % len(options)]
-        records.append({
-            "example_id": ids[n],
-            "question": f"[SYNTHETIC TEST] question {n}",
-            "options": {ABCDEFGHIJK[i]: f"option {i}" for i in range(count)},
-            "query_type": query_type,
-            "correct_answer": ABCDEFGHIJK[correct[n % len(correct)] % count],
-        })
+        records.append(
+            {
+                "example_id": ids[n],
+                "question": f"[SYNTHETIC TEST] question {n}",
+                "options": {ABCDEFGHIJK[i]: f"option {i}" for i in range(count)},
+                "query_type": query_type,
+                "correct_answer": ABCDEFGHIJK[correct[n % len(correct)] % count],
+            }
+        )
     return records
 
 
@@ -799,8 +1033,7 @@ def test_random_key_and_submission_score_the_independent_count(data: st.DataObje
     """Uneven group sizes: micro averages weigh each question once, whatever its group."""
     sizes = data.draw(st.lists(st.integers(1, 7), min_size=6, max_size=6))
     total = sum(sizes)
-    ids = data.draw(st.lists(st.integers(1, 10**6), min_size=total, max_size=total,
-                             unique=True))
+    ids = data.draw(st.lists(st.integers(1, 10**6), min_size=total, max_size=total, unique=True))
     options = data.draw(st.lists(st.integers(4, 10), min_size=1, max_size=total))
     correct = data.draw(st.lists(st.integers(0, 9), min_size=1, max_size=total))
     records = random_key(sizes, options, correct, ids)
@@ -808,8 +1041,10 @@ def test_random_key_and_submission_score_the_independent_count(data: st.DataObje
     key_bytes = dumps({"samples": records, "key_version": "t"} if as_object else records)
     key = evaluator.load_answer_key(TRACK, key_bytes)
     picks = data.draw(st.lists(answer_choices, min_size=total, max_size=total))
-    entries = [{"example_id": q["example_id"], "predicted_answer": answer_for(q, c, s)}
-               for q, (c, s) in zip(records, picks, strict=True)]
+    entries = [
+        {"example_id": q["example_id"], "predicted_answer": answer_for(q, c, s)}
+        for q, (c, s) in zip(records, picks, strict=True)
+    ]
     entries = data.draw(st.permutations(entries))
     assert_scores_match(evaluator.score(key, dumps(entries)), records, entries)
 
@@ -824,7 +1059,8 @@ def test_permuting_entries_changes_nothing(rng: random.Random) -> None:
     a = evaluator.score(KEY, dumps(entries))
     b = evaluator.score(KEY, dumps(shuffled))
     assert a.model_dump(exclude={"submission_sha256"}) == b.model_dump(
-        exclude={"submission_sha256"})
+        exclude={"submission_sha256"}
+    )
     assert b.submission_sha256 == hashlib.sha256(dumps(shuffled)).hexdigest()
 
 
@@ -835,10 +1071,12 @@ def test_any_bytes_give_a_result_or_the_domain_error(data: bytes) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(
-    st.sampled_from([b"[", b"{", b"[{", b'[{"example_id": ', b"\xef\xbb\xbf[", b"\xff\xfe["]),
-    st.just(b""),
-).flatmap(lambda prefix: st.binary(max_size=60).map(lambda tail: prefix + tail)))
+@given(
+    st.one_of(
+        st.sampled_from([b"[", b"{", b"[{", b'[{"example_id": ', b"\xef\xbb\xbf[", b"\xff\xfe["]),
+        st.just(b""),
+    ).flatmap(lambda prefix: st.binary(max_size=60).map(lambda tail: prefix + tail))
+)
 def test_json_like_bytes_give_a_result_or_the_domain_error(data: bytes) -> None:
     result_or_error(data)
 
@@ -847,12 +1085,19 @@ COMPACT_SAMPLE = json.dumps(json.loads(SAMPLE_SUBMISSION), separators=(",", ":")
 
 mutation = st.one_of(
     st.tuples(st.just("truncate"), st.integers(0, len(COMPACT_SAMPLE)), st.just(b"")),
-    st.tuples(st.just("flip"), st.integers(0, len(COMPACT_SAMPLE) - 1),
-              st.integers(1, 255).map(lambda b: bytes([b]))),
-    st.tuples(st.just("insert"), st.integers(0, len(COMPACT_SAMPLE)),
-              st.binary(min_size=1, max_size=8)),
-    st.tuples(st.just("letter"), st.integers(0, len(SAMPLES) - 1),
-              st.sampled_from([b"A", b"B", b"J", b"a", b"Z", b"", b" C "])),
+    st.tuples(
+        st.just("flip"),
+        st.integers(0, len(COMPACT_SAMPLE) - 1),
+        st.integers(1, 255).map(lambda b: bytes([b])),
+    ),
+    st.tuples(
+        st.just("insert"), st.integers(0, len(COMPACT_SAMPLE)), st.binary(min_size=1, max_size=8)
+    ),
+    st.tuples(
+        st.just("letter"),
+        st.integers(0, len(SAMPLES) - 1),
+        st.sampled_from([b"A", b"B", b"J", b"a", b"Z", b"", b" C "]),
+    ),
 )
 
 
@@ -861,7 +1106,7 @@ def mutate(data: bytes, op: str, at: int, payload: bytes) -> bytes:
         return data[:at]
     if op == "flip":
         at %= max(len(data), 1)
-        return data[:at] + bytes([data[at] ^ payload[0]]) + data[at + 1:] if data else data
+        return data[:at] + bytes([data[at] ^ payload[0]]) + data[at + 1 :] if data else data
     if op == "insert":
         return data[:at] + payload + data[at:]
     # Replace the at-th answer's letter: mostly still valid, so scores get checked too.
@@ -886,16 +1131,18 @@ def test_mutated_real_submissions_give_a_result_or_the_domain_error(
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                  max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 near_entries = st.fixed_dictionaries(
     {},
     optional={
         "example_id": st.one_of(st.sampled_from([1, 2, 500, 501, 0]), json_values),
-        "predicted_answer": st.one_of(st.sampled_from(["A", "b ", "(C)", "ZZ", "", None]),
-                                      json_values),
+        "predicted_answer": st.one_of(
+            st.sampled_from(["A", "b ", "(C)", "ZZ", "", None]), json_values
+        ),
         "sample_id": st.integers(0, 600),
         "pred": st.sampled_from(["A", None]),
     },
@@ -903,8 +1150,10 @@ near_entries = st.fixed_dictionaries(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(json_values, st.lists(st.one_of(near_entries, json_values), max_size=6)),
-       st.booleans())
+@given(
+    st.one_of(json_values, st.lists(st.one_of(near_entries, json_values), max_size=6)),
+    st.booleans(),
+)
 def test_arbitrary_json_gives_a_result_or_the_domain_error(value: object, append: bool) -> None:
     if append and isinstance(value, list):
         value = perfect_entries() + value  # mostly valid, with a few odd entries
@@ -920,8 +1169,12 @@ def test_overall_is_a_micro_average_not_the_mean_of_memory_types() -> None:
     for q in SAMPLES:
         wrong = next(letter for letter in sorted(q["options"]) if letter != q["correct_answer"])
         right = MEMORY_OF[q["query_type"]] != "event"
-        entries.append({"example_id": q["example_id"],
-                        "predicted_answer": q["correct_answer"] if right else wrong})
+        entries.append(
+            {
+                "example_id": q["example_id"],
+                "predicted_answer": q["correct_answer"] if right else wrong,
+            }
+        )
     result = evaluator.score(KEY, dumps(entries))
     assert result.metrics["entity"] == 100.0
     assert result.metrics["event"] == 0.0
@@ -971,8 +1224,13 @@ def test_metric_keys_and_demo_denominators() -> None:
     result = evaluator.score(KEY, SAMPLE_SUBMISSION)
     assert set(result.metrics) == set(result.counts) == set(result.intervals) == ALL_METRICS
     totals = {k: c.total for k, c in result.counts.items()}
-    assert totals == {"overall": 500, "entity": 200, "event": 200, "behavior": 100,
-                      **{METRIC_OF[t]: n for t, n in REAL_SPLIT_SIZES.items()}}
+    assert totals == {
+        "overall": 500,
+        "entity": 200,
+        "event": 200,
+        "behavior": 100,
+        **{METRIC_OF[t]: n for t, n in REAL_SPLIT_SIZES.items()},
+    }
 
 
 Z_975 = Decimal("1.959963984540054235524594430520551527955550")  # Φ⁻¹(0.975)
@@ -1098,38 +1356,68 @@ def eleven_duplicates(records: list[dict[str, Any]]) -> None:
 
 
 BAD_KEYS = [
-    pytest.param(key_edit(set_field(1, "example_id", 1)), ["1 duplicate example_id (1)"],
-                 id="duplicate-id"),
-    pytest.param(key_edit(eleven_duplicates),
-                 ["11 duplicate example_ids (100, 101, 102, 103, 104, 105, 106, 107, 108, "
-                  "109, ...)"], id="eleven-duplicates"),
-    pytest.param(key_edit(set_field(2, "options", {"A": "a", "B": "b", "D": "d", "E": "e"})),
-                 ["option letters are not A.. without gaps", "(3)"], id="gap-ABDE"),
-    pytest.param(key_edit(set_field(2, "options", {"A": "a", "B": "b", "D": "d"})),
-                 ["option letters are not A.. without gaps", "4 to 10", "(3)"], id="gap-ABD"),
-    pytest.param(key_edit(set_field(3, "options", {"A": "a", "B": "b", "C": "c"})),
-                 ["4 to 10", "(4)"], id="three-options"),
-    pytest.param(key_edit(set_field(4, "options", {c: c for c in ABCDEFGHIJK})),
-                 ["4 to 10", "(5)"], id="eleven-options"),
-    pytest.param(key_edit(set_field(4, "options", {c: c for c in "abcd"})),
-                 ["option letters", "(5)"], id="lower-case-options"),
-    pytest.param(key_edit(set_field(5, "correct_answer", "E")),
-                 ["1 question whose correct_answer is not one of their options (6)"],
-                 id="correct-not-an-option"),
-    pytest.param(key_edit(set_field(4, "query_type", "Spatial Preference Inference")),
-                 ["1 question with an unknown query_type (5)", "Spatial Preference"],
-                 id="unknown-query-type"),
-    pytest.param(key_edit(lambda r: r.pop()), ["no questions of query type Activity Pattern"],
-                 id="query-type-absent"),
-    pytest.param(key_edit(set_field(1, "example_id", "7")), ["example_id '7'", "integer"],
-                 id="string-id"),
+    pytest.param(
+        key_edit(set_field(1, "example_id", 1)), ["1 duplicate example_id (1)"], id="duplicate-id"
+    ),
+    pytest.param(
+        key_edit(eleven_duplicates),
+        ["11 duplicate example_ids (100, 101, 102, 103, 104, 105, 106, 107, 108, 109, ...)"],
+        id="eleven-duplicates",
+    ),
+    pytest.param(
+        key_edit(set_field(2, "options", {"A": "a", "B": "b", "D": "d", "E": "e"})),
+        ["option letters are not A.. without gaps", "(3)"],
+        id="gap-ABDE",
+    ),
+    pytest.param(
+        key_edit(set_field(2, "options", {"A": "a", "B": "b", "D": "d"})),
+        ["option letters are not A.. without gaps", "4 to 10", "(3)"],
+        id="gap-ABD",
+    ),
+    pytest.param(
+        key_edit(set_field(3, "options", {"A": "a", "B": "b", "C": "c"})),
+        ["4 to 10", "(4)"],
+        id="three-options",
+    ),
+    pytest.param(
+        key_edit(set_field(4, "options", {c: c for c in ABCDEFGHIJK})),
+        ["4 to 10", "(5)"],
+        id="eleven-options",
+    ),
+    pytest.param(
+        key_edit(set_field(4, "options", {c: c for c in "abcd"})),
+        ["option letters", "(5)"],
+        id="lower-case-options",
+    ),
+    pytest.param(
+        key_edit(set_field(5, "correct_answer", "E")),
+        ["1 question whose correct_answer is not one of their options (6)"],
+        id="correct-not-an-option",
+    ),
+    pytest.param(
+        key_edit(set_field(4, "query_type", "Spatial Preference Inference")),
+        ["1 question with an unknown query_type (5)", "Spatial Preference"],
+        id="unknown-query-type",
+    ),
+    pytest.param(
+        key_edit(lambda r: r.pop()),
+        ["no questions of query type Activity Pattern"],
+        id="query-type-absent",
+    ),
+    pytest.param(
+        key_edit(set_field(1, "example_id", "7")), ["example_id '7'", "integer"], id="string-id"
+    ),
     pytest.param(key_edit(set_field(1, "example_id", -2)), ["non-negative"], id="negative-id"),
-    pytest.param(key_edit(lambda r: r[1].pop("question")), ["example_id 2", "question"],
-                 id="missing-field"),
-    pytest.param(key_edit(lambda r: [set_field(1, "example_id", 1)(r),
-                                     set_field(5, "correct_answer", "Z")(r)]),
-                 ["duplicate example_id (1)", "correct_answer is not one of their options (6)"],
-                 id="several-problems"),
+    pytest.param(
+        key_edit(lambda r: r[1].pop("question")), ["example_id 2", "question"], id="missing-field"
+    ),
+    pytest.param(
+        key_edit(
+            lambda r: [set_field(1, "example_id", 1)(r), set_field(5, "correct_answer", "Z")(r)]
+        ),
+        ["duplicate example_id (1)", "correct_answer is not one of their options (6)"],
+        id="several-problems",
+    ),
     pytest.param(lambda: dumps({"questions": small_key()}), ['"samples"'], id="wrong-object"),
     pytest.param(lambda: b"[{", ["not valid UTF-8 JSON"], id="not-json"),
     pytest.param(lambda: b"[" * 100_000, ["not valid UTF-8 JSON"], id="deep-nesting"),
@@ -1179,8 +1467,15 @@ def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
     outputs = []
     for seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                              capture_output=True, text=True, check=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
         outputs.append(done.stdout)
     here = evaluator.score(KEY, SAMPLE_SUBMISSION).model_dump_json()
     assert outputs[0] == outputs[1] == here + "\n"
@@ -1190,8 +1485,10 @@ def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
 
 
 def test_evaluator_does_not_import_gradio_or_the_hub_at_runtime() -> None:
-    code = ("import evaluator, sys; "
-            "assert 'gradio' not in sys.modules and 'huggingface_hub' not in sys.modules")
+    code = (
+        "import evaluator, sys; "
+        "assert 'gradio' not in sys.modules and 'huggingface_hub' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
 
 
@@ -1199,16 +1496,33 @@ def test_evaluator_source_imports_nothing_with_io() -> None:
     imported: set[str] = set()
     # Every module of the package but the decision kind's (its seeded bootstrap draws from
     # random; tests/evaluator/test_decision.py checks its imports).
-    trees = [ast.parse(p.read_text(encoding="utf-8")) for p in (ROOT / "evaluator").rglob("*.py")
-             if "decision" not in p.parts]
+    trees = [
+        ast.parse(p.read_text(encoding="utf-8"))
+        for p in (ROOT / "evaluator").rglob("*.py")
+        if "decision" not in p.parts
+    ]
     for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
     assert "pydantic" in imported  # the walk sees the imports at all
-    forbidden = {"gradio", "huggingface_hub", "ledger", "app", "requests", "httpx", "urllib",
-                 "socket", "os", "pathlib", "io", "time", "datetime", "random"}
+    forbidden = {
+        "gradio",
+        "huggingface_hub",
+        "ledger",
+        "app",
+        "requests",
+        "httpx",
+        "urllib",
+        "socket",
+        "os",
+        "pathlib",
+        "io",
+        "time",
+        "datetime",
+        "random",
+    }
     assert not imported & forbidden
 
 
@@ -1237,24 +1551,33 @@ def test_demo_public_file_is_the_key_without_answers() -> None:
     lines = (DEMO / "annotations_public.jsonl").read_text(encoding="utf-8").splitlines()
     public = [json.loads(line) for line in lines]
     # ...and every row names the key's version, so whoever answers it knows which letters.
-    assert public == [{**{k: v for k, v in q.items() if k != "correct_answer"},
-                       "key_version": "demo-1"} for q in SAMPLES]
+    assert public == [
+        {**{k: v for k, v in q.items() if k != "correct_answer"}, "key_version": "demo-1"}
+        for q in SAMPLES
+    ]
     assert all("correct_answer" not in record for record in public)
 
 
 def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, str(DEMO / "make_demo_data.py"), "--out-dir", str(tmp_path)],
-                   cwd=ROOT, check=True, capture_output=True, timeout=120)
-    for name in ("annotations_private.json", "annotations_public.jsonl",
-                 "sample_submission.json"):
+    subprocess.run(
+        [sys.executable, str(DEMO / "make_demo_data.py"), "--out-dir", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    for name in ("annotations_private.json", "annotations_public.jsonl", "sample_submission.json"):
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
 
 
 def test_a_list_far_longer_than_the_key_is_refused_before_its_entries_are_read() -> None:
     key = evaluator.load_answer_key(TRACK, (DEMO / "annotations_private.json").read_bytes())
     too_long = [0] * (evaluator.MAX_ENTRIES_PER_QUESTION * len(key) + 1)
-    with pytest.raises(evaluator.SubmissionError, match=r"the list has 2001 entries; expected "
-                       r"one entry for each of the 500 questions$"):
+    with pytest.raises(
+        evaluator.SubmissionError,
+        match=r"the list has 2001 entries; expected "
+        r"one entry for each of the 500 questions$",
+    ):
         evaluator.score(key, json.dumps(too_long).encode())
 
 
@@ -1268,5 +1591,6 @@ def test_the_demo_key_has_the_sizes_its_spec_declares() -> None:
 def test_a_key_with_a_group_of_the_wrong_size_is_named_by_size_problems() -> None:
     records = [q for q in SAMPLES if q["example_id"] != 500]  # an Activity Pattern question
     problems = evaluator.size_problems(evaluator.load_answer_key(TRACK, dumps(records)))
-    assert problems == ["1 of the 6 query_type groups differ from the spec: Activity Pattern "
-                        "has 49 (expected 50)"]
+    assert problems == [
+        "1 of the 6 query_type groups differ from the spec: Activity Pattern has 49 (expected 50)"
+    ]

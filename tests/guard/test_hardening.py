@@ -68,30 +68,52 @@ FORMULAS = {
 
 def _record(method: str, **fields: Any) -> ledger.Record:
     """A re-scored record of the sample submission's numbers, valid under the schema."""
-    values: dict[str, Any] = {"team_name": "Team " + method, "model_size": "7B",
-                              "uses_external": False, "uses_frames": "frames-only", **fields}
+    values: dict[str, Any] = {
+        "team_name": "Team " + method,
+        "model_size": "7B",
+        "uses_external": False,
+        "uses_frames": "frames-only",
+        **fields,
+    }
     return ledger.rescored_record(
-        RESULT, BENCH, TRACK, method_name=method,
+        RESULT,
+        BENCH,
+        TRACK,
+        method_name=method,
         record_id=uuid.uuid5(uuid.NAMESPACE_URL, method),
-        created_at=datetime(2026, 9, 1, tzinfo=UTC), **values)
+        created_at=datetime(2026, 9, 1, tzinfo=UTC),
+        **values,
+    )
 
 
-FORMULA_RECORD = _record(FORMULAS["method_name"],
-                         **{k: v for k, v in FORMULAS.items() if k != "method_name"})
+FORMULA_RECORD = _record(
+    FORMULAS["method_name"], **{k: v for k, v in FORMULAS.items() if k != "method_name"}
+)
 PLAIN_RECORD = _record("Plain method", note="an ordinary note")
 
 
 # --- 1. every event bounds what it accepts -----------------------------------------------------
 
 
-DEFAULTS: dict[str, Any] = {"search": "", "sources": [], "external": [], "inputs": [],
-                            "sizes": []}  # as the page starts: nothing ticked, any row
+DEFAULTS: dict[str, Any] = {
+    "search": "",
+    "sources": [],
+    "external": [],
+    "inputs": [],
+    "sizes": [],
+}  # as the page starts: nothing ticked, any row
 
 
 def _filter(**changes: Any) -> board_view.BoardFilter:
     values = {**DEFAULTS, **changes}
-    return board_view.board_filter(values["search"], values["sources"], values["external"],
-                            values["inputs"], values["sizes"], BENCH)
+    return board_view.board_filter(
+        values["search"],
+        values["sources"],
+        values["external"],
+        values["inputs"],
+        values["sizes"],
+        BENCH,
+    )
 
 
 def test_ordinary_filters_pass_the_checks_unchanged() -> None:
@@ -103,22 +125,36 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
     assert chosen == board_view.BoardFilter("Qwen 7B", ("Paper",), (), ("Frames only",), ())
 
 
-@pytest.mark.parametrize(("changes", "words"), [
-    ({"search": "x" * (board_view.MAX_SEARCH_CHARS + 1)},
-     [f"{board_view.MAX_SEARCH_CHARS + 1} characters", f"at most {board_view.MAX_SEARCH_CHARS}"]),
-    ({"search": " ".join(["w"] * (board_view.MAX_SEARCH_WORDS + 1))},
-     [f"{board_view.MAX_SEARCH_WORDS + 1} words", f"at most {board_view.MAX_SEARCH_WORDS} words"]),
-    ({"search": " ".join(f"w{i}" for i in range(60_000))}, ["characters", "at most"]),
-    ({"search": {"a": 1}}, ["search", "text"]),
-    ({"sources": ["Paper", "Paper", "Re-scored"]}, ["Source", "at most 2"]),
-    ({"sources": ["Paper"] * 100_000}, ["Source", "100000 values"]),
-    ({"sources": ["Nope"]}, ["Source", "'Nope'", "'Re-scored', 'Paper'"]),
-    ({"sizes": [["< 10B"]]}, ["Model size", "['< 10B']"]),
-    ({"external": "Yes"}, ["Uses external data", "a list"]),
-    ({"inputs": ["y" * 100_000]}, ["Video input", "yyyy…"]),
-])
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        (
+            {"search": "x" * (board_view.MAX_SEARCH_CHARS + 1)},
+            [
+                f"{board_view.MAX_SEARCH_CHARS + 1} characters",
+                f"at most {board_view.MAX_SEARCH_CHARS}",
+            ],
+        ),
+        (
+            {"search": " ".join(["w"] * (board_view.MAX_SEARCH_WORDS + 1))},
+            [
+                f"{board_view.MAX_SEARCH_WORDS + 1} words",
+                f"at most {board_view.MAX_SEARCH_WORDS} words",
+            ],
+        ),
+        ({"search": " ".join(f"w{i}" for i in range(60_000))}, ["characters", "at most"]),
+        ({"search": {"a": 1}}, ["search", "text"]),
+        ({"sources": ["Paper", "Paper", "Re-scored"]}, ["Source", "at most 2"]),
+        ({"sources": ["Paper"] * 100_000}, ["Source", "100000 values"]),
+        ({"sources": ["Nope"]}, ["Source", "'Nope'", "'Re-scored', 'Paper'"]),
+        ({"sizes": [["< 10B"]]}, ["Model size", "['< 10B']"]),
+        ({"external": "Yes"}, ["Uses external data", "a list"]),
+        ({"inputs": ["y" * 100_000]}, ["Video input", "yyyy…"]),
+    ],
+)
 def test_filters_that_no_page_can_send_are_refused_before_any_work(
-        changes: dict[str, Any], words: list[str]) -> None:
+    changes: dict[str, Any], words: list[str]
+) -> None:
     with pytest.raises(errors.BadInput) as refused:
         _filter(**changes)
     message = str(refused.value)
@@ -127,15 +163,21 @@ def test_filters_that_no_page_can_send_are_refused_before_any_work(
 
 
 def test_the_search_box_cannot_take_more_than_the_check_allows(tmp_path: Path) -> None:
-    demo = app.build_demo(BENCH, TRACK, lambda: ledger.KeyStatus(KEY, "x", True, None),
-                          ledger.BoardCache(ledger.LocalStore(tmp_path), BENCH, TRACK),
-                          guard.ScoreLimiter(guard.ScoreLimits()))
+    demo = app.build_demo(
+        BENCH,
+        TRACK,
+        lambda: ledger.KeyStatus(KEY, "x", True, None),
+        ledger.BoardCache(ledger.LocalStore(tmp_path), BENCH, TRACK),
+        guard.ScoreLimiter(guard.ScoreLimits()),
+    )
     config = demo.get_config_file()
-    search = next(c for c in config["components"]
-                  if c.get("props", {}).get("elem_id") == "board-search")
+    search = next(
+        c for c in config["components"] if c.get("props", {}).get("elem_id") == "board-search"
+    )
     assert search["props"]["max_length"] == board_view.MAX_SEARCH_CHARS
-    picks = next(c for c in config["components"]
-                 if c.get("props", {}).get("elem_id") == "chart-picks")
+    picks = next(
+        c for c in config["components"] if c.get("props", {}).get("elem_id") == "chart-picks"
+    )
     assert picks["props"]["max_choices"] == board_view.MAX_PICKS
 
 
@@ -144,48 +186,72 @@ def test_the_search_box_cannot_take_more_than_the_check_allows(tmp_path: Path) -
 
 def _request(forwarded: Sequence[str], peer: str = "10.16.4.2") -> gr.Request:
     """A gr.Request around a real Starlette request carrying these X-Forwarded-For lines."""
-    scope = {"type": "http", "method": "POST", "path": "/gradio_api/call/score",
-             "query_string": b"", "client": (peer, 43210),
-             "headers": [(b"host", b"space.example"),
-                         *((b"x-forwarded-for", line.encode()) for line in forwarded)]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/gradio_api/call/score",
+        "query_string": b"",
+        "client": (peer, 43210),
+        "headers": [
+            (b"host", b"space.example"),
+            *((b"x-forwarded-for", line.encode()) for line in forwarded),
+        ],
+    }
     return gr.Request(request=Request(scope))
 
 
-@pytest.mark.parametrize(("forwarded", "hops", "client"), [
-    (["198.51.100.7"], 0, "198.51.100.7"),
-    # the visitor forges the left part; the proxy appends the address it saw
-    (["1.1.1.1, 8.8.8.8, 198.51.100.7"], 0, "198.51.100.7"),
-    # the visitor's own header line first, the proxy's line after it
-    (["1.1.1.1", "198.51.100.7"], 0, "198.51.100.7"),
-    (["1.1.1.1, 2.2.2.2", "198.51.100.7, 10.0.0.3"], 0, "198.51.100.7"),
-    # the platform's internal hops after the visitor
-    (["198.51.100.7, 10.1.2.3, 172.16.0.1, 192.168.1.1, 127.0.0.1, 169.254.1.1, "
-      "100.64.0.1, fd00::1, fe80::1, ::1, 0.0.0.0"], 0, "198.51.100.7"),
-    # garbage entries are no address
-    (["198.51.100.7, unknown, , not-an-ip, 999.1.1.1, _hidden, 1.2.3.4.5, [::1"], 0,
-     "198.51.100.7"),
-    (["198.51.100.7:51234"], 0, "198.51.100.7"),
-    (['"198.51.100.7"'], 0, "198.51.100.7"),
-    (["[2001:db8:1:2::7]:443"], 0, "2001:db8:1:2::/64"),
-    (["2001:db8:1:2:aaaa:bbbb:cccc:dddd"], 0, "2001:db8:1:2::/64"),
-    (["::ffff:198.51.100.7"], 0, "198.51.100.7"),
-    # trusted hops: public proxies in front of the Space's own, which append too
-    (["1.1.1.1, 198.51.100.7, 203.0.113.9, 10.0.0.1"], 1, "198.51.100.7"),
-    (["1.1.1.1, 198.51.100.7", "203.0.113.9, 203.0.113.10"], 2, "198.51.100.7"),
-])
+@pytest.mark.parametrize(
+    ("forwarded", "hops", "client"),
+    [
+        (["198.51.100.7"], 0, "198.51.100.7"),
+        # the visitor forges the left part; the proxy appends the address it saw
+        (["1.1.1.1, 8.8.8.8, 198.51.100.7"], 0, "198.51.100.7"),
+        # the visitor's own header line first, the proxy's line after it
+        (["1.1.1.1", "198.51.100.7"], 0, "198.51.100.7"),
+        (["1.1.1.1, 2.2.2.2", "198.51.100.7, 10.0.0.3"], 0, "198.51.100.7"),
+        # the platform's internal hops after the visitor
+        (
+            [
+                "198.51.100.7, 10.1.2.3, 172.16.0.1, 192.168.1.1, 127.0.0.1, 169.254.1.1, "
+                "100.64.0.1, fd00::1, fe80::1, ::1, 0.0.0.0"
+            ],
+            0,
+            "198.51.100.7",
+        ),
+        # garbage entries are no address
+        (
+            ["198.51.100.7, unknown, , not-an-ip, 999.1.1.1, _hidden, 1.2.3.4.5, [::1"],
+            0,
+            "198.51.100.7",
+        ),
+        (["198.51.100.7:51234"], 0, "198.51.100.7"),
+        (['"198.51.100.7"'], 0, "198.51.100.7"),
+        (["[2001:db8:1:2::7]:443"], 0, "2001:db8:1:2::/64"),
+        (["2001:db8:1:2:aaaa:bbbb:cccc:dddd"], 0, "2001:db8:1:2::/64"),
+        (["::ffff:198.51.100.7"], 0, "198.51.100.7"),
+        # trusted hops: public proxies in front of the Space's own, which append too
+        (["1.1.1.1, 198.51.100.7, 203.0.113.9, 10.0.0.1"], 1, "198.51.100.7"),
+        (["1.1.1.1, 198.51.100.7", "203.0.113.9, 203.0.113.10"], 2, "198.51.100.7"),
+    ],
+)
 def test_the_client_is_the_rightmost_public_address_past_the_trusted_hops(
-        forwarded: list[str], hops: int, client: str) -> None:
+    forwarded: list[str], hops: int, client: str
+) -> None:
     assert guard.client_address(_request(forwarded), True, hops) == client
 
 
-@pytest.mark.parametrize(("forwarded", "hops"), [
-    ([], 0),
-    (["10.0.0.1, 192.168.0.1"], 0),
-    (["garbage, ,"], 0),
-    (["198.51.100.7"], 1),  # the only public entry is the trusted proxy's own
-])
+@pytest.mark.parametrize(
+    ("forwarded", "hops"),
+    [
+        ([], 0),
+        (["10.0.0.1, 192.168.0.1"], 0),
+        (["garbage, ,"], 0),
+        (["198.51.100.7"], 1),  # the only public entry is the trusted proxy's own
+    ],
+)
 def test_without_a_usable_entry_the_peer_address_is_the_client(
-        forwarded: list[str], hops: int) -> None:
+    forwarded: list[str], hops: int
+) -> None:
     # On a Space that is the platform's internal address: all such requests share one limit.
     assert guard.client_address(_request(forwarded), True, hops) == "10.16.4.2"
 
@@ -220,8 +286,9 @@ def test_the_hop_summary_counts_entries_and_names_no_address() -> None:
     assert not re.search(r"\d+\.\d+\.", summary), summary
 
 
-@pytest.mark.parametrize(("raw", "hops"), [(None, 0), ("", 0), ("  ", 0), ("0", 0), ("2", 2),
-                                           (" 3 ", 3)])
+@pytest.mark.parametrize(
+    ("raw", "hops"), [(None, 0), ("", 0), ("  ", 0), ("0", 0), ("2", 2), (" 3 ", 3)]
+)
 def test_trusted_hops_come_from_the_environment(raw: str | None, hops: int) -> None:
     env = {} if raw is None else {HOPS_VAR: raw}
     config = ledger.load_config({"SPACE_ID": "x/y", **env})
@@ -238,11 +305,19 @@ def test_a_bad_trusted_hops_value_names_the_variable(raw: str) -> None:
 
 
 def test_a_bad_trusted_hops_value_stops_the_boot_with_one_line() -> None:
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_TOKEN", "SPACE_"))}
-    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT,
-                          env={**clean, HOPS_VAR: "many", "SPACE_ID": "x/y"},
-                          capture_output=True, text=True, timeout=120)
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_TOKEN", "SPACE_"))
+    }
+    done = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=ROOT,
+        env={**clean, HOPS_VAR: "many", "SPACE_ID": "x/y"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {HOPS_VAR} must be"), lines
@@ -250,27 +325,37 @@ def test_a_bad_trusted_hops_value_stops_the_boot_with_one_line() -> None:
 
 def _in_process(board: Path, limits: guard.ScoreLimits) -> Iterator[TestClient]:
     track = BENCH.track()
-    demo = app.build_demo(BENCH, track, lambda: ledger.KeyStatus(KEY, "demo", True, None),
-                          ledger.BoardCache(ledger.LocalStore(board), BENCH, track),
-                          guard.ScoreLimiter(limits))
+    demo = app.build_demo(
+        BENCH,
+        track,
+        lambda: ledger.KeyStatus(KEY, "demo", True, None),
+        ledger.BoardCache(ledger.LocalStore(board), BENCH, track),
+        guard.ScoreLimiter(limits),
+    )
     with TestClient(gr.mount_gradio_app(FastAPI(), demo, path="/")) as http:
         yield http
 
 
 def _score_in_process(http: TestClient, headers: list[tuple[str, str]]) -> int:
     path = http.post("/gradio_api/upload", files={"files": ("s.json", SAMPLE)}).json()[0]
-    response = http.post("/gradio_api/run/score", headers=headers,
-                         json={"data": [{"path": path, "meta": {"_type": "gradio.FileData"}}]})
+    response = http.post(
+        "/gradio_api/run/score",
+        headers=headers,
+        json={"data": [{"path": path, "meta": {"_type": "gradio.FileData"}}]},
+    )
     return response.status_code
 
 
 def test_the_hops_are_logged_once_without_addresses(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger=app.app_logger(BENCH).name)
     limits = guard.ScoreLimits(limit=5, window_s=3600, on_space=True)
     for http in _in_process(tmp_path, limits):
-        lines = [("X-Forwarded-For", "192.0.2.1, 198.51.100.33"),
-                 ("X-Forwarded-For", "203.0.113.44")]
+        lines = [
+            ("X-Forwarded-For", "192.0.2.1, 198.51.100.33"),
+            ("X-Forwarded-For", "203.0.113.44"),
+        ]
         assert _score_in_process(http, lines) == 200
         assert _score_in_process(http, lines[:1]) == 200
     logged = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
@@ -316,16 +401,23 @@ def test_the_board_rows_are_neutralised_in_csv_only() -> None:
 def board_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("board")
     store = ledger.LocalStore(folder)
-    for record in (FORMULA_RECORD, PLAIN_RECORD, _record("Qwen-like 7B"),
-                   _record("Another 72B", model_size="72B")):
+    for record in (
+        FORMULA_RECORD,
+        PLAIN_RECORD,
+        _record("Qwen-like 7B"),
+        _record("Another 72B", model_size="72B"),
+    ):
         store.write(record, "test")
     return folder
 
 
 @pytest.fixture(scope="module")
 def server(board_dir: Path) -> Iterator[AppServer]:
-    env = {"SPACE_ID": "hardening/test", "LEADERBOARD_SCORE_LIMIT": str(SCORE_LIMIT),
-           "LEADERBOARD_RECORDS_DIR": str(board_dir)}
+    env = {
+        "SPACE_ID": "hardening/test",
+        "LEADERBOARD_SCORE_LIMIT": str(SCORE_LIMIT),
+        "LEADERBOARD_RECORDS_DIR": str(board_dir),
+    }
     with AppServer(env=env) as running:
         yield running
 
@@ -345,15 +437,17 @@ def _timed_page_load(url: str, event: PageEvent) -> float:
 
 
 def test_a_search_flood_does_not_slow_an_ordinary_page_load(
-        server: AppServer, board_load: PageEvent) -> None:
+    server: AppServer, board_load: PageEvent
+) -> None:
     baseline = sorted(_timed_page_load(server.url, board_load) for _ in range(5))[2]
     flood = " ".join(f"w{i}" for i in range(5_000))  # ~1 s of matching each, unbounded
     outcomes: list[str] = []
 
     def attack() -> None:
         with GradioHTTP(server.url, timeout_s=90) as http:
-            outcomes.append(http.queue_call(board_load.fn_index,
-                                            [flood, *board_load.defaults[1:]]).message)
+            outcomes.append(
+                http.queue_call(board_load.fn_index, [flood, *board_load.defaults[1:]]).message
+            )
 
     attackers = [threading.Thread(target=attack) for _ in range(8)]
     for thread in attackers:
@@ -376,8 +470,10 @@ def _raw_post(url: str, path: str, body_bytes: int, chunked: bool) -> tuple[int,
     suffix = b'"]}'
     padding = body_bytes - len(prefix) - len(suffix)
     framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {body_bytes}"
-    head = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json"
-            f"\r\n{framing}\r\nConnection: close\r\n\r\n").encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json"
+        f"\r\n{framing}\r\nConnection: close\r\n\r\n"
+    ).encode()
 
     def pieces() -> Iterator[bytes]:
         yield prefix
@@ -413,7 +509,7 @@ def _raw_post(url: str, path: str, body_bytes: int, chunked: bool) -> tuple[int,
                     time.sleep(0.001)
                     continue
             try:
-                pending = pending[sock.send(pending):]
+                pending = pending[sock.send(pending) :]
             except BlockingIOError:
                 time.sleep(0.001)
             except (BrokenPipeError, ConnectionResetError):
@@ -432,15 +528,18 @@ def _raw_post(url: str, path: str, body_bytes: int, chunked: bool) -> tuple[int,
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
-def test_a_20_mb_queue_join_is_refused_with_413(server: AppServer, board_load: PageEvent,
-                                                 chunked: bool) -> None:
+def test_a_20_mb_queue_join_is_refused_with_413(
+    server: AppServer, board_load: PageEvent, chunked: bool
+) -> None:
     sent, answer = _raw_post(server.url, "/gradio_api/queue/join", 20 * 2**20, chunked)
     assert answer.startswith(b"HTTP/1.1 413"), answer
     assert sent < 16 * 2**20, f"the server read {sent / 2**20:.0f} MB before refusing"
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        big = http.post("/gradio_api/queue/join",
-                        content=b'{"data": ["' + b"x" * (guard.MAX_REQUEST_BYTES + 1) + b'"]}',
-                        headers={"Content-Type": "application/json"})
+        big = http.post(
+            "/gradio_api/queue/join",
+            content=b'{"data": ["' + b"x" * (guard.MAX_REQUEST_BYTES + 1) + b'"]}',
+            headers={"Content-Type": "application/json"},
+        )
         assert big.status_code == 413 and "at most" in big.text
     # Ordinary requests still pass: a page load through the queue, and a 4 MB upload.
     with GradioHTTP(server.url) as http:
@@ -454,15 +553,24 @@ def test_an_upload_request_carries_one_file_of_at_most_5_mb(server: AppServer) -
     before = sum(p.stat().st_size for p in server.temp_dir.rglob("*") if p.is_file())
     with httpx.Client(base_url=server.url, timeout=60) as http:
         # Gradio bounds each file, not how many one request carries: 6 x 4 MB went to disk.
-        many = http.post("/gradio_api/upload", files=[
-            ("files", (f"f{i}.json", four_mb.replace(b" ", str(i).encode(), 1)))
-            for i in range(6)])
+        many = http.post(
+            "/gradio_api/upload",
+            files=[
+                ("files", (f"f{i}.json", four_mb.replace(b" ", str(i).encode(), 1)))
+                for i in range(6)
+            ],
+        )
         assert many.status_code == 413 and "one file of at most 5mb" in many.text, many.text
-        chunked = http.post("/gradio_api/upload", content=iter([b"--b\r\n"]),
-                            headers={"Content-Type": "multipart/form-data; boundary=b"})
+        chunked = http.post(
+            "/gradio_api/upload",
+            content=iter([b"--b\r\n"]),
+            headers={"Content-Type": "multipart/form-data; boundary=b"},
+        )
         assert chunked.status_code == 411, chunked.text
-        just_over = http.post("/gradio_api/upload", files={
-            "files": ("big.json", b"[" + b" " * guard.MAX_UPLOAD_BYTES + b"]")})
+        just_over = http.post(
+            "/gradio_api/upload",
+            files={"files": ("big.json", b"[" + b" " * guard.MAX_UPLOAD_BYTES + b"]")},
+        )
         assert just_over.status_code == 413 and "maximum allowed size" in just_over.text
     after = sum(p.stat().st_size for p in server.temp_dir.rglob("*") if p.is_file())
     assert after - before < 2**20
@@ -478,8 +586,9 @@ def test_the_monitoring_dashboard_is_off(server: AppServer) -> None:
     assert "monitoring" not in server.log().lower()
 
 
-def _call(url: str, api_name: str, data: list[Any],
-          headers: list[tuple[str, str]]) -> tuple[str, str]:
+def _call(
+    url: str, api_name: str, data: list[Any], headers: list[tuple[str, str]]
+) -> tuple[str, str]:
     """Gradio's two-step HTTP API with these header lines: (complete|error, the stream)."""
     with httpx.Client(base_url=url, timeout=30) as http:
         event = http.post(f"/gradio_api/call/{api_name}", json={"data": data}, headers=headers)
@@ -489,7 +598,8 @@ def _call(url: str, api_name: str, data: list[Any],
 
 
 def test_two_forwarded_for_lines_do_not_escape_the_limit_on_a_real_server(
-        server: AppServer) -> None:
+    server: AppServer,
+) -> None:
     with GradioHTTP(server.url) as http:
         data = [file_data(http.upload("s.json", SAMPLE))]
     real = ("X-Forwarded-For", "198.51.100.201")  # what the proxy would add after the visitor's
@@ -521,8 +631,9 @@ MALFORMED: list[Any] = [
 ]
 
 
-def test_malformed_payloads_leave_one_short_line_each(server: AppServer,
-                                                      board_load: PageEvent) -> None:
+def test_malformed_payloads_leave_one_short_line_each(
+    server: AppServer, board_load: PageEvent
+) -> None:
     before = len(server.log())
     board_payloads = [
         [*board_load.defaults[:1], [BIG], *board_load.defaults[2:]],  # a choice no page offers
@@ -549,11 +660,13 @@ def test_malformed_payloads_leave_one_short_line_each(server: AppServer,
 
 def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> None:
     # python -c: app.main() with board_frame broken, as a bug in the app's own code would be.
-    code = ("import sys, app\nfrom web import board_page\n"
-            "def broken(*args, **kwargs):\n"
-            "    raise RuntimeError('a deliberate bug in the app')\n"
-            "board_page.board_frame = broken\n"
-            "sys.exit(app.main())\n")
+    code = (
+        "import sys, app\nfrom web import board_page\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise RuntimeError('a deliberate bug in the app')\n"
+        "board_page.board_frame = broken\n"
+        "sys.exit(app.main())\n"
+    )
     with ServerProcess(["-c", code]) as broken, GradioHTTP(broken.url) as http:
         event = http.page_event("board-table")
         assert http.queue_call(event.fn_index, event.defaults).kind == "error"
@@ -564,7 +677,8 @@ def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> N
 
 
 def test_the_board_csv_download_neutralises_formulas_on_a_real_server(
-        server: AppServer, board_load: PageEvent) -> None:
+    server: AppServer, board_load: PageEvent
+) -> None:
     with GradioHTTP(server.url) as http:
         outcome = http.queue_call(board_load.fn_index, board_load.defaults)
         assert outcome.kind == "complete", outcome.message
@@ -576,5 +690,6 @@ def test_the_board_csv_download_neutralises_formulas_on_a_real_server(
     # The CSV names its columns as the board does (it has no description column).
     shown = {"team_name": "Team", "method_name": "Method", "model_size": "Size", "note": "Note"}
     assert {f: formula[c] for f, c in shown.items()} == {f: "'" + FORMULAS[f] for f in shown}
-    assert {f: next(r for r in raw if r["id"] == str(FORMULA_RECORD.id))[f]
-            for f in FORMULAS} == FORMULAS
+    assert {
+        f: next(r for r in raw if r["id"] == str(FORMULA_RECORD.id))[f] for f in FORMULAS
+    } == FORMULAS

@@ -77,7 +77,8 @@ def server() -> Iterator[AppServer]:
 
 
 def test_unread_results_neither_stop_the_queue_nor_grow_memory_without_bound(
-        server: AppServer) -> None:
+    server: AppServer,
+) -> None:
     assert leaderboard_works(server.url)
     # Warm-up, paced so most are served: Gradio's 1,000 session states (SESSION_CAPACITY,
     # ~80 kB each) fill up, a bound of their own that the bursts below need not show again.
@@ -111,8 +112,12 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, gr.Bl
     demo = app.build_from_config(ledger.load_config({}))
     port = free_port()
     demo.queue(default_concurrency_limit=8).launch(
-        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-        **app.launch_kwargs())
+        server_name="127.0.0.1",
+        server_port=port,
+        prevent_thread_lock=True,
+        quiet=True,
+        **app.launch_kwargs(),
+    )
     try:
         yield f"http://127.0.0.1:{port}", demo
     finally:
@@ -126,11 +131,14 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, gr.Bl
 
 def sizes(demo: gr.Blocks) -> dict[str, int]:
     queue: Any = demo._queue
-    return {"sessions": len(queue.pending_messages_per_session),
-            "event_ids": len(queue.pending_event_ids_session),
-            "events": len(queue.event_ids_to_events), "waiting": len(queue),
-            "analytics": len(queue.event_analytics),
-            "states": len(demo.server_app.state_holder.session_data)}
+    return {
+        "sessions": len(queue.pending_messages_per_session),
+        "event_ids": len(queue.pending_event_ids_session),
+        "events": len(queue.event_ids_to_events),
+        "waiting": len(queue),
+        "analytics": len(queue.event_analytics),
+        "states": len(demo.server_app.state_holder.session_data),
+    }
 
 
 def test_gradios_per_session_structures_stay_bounded(local: tuple[str, gr.Blocks]) -> None:

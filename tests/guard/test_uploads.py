@@ -90,8 +90,9 @@ def wait_until(condition: Callable[[], bool], timeout_s: float) -> bool:
 def wait_empty(server: AppServer) -> None:
     """The cache empties within the age plus two passes once nothing is uploaded."""
     limit = AGE_S + 2 * POLICY.every_s + 3.0
-    assert wait_until(lambda: not cached(server), limit), \
+    assert wait_until(lambda: not cached(server), limit), (
         f"{len(cached(server))} files still cached {limit:g} s later: {cached(server)[:3]}"
+    )
 
 
 def multipart(parts: list[tuple[str, str | None, bytes]]) -> bytes:
@@ -99,9 +100,16 @@ def multipart(parts: list[tuple[str, str | None, bytes]]) -> bytes:
     out = b""
     for name, filename, data in parts:
         disposition = f'form-data; name="{name}"' + (
-            f'; filename="{filename}"' if filename is not None else "")
-        out += (f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n"
-                "Content-Type: application/json\r\n\r\n").encode() + data + b"\r\n"
+            f'; filename="{filename}"' if filename is not None else ""
+        )
+        out += (
+            (
+                f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n"
+                "Content-Type: application/json\r\n\r\n"
+            ).encode()
+            + data
+            + b"\r\n"
+        )
     return out + f"--{BOUNDARY}--\r\n".encode()
 
 
@@ -111,8 +119,9 @@ def post_upload(url: str, body: bytes, content_type: str | None = None) -> httpx
         return http.post(guard.UPLOAD_ROUTE, content=body, headers=headers)
 
 
-def burst(url: str, count: int, size: int = 16, clients: int = 8,
-          time_limit_s: float = 90.0) -> list[httpx.Response]:
+def burst(
+    url: str, count: int, size: int = 16, clients: int = 8, time_limit_s: float = 90.0
+) -> list[httpx.Response]:
     """``count`` uploads of distinct files of ``size`` bytes from ``clients`` threads, each with
     its own keep-alive connection; stops at the count or the time limit."""
     deadline = time.monotonic() + time_limit_s
@@ -155,8 +164,9 @@ def test_a_burst_of_uploads_does_not_stop_the_cleanup(server: AppServer) -> None
 
 def test_an_upload_request_carries_one_file(server: AppServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
-        two = http.post(guard.UPLOAD_ROUTE, files=[("files", ("a.json", b"[1]")),
-                                                     ("files", ("b.json", b"[2]"))])
+        two = http.post(
+            guard.UPLOAD_ROUTE, files=[("files", ("a.json", b"[1]")), ("files", ("b.json", b"[2]"))]
+        )
         assert two.status_code == 400 and "one file per request" in two.text
         assert cached(server) == []
         one = http.post(guard.UPLOAD_ROUTE, files={"files": ("a.json", b"[1]")})
@@ -173,10 +183,13 @@ REFUSED = [
     ("a plain field", multipart([("files", None, b"[1]")]), None, 400),
     ("a file that is not .json", multipart([("files", "page.html", b"<script>")]), None, 400),
     ("an empty file name", multipart([("files", "", b"[1]")]), None, 400),
-    ("a second file after a good one",
-     multipart([("files", "a.json", b"[1]"), ("files", "b.json", b"[2]")]), None, 400),
-    ("1,000 files", multipart([("files", f"f{i}.json", b"[1]") for i in range(1000)]), None,
-     400),
+    (
+        "a second file after a good one",
+        multipart([("files", "a.json", b"[1]"), ("files", "b.json", b"[2]")]),
+        None,
+        400,
+    ),
+    ("1,000 files", multipart([("files", f"f{i}.json", b"[1]") for i in range(1000)]), None, 400),
     ("a file over 5 MB", multipart([("files", "big.json", b" " * (5 * 2**20 + 1))]), None, 413),
     ("a broken body", f"--{BOUNDARY}\r\nno headers here".encode() * 3, None, 400),
     ("not multipart", b'{"files": []}', "application/json", 400),
@@ -184,10 +197,12 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize(("body", "content_type", "status"),
-                         [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
-def test_a_refused_upload_leaves_nothing(server: AppServer, body: bytes,
-                                         content_type: str | None, status: int) -> None:
+@pytest.mark.parametrize(
+    ("body", "content_type", "status"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
+)
+def test_a_refused_upload_leaves_nothing(
+    server: AppServer, body: bytes, content_type: str | None, status: int
+) -> None:
     answer = post_upload(server.url, body, content_type)
     assert answer.status_code == status, answer.text[:200]
     assert answer.headers.get("connection") == "close"
@@ -200,9 +215,14 @@ def test_a_refused_upload_leaves_nothing(server: AppServer, body: bytes,
 def _raw_post(url: str, body: bytes, declared: int) -> socket.socket:
     host, port = url.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=30)
-    sock.sendall((f"POST {guard.UPLOAD_ROUTE} HTTP/1.1\r\nHost: {host}\r\n"
-                  f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
-                  f"Content-Length: {declared}\r\n\r\n").encode() + body)
+    sock.sendall(
+        (
+            f"POST {guard.UPLOAD_ROUTE} HTTP/1.1\r\nHost: {host}\r\n"
+            f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n"
+            f"Content-Length: {declared}\r\n\r\n"
+        ).encode()
+        + body
+    )
     return sock
 
 
@@ -235,20 +255,29 @@ def test_scoring_leaves_nothing_in_the_cache_but_the_upload(server: AppServer) -
         bad = http.upload("bad.json", b'[{"example_id": 1, "pred": "A"}]')
         before = {p for p, _, _ in cached(server)}
         assert before == {Path(path), Path(bad)}
-        outcomes = [http.call("score", [file_data(path)]), http.call("score", [file_data(bad)]),
-                    http.call("score", [None]), http.call("score", [file_data("/etc/passwd")])]
+        outcomes = [
+            http.call("score", [file_data(path)]),
+            http.call("score", [file_data(bad)]),
+            http.call("score", [None]),
+            http.call("score", [file_data("/etc/passwd")]),
+        ]
     assert [o.kind for o in outcomes] == ["complete", "error", "error", "error"]
     # Gradio's gr.File(type="filepath") left an empty tmpXXXX file per call in the cache root.
     assert {p for p, _, _ in cached(server)} == before
     wait_empty(server)
 
 
-@pytest.mark.parametrize(("caps", "size", "count"), [
-    ({uploads.FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
-    ({uploads.MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
-], ids=["files", "bytes"])
-def test_the_cache_stays_within_its_budget_under_a_burst(caps: dict[str, str], size: int,
-                                                         count: int) -> None:
+@pytest.mark.parametrize(
+    ("caps", "size", "count"),
+    [
+        ({uploads.FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
+        ({uploads.MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
+    ],
+    ids=["files", "bytes"],
+)
+def test_the_cache_stays_within_its_budget_under_a_burst(
+    caps: dict[str, str], size: int, count: int
+) -> None:
     max_files = int(caps.get(uploads.FILES_VAR, uploads.MAX_FILES))
     max_bytes = int(caps.get(uploads.MB_VAR, uploads.MAX_MB)) * 2**20
     peak = [0, 0]
@@ -301,8 +330,10 @@ def test_sweep_deletes_old_files_and_folders_and_keeps_young_ones(tmp_path: Path
     young = uploads.sweep(tmp_path, 60, time.time())
     assert young.removed == frozenset() and young.kept_files == 5
     result = uploads.sweep(tmp_path, 60, time.time() + 120, keep={str(files[0])})
-    assert result.removed == {str(f) for f in files[1:]} | {str(tmp_path / "tmpabcdef"),
-                                                            str(tmp_path / "link")}
+    assert result.removed == {str(f) for f in files[1:]} | {
+        str(tmp_path / "tmpabcdef"),
+        str(tmp_path / "link"),
+    }
     assert result.kept_files == 1 and result.errors == ()
     assert sorted(p.name for p in tmp_path.iterdir()) == [files[0].parent.name]
     assert Path("/etc/passwd").exists()
@@ -323,8 +354,9 @@ class _App:
         return self._blocks
 
 
-def test_the_cleanup_outlives_a_failing_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_the_cleanup_outlives_a_failing_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     files = _files(tmp_path, 3)
     tracked = {str(f) for f in files}
     real = uploads.sweep
@@ -367,10 +399,16 @@ def test_the_budget_counts_uploads_between_sweeps_and_errs_high() -> None:
     assert budget.used_files == 2
 
 
-@pytest.mark.parametrize(("name", "raw"), [
-    (uploads.AGE_VAR, "soon"), (uploads.AGE_VAR, "0"), (uploads.AGE_VAR, "inf"),
-    (uploads.FILES_VAR, "-1"), (uploads.MB_VAR, "nan"),
-])
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        (uploads.AGE_VAR, "soon"),
+        (uploads.AGE_VAR, "0"),
+        (uploads.AGE_VAR, "inf"),
+        (uploads.FILES_VAR, "-1"),
+        (uploads.MB_VAR, "nan"),
+    ],
+)
 def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
     with pytest.raises(ledger.ConfigError, match=f"{name} must be a number") as err:
         uploads.cache_policy({name: raw})
@@ -378,8 +416,9 @@ def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
 
 
 def test_the_cache_variables_set_the_policy() -> None:
-    policy = uploads.cache_policy({uploads.AGE_VAR: "8", uploads.FILES_VAR: "10",
-                                   uploads.MB_VAR: "3"}, suffixes=(".JSON",))
+    policy = uploads.cache_policy(
+        {uploads.AGE_VAR: "8", uploads.FILES_VAR: "10", uploads.MB_VAR: "3"}, suffixes=(".JSON",)
+    )
     assert policy == uploads.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20, (".json",))
     assert (policy.every_s, policy.stall_s) == (2.0, 4.0)
     assert uploads.cache_policy({}) == uploads.CachePolicy()
@@ -396,9 +435,16 @@ def test_the_upload_folder_is_made_private_unless_given(tmp_path: Path) -> None:
 
 
 def test_a_bad_cache_variable_stops_the_boot_with_one_line() -> None:
-    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True,
-                          env=clean_env({uploads.FILES_VAR: "many"}), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=clean_env({uploads.FILES_VAR: "many"}),
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [
         f"error: {uploads.FILES_VAR} must be a number from 1 to 10,000,000; found 'many'. "
-        "Unset it for the default of 2,000"]
+        "Unset it for the default of 2,000"
+    ]

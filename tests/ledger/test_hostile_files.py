@@ -24,14 +24,26 @@ BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
 KEY = BENCH.demo_key(TRACK)
 SAMPLE = BENCH.demo_dir / "sample_submission.json"
-PUBLISH = ["scripts/publish_submission.py", "--team-name", "T", "--method-name", "M",
-           "--model-size", "7B", "--uses-external", "no", "--uses-frames", "frames-only"]
+PUBLISH = [
+    "scripts/publish_submission.py",
+    "--team-name",
+    "T",
+    "--method-name",
+    "M",
+    "--model-size",
+    "7B",
+    "--uses-external",
+    "no",
+    "--uses-frames",
+    "frames-only",
+]
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -57,21 +69,41 @@ def test_a_device_as_the_key_is_refused_without_reading_it(tmp_path: Path) -> No
 
 def test_a_named_pipe_as_the_submission_is_refused_at_once(fifo: Path) -> None:
     # Nobody writes to the pipe: reading it would block forever (the timeout would fire).
-    done = run(*PUBLISH, "--dry-run", "--submission", str(fifo), "--private", str(KEY),
-               timeout=30)
+    done = run(*PUBLISH, "--dry-run", "--submission", str(fifo), "--private", str(KEY), timeout=30)
     one_line_error(done, "is a named pipe, not a regular file")
 
 
-def test_reproduce_and_reshuffle_refuse_devices_and_pipes_too(fifo: Path,
-                                                              tmp_path: Path) -> None:
+def test_reproduce_and_reshuffle_refuse_devices_and_pipes_too(fifo: Path, tmp_path: Path) -> None:
     record = BENCH.demo_board / "submissions" / "5694e658-3eb0-487c-b1e2-cba563c80b88.json"
-    one_line_error(run("scripts/reproduce_row.py", "--record", str(record),
-                       "--submission", str(fifo), "--private", str(KEY), timeout=30),
-                   "named pipe")
-    one_line_error(run("scripts/reshuffle_options.py", "--private", "/dev/zero",
-                       "--public", str(BENCH.demo_public(TRACK)), "--salt", "x" * 20,
-                       "--key-version", "v9", "--out-dir", str(tmp_path / "out")),
-                   "character device")
+    one_line_error(
+        run(
+            "scripts/reproduce_row.py",
+            "--record",
+            str(record),
+            "--submission",
+            str(fifo),
+            "--private",
+            str(KEY),
+            timeout=30,
+        ),
+        "named pipe",
+    )
+    one_line_error(
+        run(
+            "scripts/reshuffle_options.py",
+            "--private",
+            "/dev/zero",
+            "--public",
+            str(BENCH.demo_public(TRACK)),
+            "--salt",
+            "x" * 20,
+            "--key-version",
+            "v9",
+            "--out-dir",
+            str(tmp_path / "out"),
+        ),
+        "character device",
+    )
 
 
 def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -84,8 +116,14 @@ def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
 
 def test_the_app_refuses_a_device_as_its_key_in_one_line() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**env, "LEADERBOARD_ANSWER_KEY": "/dev/zero"})
+    done = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "LEADERBOARD_ANSWER_KEY": "/dev/zero"},
+    )
     assert done.returncode == 1
     assert done.stderr.strip().startswith("error: LEADERBOARD_ANSWER_KEY")
     assert "Traceback" not in done.stderr
@@ -97,8 +135,10 @@ def _board_with_links(tmp_path: Path) -> tuple[Path, list[Path]]:
     for path in (BENCH.demo_board / "submissions").glob("*.json"):
         store.write(ledger.Record.from_json(path.read_bytes()), "copy")
     links = []
-    for name, target in (("11111111-1111-4111-8111-111111111111", KEY),
-                         ("22222222-2222-4222-8222-222222222222", Path("/proc/self/environ"))):
+    for name, target in (
+        ("11111111-1111-4111-8111-111111111111", KEY),
+        ("22222222-2222-4222-8222-222222222222", Path("/proc/self/environ")),
+    ):
         link = board / "submissions" / f"{name}.json"
         link.symlink_to(target)
         links.append(link)
@@ -106,7 +146,8 @@ def _board_with_links(tmp_path: Path) -> tuple[Path, list[Path]]:
 
 
 def test_links_in_a_board_folder_are_never_followed_by_the_board(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LEAKED_SECRET", "do-not-show-this-value")
     board, links = _board_with_links(tmp_path)
     with caplog.at_level(logging.WARNING):
@@ -120,8 +161,16 @@ def test_links_in_a_board_folder_are_never_followed_by_the_board(
 
 def test_links_in_a_board_folder_stop_the_scripts_with_the_reason(tmp_path: Path) -> None:
     board, _ = _board_with_links(tmp_path)
-    done = run(*PUBLISH, "--dry-run", "--leaderboard-dir", str(board),
-               "--submission", str(SAMPLE), "--private", str(KEY))
+    done = run(
+        *PUBLISH,
+        "--dry-run",
+        "--leaderboard-dir",
+        str(board),
+        "--submission",
+        str(SAMPLE),
+        "--private",
+        str(KEY),
+    )
     line = one_line_error(done, "is a symbolic link")
     assert "correct_answer" not in done.stderr + done.stdout
     assert json.dumps(str(KEY)) not in line

@@ -69,8 +69,11 @@ def paper(overall: float = 50.0, **fields: Any) -> ledger.Record:
 def rescored(**fields: Any) -> ledger.Record:
     key = evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)
     base: dict[str, Any] = {
-        "team_name": "Lab", "method_name": "MemAgent", "model_size": "7B",
-        "uses_external": False, "uses_frames": "frames-only",
+        "team_name": "Lab",
+        "method_name": "MemAgent",
+        "model_size": "7B",
+        "uses_external": False,
+        "uses_frames": "frames-only",
     }
     base.update(fields)
     return ledger.rescored_record(evaluator.score(key, SAMPLE), BENCH, TRACK, **base)
@@ -112,8 +115,14 @@ def test_defaults_in_an_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     config = ledger.load_config({})
     assert config == ledger.Config(
-        benchmark=BENCH, answer_key_path=None, private_repo=PRIVATE, token=None,
-        records_dir=None, records_repo=BOARD, cache_ttl_s=60.0, endpoint=None,
+        benchmark=BENCH,
+        answer_key_path=None,
+        private_repo=PRIVATE,
+        token=None,
+        records_dir=None,
+        records_repo=BOARD,
+        cache_ttl_s=60.0,
+        endpoint=None,
     )
     assert config.demo
 
@@ -206,8 +215,14 @@ def test_key_is_downloaded_with_a_read_token(board: HubServer) -> None:
 
 def test_the_private_repo_refuses_anonymous_clients(board: HubServer, tmp_path: Path) -> None:
     with pytest.raises(RepositoryNotFoundError):
-        hf_hub_download(PRIVATE, KEY_NAME, repo_type="dataset", endpoint=board.url,
-                        token=False, cache_dir=tmp_path)
+        hf_hub_download(
+            PRIVATE,
+            KEY_NAME,
+            repo_type="dataset",
+            endpoint=board.url,
+            token=False,
+            cache_dir=tmp_path,
+        )
     assert [r.status for r in board.requests] == [401]
 
 
@@ -215,8 +230,10 @@ def test_the_private_repo_refuses_anonymous_clients(board: HubServer, tmp_path: 
     ("token", "expected"),
     [
         (SECRET, "HTTP 401, the Hub refused HF_TOKEN (invalid or expired)"),
-        ("hf_other_users_token_123", "HTTP 404, the repository was not found or HF_TOKEN has no "
-                                     "read access to it"),
+        (
+            "hf_other_users_token_123",
+            "HTTP 404, the repository was not found or HF_TOKEN has no read access to it",
+        ),
     ],
 )
 def test_a_refused_token_disables_score_with_a_clear_reason(
@@ -242,7 +259,9 @@ def test_a_missing_or_invalid_key_on_the_hub_is_reported(board: HubServer) -> No
 
 
 def test_an_unreachable_hub_at_boot_returns_quickly(tmp_path: Path) -> None:
-    config = ledger.load_config({"HF_TOKEN": SECRET, "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"})
+    config = ledger.load_config(
+        {"HF_TOKEN": SECRET, "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    )
     started = time.monotonic()
     status = ledger.load_key(config, TRACK, timeout_s=5)
     elapsed = time.monotonic() - started
@@ -377,7 +396,8 @@ def test_a_thousand_records_then_incremental_refreshes(board: HubServer) -> None
     board.reset_requests()
     cache.refresh()  # nothing changed
     assert [(r.method, r.path) for r in board.requests] == [
-        ("GET", f"/api/datasets/{BOARD}/revision/main")]
+        ("GET", f"/api/datasets/{BOARD}/revision/main")
+    ]
 
     newcomer = paper(overall=100.0, method_name="Newcomer")
     board.commit(BOARD, files_of(newcomer))
@@ -460,13 +480,16 @@ def test_malformed_records_are_skipped_and_named_once(
     bad_json = f"submissions/{uuid4()}.json"
     bad_schema = f"submissions/{uuid4()}.json"
     wrong_name = f"submissions/{uuid4()}.json"
-    board.commit(BOARD, {
-        **files_of(good),
-        bad_json: b"{not json",
-        bad_schema: json.dumps({"id": str(uuid4())}).encode(),
-        wrong_name: mismatched.to_json(),
-        "submissions/README.md": b"not a record",
-    })
+    board.commit(
+        BOARD,
+        {
+            **files_of(good),
+            bad_json: b"{not json",
+            bad_schema: json.dumps({"id": str(uuid4())}).encode(),
+            wrong_name: mismatched.to_json(),
+            "submissions/README.md": b"not a record",
+        },
+    )
     caplog.set_level(logging.WARNING, logger="ledger")
     cache = ledger.BoardCache(store_of(board), BENCH, TRACK, clock=Clock())
     snap = cache.snapshot()
@@ -504,8 +527,9 @@ def test_errors_and_garbage_for_one_record_skip_it_until_it_heals(
     board.reset_requests()
     snap = cache.refresh()  # head unchanged: only the two failed records are fetched again
     assert snap.records == (c, b, a) and snap.skipped == ()
-    assert sorted(r.path.rsplit("/", 1)[-1] for r in board.requests if "/resolve/" in r.path) == \
-        sorted([f"{b.id}.json", f"{c.id}.json"])
+    assert sorted(
+        r.path.rsplit("/", 1)[-1] for r in board.requests if "/resolve/" in r.path
+    ) == sorted([f"{b.id}.json", f"{c.id}.json"])
     assert board.count() == 3
 
 
@@ -574,8 +598,10 @@ def test_a_concurrent_commit_cannot_slip_in(board: HubServer) -> None:
     # the commit carries parent_commit, is refused with 412, and the write checks again.
     board.inject("/preupload/", times=1, before=lambda: board.commit(BOARD, {"other.txt": b"x"}))
     store.write(record, "first")
-    assert board.commit_messages(BOARD)[-2:] == ["Update files", "first\n\n"
-                                                 f"Record {record.id} (paper)."]
+    assert board.commit_messages(BOARD)[-2:] == [
+        "Update files",
+        f"first\n\nRecord {record.id} (paper).",
+    ]
     assert board.count("POST", "/commit/") == 2
 
     # This time the concurrent commit adds the very same record: the retry sees it and refuses.
@@ -684,8 +710,14 @@ sys.addaudithook(lambda event, args: seen.append((event, str(args[0])))
 import ledger
 print([s for s in seen if not s[1].endswith((".py", ".pyc"))])
 """
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
@@ -703,12 +735,19 @@ def test_the_loopback_hub_speaks_what_the_client_expects(board: HubServer, tmp_p
     assert listed == [f"d/{i}.json" for i in range(5)]
     assert board.count("GET", "/tree/") == 3
     assert api.dataset_info(BOARD, expand=["sha"]).sha == board.head(BOARD)
-    path = hf_hub_download(BOARD, "d/3.json", repo_type="dataset", endpoint=board.url,
-                           token=READ_TOKEN, cache_dir=tmp_path)
+    path = hf_hub_download(
+        BOARD,
+        "d/3.json",
+        repo_type="dataset",
+        endpoint=board.url,
+        token=READ_TOKEN,
+        cache_dir=tmp_path,
+    )
     assert Path(path).read_bytes() == b"3"
     with pytest.raises(HfHubHTTPError) as caught:
-        HfApi(endpoint=board.url, token=READ_TOKEN).delete_file("d/0.json", BOARD,
-                                                                repo_type="dataset")
+        HfApi(endpoint=board.url, token=READ_TOKEN).delete_file(
+            "d/0.json", BOARD, repo_type="dataset"
+        )
     assert caught.value.response.status_code == 403
     assert git_blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # git's empty blob
 
@@ -729,7 +768,6 @@ def test_the_loopback_hub_serves_ranges(board: HubServer) -> None:
         assert missing.status_code == 404 and missing.headers["X-Error-Code"] == "EntryNotFound"
 
 
-
 # --- one benchmark among several --------------------------------------------------------------
 
 
@@ -747,7 +785,9 @@ def test_the_benchmark_is_chosen_by_id_or_folder_and_its_repos_are_the_defaults(
     argus = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"})
     assert argus.benchmark.id == "egoargus"
     assert (argus.private_repo, argus.records_repo) == (
-        argus.benchmark.hub.private_repo, argus.benchmark.hub.records_repo)
+        argus.benchmark.hub.private_repo,
+        argus.benchmark.hub.records_repo,
+    )
     by_path = ledger.load_config({"LEADERBOARD_BENCHMARK": str(ROOT / "benchmarks" / "egoargus")})
     assert by_path.benchmark == argus.benchmark
     with pytest.raises(ledger.ConfigError, match=r"^LEADERBOARD_BENCHMARK: no benchmark 'nope'"):
@@ -783,8 +823,9 @@ def test_schema_1_records_belong_to_the_track_the_spec_names_for_them(tmp_path: 
     (tmp_path / "submissions").mkdir()
     (tmp_path / "submissions" / f"{payload['id']}.json").write_text(json.dumps(payload))
     store = ledger.LocalStore(tmp_path)
-    assert [r.metrics["overall"] for r in
-            ledger.BoardCache(store, BENCH, TRACK).snapshot().records] == [42.0]
+    assert [
+        r.metrics["overall"] for r in ledger.BoardCache(store, BENCH, TRACK).snapshot().records
+    ] == [42.0]
     argus = spec.load_benchmark("egoargus")
     assert argus.unnamed_records_track is None
     snap = ledger.BoardCache(store, argus, argus.track()).snapshot()
@@ -807,8 +848,9 @@ def test_a_key_that_disagrees_with_its_spec_disables_score_with_the_reason(
     assert any("Activity Pattern has 49" in r.getMessage() for r in caplog.records)
 
 
-def test_the_egoargus_demo_key_loads_in_demo_mode(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_egoargus_demo_key_loads_in_demo_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     config = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"})
     track = config.benchmark.track()

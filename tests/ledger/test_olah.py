@@ -44,9 +44,20 @@ _ACCESS = re.compile(r'"(GET|HEAD|POST) (\S+) HTTP/[0-9.]+" (\d{3})')
 def git(folder: Path, *args: str) -> str:
     """``git <args>`` in ``folder`` as a test author; its stdout."""
     done = subprocess.run(
-        ["git", "-c", "user.name=Leaderboard Tests", "-c", "user.email=tests@example.invalid",
-         "-c", "commit.gpgsign=false", *args],
-        cwd=folder, check=True, capture_output=True, text=True,
+        [
+            "git",
+            "-c",
+            "user.name=Leaderboard Tests",
+            "-c",
+            "user.email=tests@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return done.stdout.strip()
 
@@ -88,27 +99,35 @@ def _wait_until_answering(url: str, proc: subprocess.Popen[bytes], log_path: Pat
     deadline = time.monotonic() + BOOT_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"olah exited with {proc.returncode} before answering:\n"
-                        f"{log_path.read_text(errors='replace')}")
+            pytest.fail(
+                f"olah exited with {proc.returncode} before answering:\n"
+                f"{log_path.read_text(errors='replace')}"
+            )
         try:
             with urllib.request.urlopen(probe, timeout=2):
                 return
         except urllib.error.HTTPError as exc:
-            pytest.fail(f"olah answers {probe} with HTTP {exc.code}: it does not see the mirror "
-                        f"repos\n{log_path.read_text(errors='replace')}")
+            pytest.fail(
+                f"olah answers {probe} with HTTP {exc.code}: it does not see the mirror "
+                f"repos\n{log_path.read_text(errors='replace')}"
+            )
         except OSError:
             time.sleep(0.05)
-    pytest.fail(f"olah did not answer on {url} within {BOOT_TIMEOUT_S:g} s:\n"
-                f"{log_path.read_text(errors='replace')}")
+    pytest.fail(
+        f"olah did not answer on {url} within {BOOT_TIMEOUT_S:g} s:\n"
+        f"{log_path.read_text(errors='replace')}"
+    )
 
 
 @pytest.fixture
 def olah(tmp_path: Path) -> Iterator[Olah]:
     """olah on a free loopback port, offline, mirroring the key repo and the demo board."""
     if not OLAH_CLI.is_file():
-        pytest.fail(f"{OLAH_CLI} is missing; `make test` installs it (olah==0.5.4 in its own "
-                    "venv, .venv-olah), or run: python3 -m venv .venv-olah && "
-                    ".venv-olah/bin/pip install olah==0.5.4")
+        pytest.fail(
+            f"{OLAH_CLI} is missing; `make test` installs it (olah==0.5.4 in its own "
+            "venv, .venv-olah), or run: python3 -m venv .venv-olah && "
+            ".venv-olah/bin/pip install olah==0.5.4"
+        )
     mirrors = tmp_path / "mirrors"
     mirror_repo(mirrors, BENCH.hub.private_repo, {TRACK.key.name: DEMO_KEY_BYTES})
     records = mirror_repo(mirrors, BENCH.hub.records_repo, DEMO_RECORDS)
@@ -132,7 +151,10 @@ def olah(tmp_path: Path) -> Iterator[Olah]:
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [str(OLAH_CLI), "-c", str(config), "--log-path", str(tmp_path / "olah-logs")],
-            cwd=tmp_path, env=clean_env(), stdout=log, stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+            env=clean_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     try:
         _wait_until_answering(url, proc, log_path)
@@ -176,12 +198,16 @@ def test_the_board_loads_through_olah_and_follows_a_new_commit(olah: Olah) -> No
     board = BENCH.hub.records_repo
     # Nothing changed: one request, for the head (olah writes its log line before answering).
     assert olah.requests()[before:] == [
-        ("GET", f"/api/datasets/{board}/revision/main?expand=sha", 200)]
+        ("GET", f"/api/datasets/{board}/revision/main?expand=sha", 200)
+    ]
 
     first = json.loads(next(iter(DEMO_RECORDS.values())))
     newcomer = ledger.Record.model_validate(
-        {**first, "id": "00000000-0000-4000-8000-000000000001",
-         "method_name": "Newcomer (via olah)"}
+        {
+            **first,
+            "id": "00000000-0000-4000-8000-000000000001",
+            "method_name": "Newcomer (via olah)",
+        }
     )
     commit_files(olah.records, {newcomer.path(): newcomer.to_json()}, "Add a record")
     snap = cache.refresh()

@@ -37,12 +37,20 @@ class Clock:
 
 def paper(overall: float, **fields: Any) -> ledger.Record:
     values: dict[str, Any] = {
-        "benchmark": BENCH.id, "track": TRACK.id, "id": uuid4(),
-        "created_at": datetime(2026, 7, 13, tzinfo=UTC), "source": "paper",
-        "team_name": "Team", "method_name": f"Method {overall:g}", "model_size": "8B",
-        "uses_external": None, "uses_frames": None,
-        "metrics": dict.fromkeys(TRACK.metric_keys, overall), "counts": None,
-        "n_abstained": None, "provenance": None,
+        "benchmark": BENCH.id,
+        "track": TRACK.id,
+        "id": uuid4(),
+        "created_at": datetime(2026, 7, 13, tzinfo=UTC),
+        "source": "paper",
+        "team_name": "Team",
+        "method_name": f"Method {overall:g}",
+        "model_size": "8B",
+        "uses_external": None,
+        "uses_frames": None,
+        "metrics": dict.fromkeys(TRACK.metric_keys, overall),
+        "counts": None,
+        "n_abstained": None,
+        "provenance": None,
     }
     values.update(fields)
     return ledger.Record(**values)
@@ -117,8 +125,10 @@ def test_the_loopback_hub_answers_last_commits_as_the_client_parses_them(
     [plain] = api.get_paths_info(BOARD, [record.path()], repo_type="dataset")
     assert isinstance(plain, RepoFile) and plain.last_commit is None  # only when expanded
     # The Hub takes a JSON body too; the answer is the same.
-    answer = httpx2.post(f"{board.url}/api/datasets/{BOARD}/paths-info/main",
-                         json={"paths": [record.path()], "expand": True})
+    answer = httpx2.post(
+        f"{board.url}/api/datasets/{BOARD}/paths-info/main",
+        json={"paths": [record.path()], "expand": True},
+    )
     assert answer.json()[0]["lastCommit"]["id"] == sha
     assert answer.json()[0]["lastCommit"]["date"].endswith("Z")
 
@@ -148,8 +158,9 @@ def test_a_failing_hub_gives_none_once_logged_and_heals_after_the_window(
     assert "works again" in caplog.records[-1].getMessage()
 
 
-@pytest.mark.parametrize("fault", [{"body": b"<html>garbage</html>"}, {"body": b"[]"},
-                                   {"status": 404}])
+@pytest.mark.parametrize(
+    "fault", [{"body": b"<html>garbage</html>"}, {"body": b"[]"}, {"status": 404}]
+)
 def test_a_wrong_answer_gives_none(board: HubServer, clock: Clock, fault: dict[str, Any]) -> None:
     record = paper(50)
     publish(board, record)

@@ -56,8 +56,12 @@ class Release:
     def key_bytes(self) -> bytes:
         if self.track.key.format == "csv":
             return _csv(self.key, list(self.key[0]))
-        return (json.dumps({"key_version": self.key_version, "samples": self.key}, indent=1,
-                           ensure_ascii=False) + "\n").encode()
+        return (
+            json.dumps(
+                {"key_version": self.key_version, "samples": self.key}, indent=1, ensure_ascii=False
+            )
+            + "\n"
+        ).encode()
 
     def public_bytes(self) -> bytes:
         if self.track.public.format == "csv":
@@ -93,12 +97,15 @@ def demo_release(bench_id: str) -> Release:
     if bench_id not in _BASE:
         bench = spec.load_benchmark(bench_id)
         track = bench.track(kind=spec.MultipleChoiceTrack)
-        key_data, public_data = (bench.demo_key(track).read_bytes(),
-                                 bench.demo_public(track).read_bytes())
+        key_data, public_data = (
+            bench.demo_key(track).read_bytes(),
+            bench.demo_public(track).read_bytes(),
+        )
         if track.key.format == "csv":
             public = _csv_rows(public_data)
-            _BASE[bench_id] = Release(track, _csv_rows(key_data), public,
-                                      public_columns=list(public[0]))
+            _BASE[bench_id] = Release(
+                track, _csv_rows(key_data), public, public_columns=list(public[0])
+            )
         else:
             payload = json.loads(key_data)
             public = [json.loads(line) for line in public_data.decode().splitlines()]
@@ -179,57 +186,135 @@ def _leak_flags(r: Release) -> None:
 
 
 def _first(bench_id: str, pick: Callable[[Rows], list[dict[str, Any]]]) -> str:
-    return str(pick(demo_release(bench_id).key)[0]["example_id"]) if (
-        bench_id != "egoargus" or HAS_EGOARGUS) else "?"
+    return (
+        str(pick(demo_release(bench_id).key)[0]["example_id"])
+        if (bench_id != "egoargus" or HAS_EGOARGUS)
+        else "?"
+    )
 
 
 FAULTS: list[Any] = [
-    pytest.param("egomemreason", _drop_public_row,
-                 ["annotations_private.json and annotations_public.jsonl: 1 example_id only in "
-                  "the private key (17)", "Pass the public file released with this very key"],
-                 1, id="id-only-in-the-key"),
-    pytest.param("egomemreason", _edit_question,
-                 ["1 question whose question texts differ (17)"], 1, id="question-text"),
-    pytest.param("egomemreason", _edit_option, ["1 question whose options differ (17)"], 1,
-                 id="option"),
-    pytest.param("egomemreason", _edit_query_type, ["1 question whose query types differ (17)"],
-                 1, id="grouping-value"),
-    pytest.param("egomemreason", _drop_question,
-                 ["annotations_public.jsonl: 1 row of the public file is not an object "
-                  "(the 4th row)",
-                  "annotations_public.jsonl: 1 row of the public file has no text question (17)"],
-                 2, id="unusable-public-rows"),
-    pytest.param("egomemreason", _resize_groups,
-                 ["annotations_private.json: 2 of the 6 query_type groups differ from the spec: "
-                  "Cumulative State Tracking has 99 (expected 100); Temporal Counting has 101 "
-                  "(expected 100)"], 1, id="group-size"),
-    pytest.param("egomemreason", _leak_answers,
-                 ["annotations_public.jsonl: 500 rows of the public file carry a correct_answer "
-                  "(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...); a public file must not contain answers"],
-                 1, id="answers-in-the-public-file"),
-    pytest.param("egomemreason", _letter_out_of_range,
-                 ["annotations_private.json: invalid answer key: 1 question whose option letters "
-                  "are not A.. without gaps, 4 to 10 of them (17)"], 1, id="letters-out-of-range"),
-    pytest.param("egomemreason", _answer_beyond_options,
-                 ["1 question whose correct_answer is not one of their options (17)"], 1,
-                 id="answer-beyond-the-options"),
-    pytest.param("egoargus", _unflag_out_of_option,
-                 ["understanding_private.csv: invalid answer key: 1 question whose correct_answer "
-                  "is not one of their options (" + _first("egoargus", _flagged) + "); such rows "
-                  "are accepted only when flagged label_status = out_of_option"], 1,
-                 id="unflagged-out-of-option-row", marks=needs_egoargus),
-    pytest.param("egoargus", _flag_in_option,
-                 ["1 question is flagged label_status = out_of_option although their "
-                  "correct_answer is one of their options ("
-                  + _first("egoargus", _unflagged) + ")"], 1,
-                 id="flagged-in-option-row", marks=needs_egoargus),
-    pytest.param("egoargus", _one_flag_fewer,
-                 ["understanding_private.csv: 14 rows are flagged label_status = out_of_option; "
-                  "the spec declares 15"], 1, id="flag-count", marks=needs_egoargus),
-    pytest.param("egoargus", _leak_flags,
-                 ["understanding_public.csv: 6978 rows of the public file carry the label_status "
-                  "field", "drop the field"], 1, id="flags-in-the-public-file",
-                 marks=needs_egoargus),
+    pytest.param(
+        "egomemreason",
+        _drop_public_row,
+        [
+            "annotations_private.json and annotations_public.jsonl: 1 example_id only in "
+            "the private key (17)",
+            "Pass the public file released with this very key",
+        ],
+        1,
+        id="id-only-in-the-key",
+    ),
+    pytest.param(
+        "egomemreason",
+        _edit_question,
+        ["1 question whose question texts differ (17)"],
+        1,
+        id="question-text",
+    ),
+    pytest.param(
+        "egomemreason", _edit_option, ["1 question whose options differ (17)"], 1, id="option"
+    ),
+    pytest.param(
+        "egomemreason",
+        _edit_query_type,
+        ["1 question whose query types differ (17)"],
+        1,
+        id="grouping-value",
+    ),
+    pytest.param(
+        "egomemreason",
+        _drop_question,
+        [
+            "annotations_public.jsonl: 1 row of the public file is not an object (the 4th row)",
+            "annotations_public.jsonl: 1 row of the public file has no text question (17)",
+        ],
+        2,
+        id="unusable-public-rows",
+    ),
+    pytest.param(
+        "egomemreason",
+        _resize_groups,
+        [
+            "annotations_private.json: 2 of the 6 query_type groups differ from the spec: "
+            "Cumulative State Tracking has 99 (expected 100); Temporal Counting has 101 "
+            "(expected 100)"
+        ],
+        1,
+        id="group-size",
+    ),
+    pytest.param(
+        "egomemreason",
+        _leak_answers,
+        [
+            "annotations_public.jsonl: 500 rows of the public file carry a correct_answer "
+            "(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...); a public file must not contain answers"
+        ],
+        1,
+        id="answers-in-the-public-file",
+    ),
+    pytest.param(
+        "egomemreason",
+        _letter_out_of_range,
+        [
+            "annotations_private.json: invalid answer key: 1 question whose option letters "
+            "are not A.. without gaps, 4 to 10 of them (17)"
+        ],
+        1,
+        id="letters-out-of-range",
+    ),
+    pytest.param(
+        "egomemreason",
+        _answer_beyond_options,
+        ["1 question whose correct_answer is not one of their options (17)"],
+        1,
+        id="answer-beyond-the-options",
+    ),
+    pytest.param(
+        "egoargus",
+        _unflag_out_of_option,
+        [
+            "understanding_private.csv: invalid answer key: 1 question whose correct_answer "
+            "is not one of their options (" + _first("egoargus", _flagged) + "); such rows "
+            "are accepted only when flagged label_status = out_of_option"
+        ],
+        1,
+        id="unflagged-out-of-option-row",
+        marks=needs_egoargus,
+    ),
+    pytest.param(
+        "egoargus",
+        _flag_in_option,
+        [
+            "1 question is flagged label_status = out_of_option although their "
+            "correct_answer is one of their options (" + _first("egoargus", _unflagged) + ")"
+        ],
+        1,
+        id="flagged-in-option-row",
+        marks=needs_egoargus,
+    ),
+    pytest.param(
+        "egoargus",
+        _one_flag_fewer,
+        [
+            "understanding_private.csv: 14 rows are flagged label_status = out_of_option; "
+            "the spec declares 15"
+        ],
+        1,
+        id="flag-count",
+        marks=needs_egoargus,
+    ),
+    pytest.param(
+        "egoargus",
+        _leak_flags,
+        [
+            "understanding_public.csv: 6978 rows of the public file carry the label_status field",
+            "drop the field",
+        ],
+        1,
+        id="flags-in-the-public-file",
+        marks=needs_egoargus,
+    ),
 ]
 
 
@@ -248,8 +333,9 @@ def test_a_broken_release_is_refused_with_its_message(
     assert message.startswith(f"the {broken.track.id} release has {n_problems} problem")
 
 
-@pytest.mark.parametrize("bench_id", [
-    "egomemreason", pytest.param("egoargus", marks=needs_egoargus)])
+@pytest.mark.parametrize(
+    "bench_id", ["egomemreason", pytest.param("egoargus", marks=needs_egoargus)]
+)
 def test_the_shipped_demo_releases_pass(bench_id: str) -> None:
     bench = spec.load_benchmark(bench_id)
     track = bench.track()
@@ -271,12 +357,18 @@ def test_the_shipped_demo_releases_pass(bench_id: str) -> None:
 
 
 def validate(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "scripts/validate_benchmark.py", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "scripts/validate_benchmark.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("bench_id", [
-    "egomemreason", pytest.param("egoargus", marks=needs_egoargus)])
+@pytest.mark.parametrize(
+    "bench_id", ["egomemreason", pytest.param("egoargus", marks=needs_egoargus)]
+)
 def test_validate_benchmark_passes_on_a_shipped_demo_release(bench_id: str) -> None:
     bench = spec.load_benchmark(bench_id)
     track = bench.track()
@@ -303,11 +395,13 @@ def test_validate_benchmark_lists_every_problem_of_a_broken_release(tmp_path: Pa
     assert f"sha256 {hashlib.sha256(key.read_bytes()).hexdigest()}" in done.stdout
     err = done.stderr
     assert err.startswith("error: egomemreason: the memory release has 5 problems:")
-    for fragment in ("499 rows of the public file carry a correct_answer",
-                     "2 of the 6 query_type groups differ from the spec",
-                     "1 example_id only in the private key (17)",
-                     "1 question whose question texts differ (18)",
-                     "1 question whose options differ (19)"):
+    for fragment in (
+        "499 rows of the public file carry a correct_answer",
+        "2 of the 6 query_type groups differ from the spec",
+        "1 example_id only in the private key (17)",
+        "1 question whose question texts differ (18)",
+        "1 question whose options differ (19)",
+    ):
         assert fragment in err
     assert err.count("\n- ") == 5
 
@@ -335,8 +429,10 @@ def egoargus() -> spec.Benchmark:
 
 
 def _records(folder: Path) -> list[ledger.Record]:
-    return [ledger.Record.from_json(p.read_bytes())
-            for p in sorted((folder / "submissions").glob("*.json"))]
+    return [
+        ledger.Record.from_json(p.read_bytes())
+        for p in sorted((folder / "submissions").glob("*.json"))
+    ]
 
 
 def test_publish_and_reproduce_egoargus_s_demo_run(
@@ -347,15 +443,37 @@ def test_publish_and_reproduce_egoargus_s_demo_run(
     board = tmp_path / "board"
     board.mkdir()
     choice = next(iter(egoargus.input.choices))
-    assert publish_submission.main([
-        "--benchmark", "egoargus", "--submission", str(sample), "--private", str(key),
-        "--team-name", "Demo Lab", "--method-name", "DemoVLM-7B", "--model-size", "7B",
-        "--uses-external", "no", "--uses-frames", choice, "--leaderboard-dir", str(board)]) == 0
+    assert (
+        publish_submission.main(
+            [
+                "--benchmark",
+                "egoargus",
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+                "--team-name",
+                "Demo Lab",
+                "--method-name",
+                "DemoVLM-7B",
+                "--model-size",
+                "7B",
+                "--uses-external",
+                "no",
+                "--uses-frames",
+                choice,
+                "--leaderboard-dir",
+                str(board),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "LEADERBOARD_BENCHMARK=egoargus" in out
     (record,) = _records(board)
-    result = evaluator.score(evaluator.load_answer_key(track, key.read_bytes()),
-                             sample.read_bytes())
+    result = evaluator.score(
+        evaluator.load_answer_key(track, key.read_bytes()), sample.read_bytes()
+    )
     assert (record.benchmark, record.track, record.schema_version) == ("egoargus", track.id, 2)
     assert record.metrics == result.metrics and record.counts == result.counts
     assert record.counts is not None and record.counts["overall_answerable"].total == 6963
@@ -364,20 +482,58 @@ def test_publish_and_reproduce_egoargus_s_demo_run(
     ledger.check_record(record, egoargus, track)
 
     path = board / record.path()
-    assert reproduce_row.main(["--benchmark", "egoargus", "--record", str(path),
-                               "--submission", str(sample), "--private", str(key)]) == 0
+    assert (
+        reproduce_row.main(
+            [
+                "--benchmark",
+                "egoargus",
+                "--record",
+                str(path),
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("reproduced") and f"{len(track.metric_keys)} metrics" in out
     # the same row under the default benchmark is not EgoMemReason's
-    assert reproduce_row.main(["--record", str(path), "--submission", str(sample),
-                               "--private", str(key)]) == 1
+    assert (
+        reproduce_row.main(
+            ["--record", str(path), "--submission", str(sample), "--private", str(key)]
+        )
+        == 1
+    )
     assert f"belongs to egoargus/{track.id}, not egomemreason/memory" in capsys.readouterr().err
     # an input choice of another benchmark is refused, naming this one's
     other = next(c for c in EGOMEM.input.choices if c not in egoargus.input.choices)
-    assert publish_submission.main([
-        "--benchmark", "egoargus", "--submission", str(sample), "--private", str(key),
-        "--team-name", "T", "--method-name", "M", "--model-size", "", "--uses-external", "no",
-        "--uses-frames", other, "--leaderboard-dir", str(board)]) == 1
+    assert (
+        publish_submission.main(
+            [
+                "--benchmark",
+                "egoargus",
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+                "--team-name",
+                "T",
+                "--method-name",
+                "M",
+                "--model-size",
+                "",
+                "--uses-external",
+                "no",
+                "--uses-frames",
+                other,
+                "--leaderboard-dir",
+                str(board),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert f"{other!r} is not a known" in err and all(c in err for c in egoargus.input.choices)
 
@@ -386,10 +542,13 @@ def test_seed_egoargus_s_paper_rows_with_a_macro_scenario_mean(
     egoargus: spec.Benchmark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     board = tmp_path / "board"
-    assert seed_paper_baselines.main(["--benchmark", "egoargus",
-                                      "--leaderboard-dir", str(board)]) == 0
+    assert (
+        seed_paper_baselines.main(["--benchmark", "egoargus", "--leaderboard-dir", str(board)]) == 0
+    )
     assert "wrote 2 paper rows" in capsys.readouterr().out
-    track = egoargus.track(egoargus.paper.track if egoargus.paper else None, kind=spec.MultipleChoiceTrack)
+    track = egoargus.track(
+        egoargus.paper.track if egoargus.paper else None, kind=spec.MultipleChoiceTrack
+    )
     (mean,) = [a for a in track.aggregates if a.aggregation == "macro"]
     scenarios = track.members(mean)
     assert len(scenarios) == 5
@@ -404,12 +563,14 @@ def test_seed_egoargus_s_paper_rows_with_a_macro_scenario_mean(
         assert not {"overall_answerable", "egoplan", "qaego4d", "mintrec"} & set(record.metrics)
         assert egoargus.paper is not None
         assert record.publication_url == egoargus.paper.url
-        assert record.method_description.startswith(f"Reported in {egoargus.paper.table} of "
-                                                     f"the {egoargus.title} paper")
+        assert record.method_description.startswith(
+            f"Reported in {egoargus.paper.table} of the {egoargus.title} paper"
+        )
     by_name = {r.method_name: r for r in records}
     assert round(by_name["Qwen3.5-2B"].metrics[mean.key], 1) == 52.1  # about.md's example
-    assert seed_paper_baselines.main(["--benchmark", "egoargus",
-                                      "--leaderboard-dir", str(board)]) == 0
+    assert (
+        seed_paper_baselines.main(["--benchmark", "egoargus", "--leaderboard-dir", str(board)]) == 0
+    )
     assert "nothing new" in capsys.readouterr().out
 
 
@@ -420,10 +581,27 @@ def test_reshuffle_egoargus_s_demo_key(
     key, public = egoargus.demo_key(track), egoargus.demo_public(track)
     out_dir = tmp_path / "rotated"
     done = subprocess.run(
-        [sys.executable, "scripts/reshuffle_options.py", "--benchmark", "egoargus",
-         "--private", str(key), "--public", str(public), "--salt", SALT,
-         "--key-version", "v2", "--out-dir", str(out_dir)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "scripts/reshuffle_options.py",
+            "--benchmark",
+            "egoargus",
+            "--private",
+            str(key),
+            "--public",
+            str(public),
+            "--salt",
+            SALT,
+            "--key-version",
+            "v2",
+            "--out-dir",
+            str(out_dir),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert "15 out-of-option rows keep their answer as it is" in done.stdout
     # a CSV key names its version in a column, and so does every row of the public file
@@ -437,10 +615,11 @@ def test_reshuffle_egoargus_s_demo_key(
     flagged = 0
     for before, after in zip(old_rows, new_rows, strict=True):
         assert (before["key_version"], after["key_version"]) == ("demo-1", "v2")
-        assert {k: v for k, v in after.items()
-                if k not in ("options", "correct_answer", "key_version")} == \
-            {k: v for k, v in before.items()
-             if k not in ("options", "correct_answer", "key_version")}
+        assert {
+            k: v for k, v in after.items() if k not in ("options", "correct_answer", "key_version")
+        } == {
+            k: v for k, v in before.items() if k not in ("options", "correct_answer", "key_version")
+        }
         old_options, new_options = json.loads(before["options"]), json.loads(after["options"])
         assert sorted(old_options.values()) == sorted(new_options.values())
         if before["label_status"] == "out_of_option":
@@ -451,9 +630,9 @@ def test_reshuffle_egoargus_s_demo_key(
             assert new_options[after["correct_answer"]] == old_options[before["correct_answer"]]
     assert flagged == 15
     old_public, rotated_public = _csv_rows(public.read_bytes()), _csv_rows(new_public.read_bytes())
-    assert [{k: v for k, v in r.items() if k != "options"} for r in rotated_public] == \
-        [{k: v for k, v in r.items() if k != "options"} | {"key_version": "v2"}
-         for r in old_public]
+    assert [{k: v for k, v in r.items() if k != "options"} for r in rotated_public] == [
+        {k: v for k, v in r.items() if k != "options"} | {"key_version": "v2"} for r in old_public
+    ]
     assert evaluator.load_answer_key(track, new_key.read_bytes()).key_version == "v2"
 
     letter_map = json.loads((out_dir / "letter_map.json").read_bytes())
@@ -461,19 +640,40 @@ def test_reshuffle_egoargus_s_demo_key(
     sample = egoargus.demo_dir / "sample_submission.json"
     remapped = tmp_path / "sample_v2.json"
     # without --benchmark, the map is recognised as another benchmark's
-    assert reshuffle_options.main(["--remap-submission", str(sample), "--letter-map",
-                                   str(out_dir / "letter_map.json"), "--out",
-                                   str(remapped)]) == 1
+    assert (
+        reshuffle_options.main(
+            [
+                "--remap-submission",
+                str(sample),
+                "--letter-map",
+                str(out_dir / "letter_map.json"),
+                "--out",
+                str(remapped),
+            ]
+        )
+        == 1
+    )
     assert "is it the map of another benchmark? Pass its --benchmark" in capsys.readouterr().err
     assert not remapped.exists()
-    status = reshuffle_options.main(["--benchmark", "egoargus", "--remap-submission",
-                                     str(sample), "--letter-map",
-                                     str(out_dir / "letter_map.json"), "--out", str(remapped)])
+    status = reshuffle_options.main(
+        [
+            "--benchmark",
+            "egoargus",
+            "--remap-submission",
+            str(sample),
+            "--letter-map",
+            str(out_dir / "letter_map.json"),
+            "--out",
+            str(remapped),
+        ]
+    )
     assert status == 0
     old_key = evaluator.load_answer_key(track, key.read_bytes())
     rotated = evaluator.load_answer_key(track, new_key.read_bytes())
-    assert evaluator.score(rotated, remapped.read_bytes()).counts == \
-        evaluator.score(old_key, sample.read_bytes()).counts
+    assert (
+        evaluator.score(rotated, remapped.read_bytes()).counts
+        == evaluator.score(old_key, sample.read_bytes()).counts
+    )
 
 
 # --- EgoArgus's decision track: its release and the scripts on it -------------------------------
@@ -494,19 +694,31 @@ def _jsonl_bytes(rows: Rows) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in rows).encode()
 
 
-def test_the_decision_demo_release_passes(egoargus: spec.Benchmark,
-                                          decision_track: spec.DecisionTrack) -> None:
-    key, public = (egoargus.demo_key(decision_track).read_bytes(),
-                   egoargus.demo_public(decision_track).read_bytes())
+def test_the_decision_demo_release_passes(
+    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack
+) -> None:
+    key, public = (
+        egoargus.demo_key(decision_track).read_bytes(),
+        egoargus.demo_public(decision_track).read_bytes(),
+    )
     report = release.check_release(decision_track, key, public)
     assert report.public_rows == len(report.key) == 789 and report.flagged == 0
     summary = report.summary()
-    assert summary.startswith("The decision release is consistent: 789 episodes in "
-                              "decision_private.jsonl and decision_public.jsonl")
+    assert summary.startswith(
+        "The decision release is consistent: 789 episodes in "
+        "decision_private.jsonl and decision_public.jsonl"
+    )
     assert "no_assistance 239" in summary and "safety 272, non_safety 278, none 239" in summary
-    done = validate("--benchmark", "egoargus", "--track", "decision",
-                    "--private", str(egoargus.demo_key(decision_track)),
-                    "--public", str(egoargus.demo_public(decision_track)))
+    done = validate(
+        "--benchmark",
+        "egoargus",
+        "--track",
+        "decision",
+        "--private",
+        str(egoargus.demo_key(decision_track)),
+        "--public",
+        str(egoargus.demo_public(decision_track)),
+    )
     assert (done.returncode, done.stderr) == (0, "")
     assert "release is consistent: 789 episodes" in done.stdout
 
@@ -525,30 +737,52 @@ def _edit_dialogue(key: Rows, public: Rows) -> None:
 
 
 def _resize(key: Rows, public: Rows) -> None:
-    key[0]["scenario"] = "no_assistance" if key[0]["scenario"] != "no_assistance" else \
-        "contradictory"
+    key[0]["scenario"] = (
+        "no_assistance" if key[0]["scenario"] != "no_assistance" else "contradictory"
+    )
     key[0]["assist_type"] = "none" if key[0]["scenario"] == "no_assistance" else "safety"
     key[0]["intervention_time_s"] = None if key[0]["assist_type"] == "none" else 1.0
 
 
 BROKEN_DECISION: list[tuple[str, Callable[[Rows, Rows], None], list[str], int]] = [
-    ("scenario-left-in-public", _leak_scenario,
-     ["789 rows of the public file carry a scenario (ep-000001, ", "must not contain answers "
-      "(the no_assistance scenario alone says whether to assist): drop the field"], 1),
-    ("episode-missing-from-public", _drop_public,
-     ["1 example_id only in the private key (ep-000001)"], 1),
-    ("public-field-differs", _edit_dialogue,
-     ["1 episode whose dialogue_time_s differs (ep-000002)"], 1),
+    (
+        "scenario-left-in-public",
+        _leak_scenario,
+        [
+            "789 rows of the public file carry a scenario (ep-000001, ",
+            "must not contain answers "
+            "(the no_assistance scenario alone says whether to assist): drop the field",
+        ],
+        1,
+    ),
+    (
+        "episode-missing-from-public",
+        _drop_public,
+        ["1 example_id only in the private key (ep-000001)"],
+        1,
+    ),
+    (
+        "public-field-differs",
+        _edit_dialogue,
+        ["1 episode whose dialogue_time_s differs (ep-000002)"],
+        1,
+    ),
     ("scenario-sizes-off", _resize, ["2 of the 6 scenario groups differ from the spec"], 1),
 ]
 
 
-@pytest.mark.parametrize(("change", "fragments", "n_problems"),
-                         [(c, f, n) for _, c, f, n in BROKEN_DECISION],
-                         ids=[name for name, _, _, _ in BROKEN_DECISION])
+@pytest.mark.parametrize(
+    ("change", "fragments", "n_problems"),
+    [(c, f, n) for _, c, f, n in BROKEN_DECISION],
+    ids=[name for name, _, _, _ in BROKEN_DECISION],
+)
 def test_a_broken_decision_release_is_refused(
-        egoargus: spec.Benchmark, decision_track: spec.DecisionTrack,
-        change: Callable[[Rows, Rows], None], fragments: list[str], n_problems: int) -> None:
+    egoargus: spec.Benchmark,
+    decision_track: spec.DecisionTrack,
+    change: Callable[[Rows, Rows], None],
+    fragments: list[str],
+    n_problems: int,
+) -> None:
     key = _jsonl_rows(egoargus.demo_key(decision_track).read_bytes())
     public = _jsonl_rows(egoargus.demo_public(decision_track).read_bytes())
     change(key, public)
@@ -560,31 +794,66 @@ def test_a_broken_decision_release_is_refused(
 
 
 def test_publish_and_reproduce_a_decision_row_bit_for_bit(
-    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str]
+    egoargus: spec.Benchmark,
+    decision_track: spec.DecisionTrack,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     key = egoargus.demo_key(decision_track)
     sample = egoargus.demo_dir / "decision_sample_submission.json"
     board = tmp_path / "board"
     board.mkdir()
-    assert publish_submission.main([
-        "--benchmark", "egoargus", "--track", "decision", "--submission", str(sample),
-        "--private", str(key), "--team-name", "Demo Lab", "--method-name", "DemoVLM-7B",
-        "--model-size", "7B", "--uses-external", "no", "--uses-frames", "sampled-frames",
-        "--leaderboard-dir", str(board)]) == 0
+    assert (
+        publish_submission.main(
+            [
+                "--benchmark",
+                "egoargus",
+                "--track",
+                "decision",
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+                "--team-name",
+                "Demo Lab",
+                "--method-name",
+                "DemoVLM-7B",
+                "--model-size",
+                "7B",
+                "--uses-external",
+                "no",
+                "--uses-frames",
+                "sampled-frames",
+                "--leaderboard-dir",
+                str(board),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "DemoVLM-7B by Demo Lab: F1 0.782 (95 % CI 0.753–0.808), 10 abstentions" in out
     (record,) = _records(board)
-    result = evaluator.score(evaluator.load_answer_key(decision_track, key.read_bytes()),
-                             sample.read_bytes())
+    result = evaluator.score(
+        evaluator.load_answer_key(decision_track, key.read_bytes()), sample.read_bytes()
+    )
     assert (record.benchmark, record.track) == ("egoargus", "decision")
     assert record.metrics == result.metrics and record.counts == result.counts
     assert record.intervals == result.intervals
     ledger.check_record(record, egoargus, decision_track)
 
     path = board / record.path()
-    argv = ["--benchmark", "egoargus", "--track", "decision", "--record", str(path),
-            "--submission", str(sample), "--private", str(key)]
+    argv = [
+        "--benchmark",
+        "egoargus",
+        "--track",
+        "decision",
+        "--record",
+        str(path),
+        "--submission",
+        str(sample),
+        "--private",
+        str(key),
+    ]
     assert reproduce_row.main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("reproduced") and "17 metrics, 12 counts, 13 intervals" in out
@@ -599,18 +868,37 @@ def test_publish_and_reproduce_a_decision_row_bit_for_bit(
     err = capsys.readouterr().err
     assert "NOT reproduced" in err and "intervals.decision_f1: record (" in err
     # without --track the row is another track's
-    assert reproduce_row.main(["--benchmark", "egoargus", "--record", str(path), "--submission",
-                               str(sample), "--private", str(key)]) == 1
+    assert (
+        reproduce_row.main(
+            [
+                "--benchmark",
+                "egoargus",
+                "--record",
+                str(path),
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+            ]
+        )
+        == 1
+    )
     assert "belongs to egoargus/decision, not egoargus/understanding" in capsys.readouterr().err
 
 
 def test_seed_the_decision_paper_rows_in_the_paper_s_own_columns(
-    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str]
+    egoargus: spec.Benchmark,
+    decision_track: spec.DecisionTrack,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     board = tmp_path / "board"
-    assert seed_paper_baselines.main(["--benchmark", "egoargus", "--track", "decision",
-                                      "--leaderboard-dir", str(board)]) == 0
+    assert (
+        seed_paper_baselines.main(
+            ["--benchmark", "egoargus", "--track", "decision", "--leaderboard-dir", str(board)]
+        )
+        == 0
+    )
     assert "wrote 7 paper rows" in capsys.readouterr().out
     records = _records(board)
     assert len(records) == 7
@@ -626,27 +914,52 @@ def test_seed_the_decision_paper_rows_in_the_paper_s_own_columns(
     assert gemini.metrics["paper_f1/no_assistance"] == 0.3885
     assert (gemini.model_size, gemini.uses_frames) == ("API", "full-video")
     assert (by_name["Molmo2-8B"].model_size, by_name["Molmo2-8B"].uses_frames) == (
-        "8B", "sampled-frames")
+        "8B",
+        "sampled-frames",
+    )
     # the same model in Table 6 is another row
-    understanding = seed_paper_baselines.main(["--benchmark", "egoargus",
-                                               "--leaderboard-dir", str(board)])
+    understanding = seed_paper_baselines.main(
+        ["--benchmark", "egoargus", "--leaderboard-dir", str(board)]
+    )
     assert understanding == 0 and "wrote 2 paper rows" in capsys.readouterr().out
     assert len({r.id for r in _records(board)}) == 9
 
 
 def test_reshuffle_says_a_decision_track_has_no_letters(
-    egoargus: spec.Benchmark, decision_track: spec.DecisionTrack, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str]
+    egoargus: spec.Benchmark,
+    decision_track: spec.DecisionTrack,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for argv in (["--private", str(egoargus.demo_key(decision_track)), "--public",
-                  str(egoargus.demo_public(decision_track)), "--salt", SALT, "--key-version",
-                  "v2", "--out-dir", str(tmp_path / "out")],
-                 ["--remap-submission", "x.json", "--letter-map", "m.json", "--out",
-                  str(tmp_path / "y.json")]):
-        assert reshuffle_options.main(["--benchmark", "egoargus", "--track", "decision",
-                                       *argv]) == 1
+    for argv in (
+        [
+            "--private",
+            str(egoargus.demo_key(decision_track)),
+            "--public",
+            str(egoargus.demo_public(decision_track)),
+            "--salt",
+            SALT,
+            "--key-version",
+            "v2",
+            "--out-dir",
+            str(tmp_path / "out"),
+        ],
+        [
+            "--remap-submission",
+            "x.json",
+            "--letter-map",
+            "m.json",
+            "--out",
+            str(tmp_path / "y.json"),
+        ],
+    ):
+        assert (
+            reshuffle_options.main(["--benchmark", "egoargus", "--track", "decision", *argv]) == 1
+        )
         err = capsys.readouterr().err
-        assert err.startswith("error: egoargus/decision is a decision track: its episodes have "
-                              "no option letters, so there is nothing to rotate or remap")
+        assert err.startswith(
+            "error: egoargus/decision is a decision track: its episodes have "
+            "no option letters, so there is nothing to rotate or remap"
+        )
         assert "(understanding) with --track" in err
     assert not (tmp_path / "out").exists()

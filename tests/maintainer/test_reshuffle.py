@@ -41,9 +41,7 @@ DEMO_PUBLIC = BENCH.demo_public(TRACK)
 DEMO_SUBMISSION = BENCH.demo_dir / "sample_submission.json"
 SALT = "test-salt-7f3a9c2e41d8b605"
 OUTPUTS = ("annotations_private.json", "annotations_public.jsonl", "letter_map.json")
-FAST = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -85,7 +83,8 @@ class Key:
     def write(self, folder: Path) -> tuple[Path, Path]:
         private, public = folder / OUTPUTS[0], folder / OUTPUTS[1]
         payload: Any = (
-            self.samples if self.key_version is None
+            self.samples
+            if self.key_version is None
             else {"key_version": self.key_version, "samples": self.samples}
         )
         private.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
@@ -94,7 +93,7 @@ class Key:
         return private, public
 
 
-OPTION_TEXT = st.text(alphabet="abcxyz é→ \u2028\"", max_size=5)
+OPTION_TEXT = st.text(alphabet='abcxyz é→ \u2028"', max_size=5)
 
 
 @st.composite
@@ -102,8 +101,10 @@ def keys(draw: st.DrawFn) -> Key:
     """Keys of 6 to 30 questions, every query type present (the evaluator requires it)."""
     n = draw(st.integers(6, 30))
     ids = draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n, unique=True))
-    types = [*QUERY_TYPES, *draw(st.lists(st.sampled_from(list(QUERY_TYPES)),
-                                         min_size=n - 6, max_size=n - 6))]
+    types = [
+        *QUERY_TYPES,
+        *draw(st.lists(st.sampled_from(list(QUERY_TYPES)), min_size=n - 6, max_size=n - 6)),
+    ]
     samples = []
     for example_id, query_type in zip(ids, types, strict=True):
         k = draw(st.integers(4, 10))
@@ -124,10 +125,23 @@ def keys(draw: st.DrawFn) -> Key:
     return Key(samples, list(order), version)
 
 
-def rotate(folder: Path, private: Path, public: Path, salt: str = SALT,
-           version: str = "v9") -> tuple[int, str, str]:
-    return run(["--private", str(private), "--public", str(public), "--salt", salt,
-                "--key-version", version, "--out-dir", str(folder / "rotated")])
+def rotate(
+    folder: Path, private: Path, public: Path, salt: str = SALT, version: str = "v9"
+) -> tuple[int, str, str]:
+    return run(
+        [
+            "--private",
+            str(private),
+            "--public",
+            str(public),
+            "--salt",
+            salt,
+            "--key-version",
+            version,
+            "--out-dir",
+            str(folder / "rotated"),
+        ]
+    )
 
 
 def read_outputs(folder: Path) -> dict[str, bytes]:
@@ -144,8 +158,7 @@ def check_spread(old: AnswerKey, new: AnswerKey) -> None:
     old_by_id = {q.id: q for q in old.questions}
     strata: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     for q in new.questions:
-        strata[(q.groups[0], len(q.options))].append(
-            (old_by_id[q.id].answer, q.answer))
+        strata[(q.groups[0], len(q.options))].append((old_by_id[q.id].answer, q.answer))
     for (_, k), pairs in strata.items():
         now = Counter(new_letter for _, new_letter in pairs)
         before = Counter(old_letter for old_letter, _ in pairs)
@@ -156,18 +169,21 @@ def check_spread(old: AnswerKey, new: AnswerKey) -> None:
 
 
 def submission_for(key: Key, answers: Sequence[str | None]) -> bytes:
-    return json.dumps([
-        {"example_id": s["example_id"], "predicted_answer": a, "confidence": 0.5}
-        for s, a in zip(key.samples, answers, strict=True)
-    ]).encode()
+    return json.dumps(
+        [
+            {"example_id": s["example_id"], "predicted_answer": a, "confidence": 0.5}
+            for s, a in zip(key.samples, answers, strict=True)
+        ]
+    ).encode()
 
 
 # --- properties over generated keys ----------------------------------------------------------
 
 
 @FAST
-@given(key=keys(), salt=st.text(alphabet="ABCDEFGHJKMNPQRSTVWXYZ0123456789ü", min_size=16,
-                                max_size=40))
+@given(
+    key=keys(), salt=st.text(alphabet="ABCDEFGHJKMNPQRSTVWXYZ0123456789ü", min_size=16, max_size=40)
+)
 def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str) -> None:
     with workdir() as folder:
         private, public = key.write(folder)
@@ -186,23 +202,27 @@ def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str)
     assert [s["example_id"] for s in new_samples] == [s["example_id"] for s in key.samples]
     for before, after in zip(key.samples, new_samples, strict=True):
         mapping = maps[before["example_id"]]
-        assert after["options"][after["correct_answer"]] == \
-            before["options"][before["correct_answer"]]
+        assert (
+            after["options"][after["correct_answer"]] == before["options"][before["correct_answer"]]
+        )
         assert after["correct_answer"] != before["correct_answer"]
         assert after["correct_answer"] == mapping[before["correct_answer"]]
         assert list(after["options"]) == list(LETTERS[: len(before["options"])])
         for old_letter, text in before["options"].items():
             assert after["options"][mapping[old_letter]] == text
-        assert {k: v for k, v in after.items() if k not in ("options", "correct_answer")} == \
-            {k: v for k, v in before.items() if k not in ("options", "correct_answer")}
+        assert {k: v for k, v in after.items() if k not in ("options", "correct_answer")} == {
+            k: v for k, v in before.items() if k not in ("options", "correct_answer")
+        }
     check_spread(old, new)
 
     new_public = [json.loads(line) for line in files["annotations_public.jsonl"].splitlines()]
     by_id = {s["example_id"]: s for s in new_samples}
     for before, after in zip(key.public_records(), new_public, strict=True):
         # Only the letters change, and every row names the new key version.
-        assert {k: v for k, v in after.items() if k != "options"} == \
-            {**{k: v for k, v in before.items() if k != "options"}, "key_version": "v9"}
+        assert {k: v for k, v in after.items() if k != "options"} == {
+            **{k: v for k, v in before.items() if k != "options"},
+            "key_version": "v9",
+        }
         assert after["options"] == by_id[after["example_id"]]["options"]
         assert "correct_answer" not in after
 
@@ -210,8 +230,10 @@ def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str)
     assert letter_map["new_key_version"] == "v9"
     assert letter_map["old_private_sha256"] == hashlib.sha256(inputs[private]).hexdigest()
     assert letter_map["new_private_sha256"] == new.sha256
-    assert letter_map["new_public_sha256"] == \
-        hashlib.sha256(files["annotations_public.jsonl"]).hexdigest()
+    assert (
+        letter_map["new_public_sha256"]
+        == hashlib.sha256(files["annotations_public.jsonl"]).hexdigest()
+    )
     for blob in [*files.values(), out.encode()]:
         assert salt.encode() not in blob
 
@@ -220,11 +242,13 @@ def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str)
 @given(key=keys(), data=st.data())
 def test_remapped_submission_scores_what_it_scored(key: Key, data: st.DataObject) -> None:
     answers = [
-        data.draw(st.one_of(
-            st.sampled_from(list(s["options"])),
-            st.sampled_from(list(s["options"])).map(lambda a: f" {a.lower()}\n"),
-            st.sampled_from([None, "", "  "]),
-        ))
+        data.draw(
+            st.one_of(
+                st.sampled_from(list(s["options"])),
+                st.sampled_from(list(s["options"])).map(lambda a: f" {a.lower()}\n"),
+                st.sampled_from([None, "", "  "]),
+            )
+        )
         for s in key.samples
     ]
     submission = submission_for(key, answers)
@@ -232,11 +256,16 @@ def test_remapped_submission_scores_what_it_scored(key: Key, data: st.DataObject
         private, public = key.write(folder)
         assert rotate(folder, private, public)[0] == 0
         (folder / "old.json").write_bytes(submission)
-        status, out, err = run([
-            "--remap-submission", str(folder / "old.json"),
-            "--letter-map", str(folder / "rotated" / "letter_map.json"),
-            "--out", str(folder / "new.json"),
-        ])
+        status, out, err = run(
+            [
+                "--remap-submission",
+                str(folder / "old.json"),
+                "--letter-map",
+                str(folder / "rotated" / "letter_map.json"),
+                "--out",
+                str(folder / "new.json"),
+            ]
+        )
         assert (status, err) == (0, "")
         old_key = load_answer_key(private.read_bytes())
         new_key = load_answer_key((folder / "rotated" / "annotations_private.json").read_bytes())
@@ -266,8 +295,9 @@ def test_rotation_is_deterministic(key: Key) -> None:
 MISMATCHES: dict[str, Callable[[dict[str, Any]], None]] = {
     "question texts": lambda r: r.update(question=r["question"] + " (edited)"),
     "options": lambda r: r["options"].update(A=r["options"]["A"] + "!"),
-    "query types": lambda r: r.update(query_type=next(
-        t for t in QUERY_TYPES if t != r["query_type"])),
+    "query types": lambda r: r.update(
+        query_type=next(t for t in QUERY_TYPES if t != r["query_type"])
+    ),
     "only in the private key": lambda r: r.clear(),
     "only in the public file": lambda r: r.update(example_id=10_001),
 }
@@ -275,9 +305,7 @@ MISMATCHES: dict[str, Callable[[dict[str, Any]], None]] = {
 
 @FAST
 @given(key=keys(), kind=st.sampled_from(sorted(MISMATCHES)), data=st.data())
-def test_mismatched_public_file_is_refused(
-    key: Key, kind: str, data: st.DataObject
-) -> None:
+def test_mismatched_public_file_is_refused(key: Key, kind: str, data: st.DataObject) -> None:
     with workdir() as folder:
         private, public = key.write(folder)
         records = key.public_records()
@@ -298,8 +326,9 @@ def test_mismatched_public_file_is_refused(
 
 
 def small_key() -> Key:
-    samples = [q for q in json.loads(DEMO_PRIVATE.read_bytes())["samples"]
-               if q["example_id"] % 25 == 1]
+    samples = [
+        q for q in json.loads(DEMO_PRIVATE.read_bytes())["samples"] if q["example_id"] % 25 == 1
+    ]
     assert {q["query_type"] for q in samples} == set(QUERY_TYPES)
     return Key(samples, list(range(len(samples))), "demo-1")
 
@@ -339,8 +368,12 @@ REFUSALS = [
     ("no salt", _nothing, {"--salt": None}, "missing --salt (or --salt-file)"),
     ("short salt", _nothing, {"--salt": "hunter2"}, "the salt has 7 characters"),
     ("bad version", _nothing, {"--key-version": "v 1.2"}, "is not a version name"),
-    ("same version", _nothing, {"--key-version": "demo-1"},
-     "is the version of the key being rotated"),
+    (
+        "same version",
+        _nothing,
+        {"--key-version": "demo-1"},
+        "is the version of the key being rotated",
+    ),
     ("no key file", _nothing, {"--private": "missing.json"}, "missing.json: no such file"),
     ("key not JSON", lambda f: (f / OUTPUTS[0]).write_text("{"), {}, "is not valid JSON"),
     ("invalid key", _corrupt_key, {}, "correct_answer is not one of their options"),
@@ -348,36 +381,60 @@ REFUSALS = [
     ("broken public line", _break_line, {}, "line 3 is not valid JSON"),
     ("non-empty out dir", _fill_out_dir, {}, "is not empty; pass an empty or new folder"),
     ("out dir is a file", _out_dir_is_a_file, {}, "is a file; pass a folder"),
-    ("out dir holds the inputs", _nothing, {"--out-dir": ".", "--force": ""},
-     "would overwrite --private"),
+    (
+        "out dir holds the inputs",
+        _nothing,
+        {"--out-dir": ".", "--force": ""},
+        "would overwrite --private",
+    ),
     ("unknown flag", _nothing, {"--shuffle": ""}, "unrecognized arguments: --shuffle"),
-    ("unquoted salt", _nothing, {"--salt": "test-salt-7f3a9c2e41d8b605 hunter2secret"},
-     "1 unexpected value (not shown: if part of the salt, quote the salt"),
+    (
+        "unquoted salt",
+        _nothing,
+        {"--salt": "test-salt-7f3a9c2e41d8b605 hunter2secret"},
+        "1 unexpected value (not shown: if part of the salt, quote the salt",
+    ),
     ("mixed modes", _nothing, {"--out": "x.json"}, "belong to a rotation"),
-    ("unknown benchmark", _nothing, {"--benchmark": "no-such-bench"},
-     "--benchmark: no benchmark 'no-such-bench'"),
+    (
+        "unknown benchmark",
+        _nothing,
+        {"--benchmark": "no-such-bench"},
+        "--benchmark: no benchmark 'no-such-bench'",
+    ),
     ("unknown track", _nothing, {"--track": "no-such-track"}, "its tracks are: memory"),
 ]
 
 
-@pytest.mark.parametrize(("change", "flags", "message"),
-                         [r[1:] for r in REFUSALS], ids=[r[0] for r in REFUSALS])
+@pytest.mark.parametrize(
+    ("change", "flags", "message"), [r[1:] for r in REFUSALS], ids=[r[0] for r in REFUSALS]
+)
 def test_bad_rotation_input_is_refused_and_nothing_written(
-    tmp_path: Path, change: Callable[[Path], None], flags: dict[str, str | None],
+    tmp_path: Path,
+    change: Callable[[Path], None],
+    flags: dict[str, str | None],
     message: str,
 ) -> None:
     private, public = small_key().write(tmp_path)
     change(tmp_path)
     args: dict[str, str | None] = {
-        "--private": str(private), "--public": str(public), "--salt": SALT,
-        "--key-version": "v1.2", "--out-dir": str(tmp_path / "rotated"),
+        "--private": str(private),
+        "--public": str(public),
+        "--salt": SALT,
+        "--key-version": "v1.2",
+        "--out-dir": str(tmp_path / "rotated"),
     }
     for flag, value in flags.items():
-        args[flag] = str(tmp_path / value) if value and flag.endswith(("-dir", "private")) \
-            else value
-    argv = [item for flag, value in args.items() if value is not None
-            for item in ([flag, *value.split(" ")] if flag == "--salt" else
-                         [flag, value] if value else [flag])]
+        args[flag] = (
+            str(tmp_path / value) if value and flag.endswith(("-dir", "private")) else value
+        )
+    argv = [
+        item
+        for flag, value in args.items()
+        if value is not None
+        for item in (
+            [flag, *value.split(" ")] if flag == "--salt" else [flag, value] if value else [flag]
+        )
+    ]
     before = snapshot(tmp_path)
     status, out, err = run(argv)
     assert (status, out) == (1, "")
@@ -389,12 +446,25 @@ def test_bad_rotation_input_is_refused_and_nothing_written(
 def test_force_writes_into_a_non_empty_folder(tmp_path: Path) -> None:
     private, public = small_key().write(tmp_path)
     _fill_out_dir(tmp_path)
-    status, _, err = run(["--private", str(private), "--public", str(public),
-                          "--salt", SALT, "--key-version", "v1.2",
-                          "--out-dir", str(tmp_path / "rotated"), "--force"])
+    status, _, err = run(
+        [
+            "--private",
+            str(private),
+            "--public",
+            str(public),
+            "--salt",
+            SALT,
+            "--key-version",
+            "v1.2",
+            "--out-dir",
+            str(tmp_path / "rotated"),
+            "--force",
+        ]
+    )
     assert (status, err) == (0, "")
-    assert sorted(p.name for p in (tmp_path / "rotated").iterdir()) == \
-        sorted([*OUTPUTS, "keep.txt"])
+    assert sorted(p.name for p in (tmp_path / "rotated").iterdir()) == sorted(
+        [*OUTPUTS, "keep.txt"]
+    )
 
 
 def test_salt_file_gives_the_same_rotation_as_salt(tmp_path: Path) -> None:
@@ -402,9 +472,21 @@ def test_salt_file_gives_the_same_rotation_as_salt(tmp_path: Path) -> None:
     (tmp_path / "salt.txt").write_text(SALT + "\n")
     assert rotate(tmp_path, private, public)[0] == 0
     first = read_outputs(tmp_path)
-    status, _, err = run(["--private", str(private), "--public", str(public),
-                          "--salt-file", str(tmp_path / "salt.txt"), "--key-version", "v9",
-                          "--out-dir", str(tmp_path / "rotated"), "--force"])
+    status, _, err = run(
+        [
+            "--private",
+            str(private),
+            "--public",
+            str(public),
+            "--salt-file",
+            str(tmp_path / "salt.txt"),
+            "--key-version",
+            "v9",
+            "--out-dir",
+            str(tmp_path / "rotated"),
+            "--force",
+        ]
+    )
     assert (status, err) == (0, "")
     assert read_outputs(tmp_path) == first
 
@@ -442,28 +524,49 @@ def _with(change: Callable[[list[dict[str, Any]]], object]) -> Any:
 
 
 REMAP_REFUSALS = [
-    ("letter not an option", _with(lambda e: e[3].update(predicted_answer="Z")), {},
-     "1 answer is not an option letter of their question"),
-    ("decorated letter", _with(lambda e: e[0].update(predicted_answer="(A)")), {},
-     '"(A)" (valid A-'),
-    ("list as answer", _with(lambda e: e[2].update(predicted_answer=["A"])), {},
-     '["A"] (valid A-'),
-    ("unknown id", _with(lambda e: e.append({"example_id": 99_999, "predicted_answer": "A"})),
-     {}, "1 example_id is not in the letter map (is this the right map?) (e.g. 99999)"),
-    ("pred instead of predicted_answer",
-     _with(lambda e: e[1].update(pred=e[1].pop("predicted_answer"))), {},
-     '1 entry lacks a "predicted_answer" (rename pred'),
+    (
+        "letter not an option",
+        _with(lambda e: e[3].update(predicted_answer="Z")),
+        {},
+        "1 answer is not an option letter of their question",
+    ),
+    (
+        "decorated letter",
+        _with(lambda e: e[0].update(predicted_answer="(A)")),
+        {},
+        '"(A)" (valid A-',
+    ),
+    ("list as answer", _with(lambda e: e[2].update(predicted_answer=["A"])), {}, '["A"] (valid A-'),
+    (
+        "unknown id",
+        _with(lambda e: e.append({"example_id": 99_999, "predicted_answer": "A"})),
+        {},
+        "1 example_id is not in the letter map (is this the right map?) (e.g. 99999)",
+    ),
+    (
+        "pred instead of predicted_answer",
+        _with(lambda e: e[1].update(pred=e[1].pop("predicted_answer"))),
+        {},
+        '1 entry lacks a "predicted_answer" (rename pred',
+    ),
     ("results shape", {"results": _valid_submission()}, {}, "convert it to the submission format"),
     ("not a letter map", _valid_submission(), {"--letter-map": "old.json"}, "is not a letter map"),
     ("output exists", _valid_submission(), {"--out": "keep.txt"}, "exists; pass another name"),
-    ("output is the input", _valid_submission(), {"--out": "old.json", "--force": ""},
-     "inputs are never overwritten"),
+    (
+        "output is the input",
+        _valid_submission(),
+        {"--out": "old.json", "--force": ""},
+        "inputs are never overwritten",
+    ),
     ("missing --out", _valid_submission(), {"--out": None}, "missing --out"),
 ]
 
 
-@pytest.mark.parametrize(("submission", "flags", "message"),
-                         [r[1:] for r in REMAP_REFUSALS], ids=[r[0] for r in REMAP_REFUSALS])
+@pytest.mark.parametrize(
+    ("submission", "flags", "message"),
+    [r[1:] for r in REMAP_REFUSALS],
+    ids=[r[0] for r in REMAP_REFUSALS],
+)
 def test_bad_remap_input_is_refused_and_nothing_written(
     rotated: Path, submission: Any, flags: dict[str, str | None], message: str
 ) -> None:
@@ -475,8 +578,12 @@ def test_bad_remap_input_is_refused_and_nothing_written(
         "--out": str(rotated / "new.json"),
     }
     args.update({f: str(rotated / v) if v else v for f, v in flags.items()})
-    argv = [item for flag, value in args.items() if value is not None
-            for item in ([flag, value] if value else [flag])]
+    argv = [
+        item
+        for flag, value in args.items()
+        if value is not None
+        for item in ([flag, value] if value else [flag])
+    ]
     before = snapshot(rotated)
     status, out, err = run(argv)
     assert (status, out) == (1, "")
@@ -490,8 +597,16 @@ def test_damaged_letter_map_is_refused(rotated: Path) -> None:
     letter_map["questions"][0]["old_to_new"]["A"] = letter_map["questions"][0]["old_to_new"]["B"]
     path.write_text(json.dumps(letter_map))
     (rotated / "old.json").write_text(json.dumps(_valid_submission()))
-    status, _, err = run(["--remap-submission", str(rotated / "old.json"),
-                          "--letter-map", str(path), "--out", str(rotated / "new.json")])
+    status, _, err = run(
+        [
+            "--remap-submission",
+            str(rotated / "old.json"),
+            "--letter-map",
+            str(path),
+            "--out",
+            str(rotated / "new.json"),
+        ]
+    )
     assert status == 1
     first = letter_map["questions"][0]["example_id"]
     assert f"1 map is not a reordering of A.. ({first})" in err
@@ -511,9 +626,25 @@ def test_help_works() -> None:
 def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
     out_dir = tmp_path / "rotated"
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--private", str(DEMO_PRIVATE), "--public",
-         str(DEMO_PUBLIC), "--salt", SALT, "--key-version", "demo-2", "--out-dir", str(out_dir)],
-        capture_output=True, text=True, check=False, cwd=tmp_path, timeout=60,
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--private",
+            str(DEMO_PRIVATE),
+            "--public",
+            str(DEMO_PUBLIC),
+            "--salt",
+            SALT,
+            "--key-version",
+            "demo-2",
+            "--out-dir",
+            str(out_dir),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        timeout=60,
     )
     assert (done.returncode, done.stderr) == (0, "")
     old = load_answer_key(DEMO_PRIVATE.read_bytes())
@@ -521,16 +652,20 @@ def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
     assert (new.key_version, len(new)) == ("demo-2", 500)
     check_spread(old, new)
 
-    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()
-            if line[:1] in LETTERS and line[1:2] == " "}
+    rows = {
+        line.split()[0]: line.split()
+        for line in done.stdout.splitlines()
+        if line[:1] in LETTERS and line[1:2] == " "
+    }
     assert sorted(rows) == list(LETTERS)
     for letter, (_, offered, _, after, _, score_after, chance) in rows.items():
         assert int(offered) == sum(letter in q.options for q in new.questions)
         assert int(after) == sum(q.answer == letter for q in new.questions)
         # Spread within every stratum puts each always-letter score at chance.
         assert abs(float(score_after) - float(chance)) < 1.0, rows[letter]
-    always_a = json.dumps([{"example_id": q.id, "predicted_answer": "A"}
-                           for q in new.questions]).encode()
+    always_a = json.dumps(
+        [{"example_id": q.id, "predicted_answer": "A"} for q in new.questions]
+    ).encode()
     assert f"{score(new, always_a).metrics['overall']:.1f}" == rows["A"][5]
     assert SALT not in done.stdout
     for name in OUTPUTS:
@@ -538,13 +673,25 @@ def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
 
     remapped = tmp_path / "sample_v2.json"
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--remap-submission", str(DEMO_SUBMISSION),
-         "--letter-map", str(out_dir / "letter_map.json"), "--out", str(remapped)],
-        capture_output=True, text=True, check=False, timeout=60,
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--remap-submission",
+            str(DEMO_SUBMISSION),
+            "--letter-map",
+            str(out_dir / "letter_map.json"),
+            "--out",
+            str(remapped),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert score(new, remapped.read_bytes()).counts == \
-        score(old, DEMO_SUBMISSION.read_bytes()).counts
+    assert (
+        score(new, remapped.read_bytes()).counts == score(old, DEMO_SUBMISSION.read_bytes()).counts
+    )
 
 
 #: sha256 of what the script wrote for the demo key (SALT, key version demo-2) before
@@ -568,20 +715,43 @@ PINNED_VERSIONED = {
 
 def test_the_demo_rotation_is_byte_identical_to_the_one_before_the_spec(tmp_path: Path) -> None:
     out_dir = tmp_path / "rotated"
-    status, _, err = run(["--benchmark", "egomemreason", "--private", str(DEMO_PRIVATE),
-                          "--public", str(DEMO_PUBLIC), "--salt", SALT,
-                          "--key-version", "demo-2", "--out-dir", str(out_dir)])
+    status, _, err = run(
+        [
+            "--benchmark",
+            "egomemreason",
+            "--private",
+            str(DEMO_PRIVATE),
+            "--public",
+            str(DEMO_PUBLIC),
+            "--salt",
+            SALT,
+            "--key-version",
+            "demo-2",
+            "--out-dir",
+            str(out_dir),
+        ]
+    )
     assert (status, err) == (0, "")
-    status, _, err = run(["--remap-submission", str(DEMO_SUBMISSION),
-                          "--letter-map", str(out_dir / "letter_map.json"),
-                          "--out", str(out_dir / "sample_v2.json")])
+    status, _, err = run(
+        [
+            "--remap-submission",
+            str(DEMO_SUBMISSION),
+            "--letter-map",
+            str(out_dir / "letter_map.json"),
+            "--out",
+            str(out_dir / "sample_v2.json"),
+        ]
+    )
     assert (status, err) == (0, "")
     pinned = {**PINNED, **PINNED_VERSIONED}
-    assert {name: hashlib.sha256((out_dir / name).read_bytes()).hexdigest()
-            for name in pinned} == pinned
+    assert {
+        name: hashlib.sha256((out_dir / name).read_bytes()).hexdigest() for name in pinned
+    } == pinned
 
-    rows = [json.loads(line) for line in
-            (out_dir / "annotations_public.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for line in (out_dir / "annotations_public.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert {row.pop("key_version") for row in rows} == {"demo-2"}
     unversioned = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
     assert hashlib.sha256(unversioned).hexdigest() == PINNED_UNVERSIONED_PUBLIC

@@ -40,8 +40,14 @@ DEMO = BENCH.demo_dir
 KEY = BENCH.demo_key(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
 BOARD_REPO = BENCH.hub.records_repo
-SCRIPTS = ("publish_submission.py", "reproduce_row.py", "rescore_board.py",
-           "seed_paper_baselines.py", "validate_benchmark.py", "validate_submission.py")
+SCRIPTS = (
+    "publish_submission.py",
+    "reproduce_row.py",
+    "rescore_board.py",
+    "seed_paper_baselines.py",
+    "validate_benchmark.py",
+    "validate_submission.py",
+)
 
 Main = Callable[[list[str] | None], int]
 
@@ -75,7 +81,11 @@ def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Run a script exactly as the README shows it: `python scripts/x.py ...` from the root."""
     return subprocess.run(
         [sys.executable, f"scripts/{script}", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, env=os.environ.copy(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
     )
 
 
@@ -114,12 +124,14 @@ def hub_records(hub: HubServer) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixture[str]) -> None:
-    main: Main = {"publish_submission.py": publish_submission.main,
-                  "reproduce_row.py": reproduce_row.main,
-                  "rescore_board.py": rescore_board.main,
-                  "seed_paper_baselines.py": seed_paper_baselines.main,
-                  "validate_benchmark.py": validate_benchmark.main,
-                  "validate_submission.py": validate_submission.main}[script]
+    main: Main = {
+        "publish_submission.py": publish_submission.main,
+        "reproduce_row.py": reproduce_row.main,
+        "rescore_board.py": rescore_board.main,
+        "seed_paper_baselines.py": seed_paper_baselines.main,
+        "validate_benchmark.py": validate_benchmark.main,
+        "validate_submission.py": validate_submission.main,
+    }[script]
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
     assert "Example:" in text and f"python scripts/{script}" in text
@@ -145,8 +157,9 @@ def test_an_unknown_benchmark_or_track_is_a_one_line_error(
     main = MAINS[script]
     assert main(["--benchmark", "no-such-bench", "--help"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: --benchmark: no benchmark "
-                                                    "'no-such-bench'")
+    assert err.count("\n") == 1 and err.startswith(
+        "error: --benchmark: no benchmark 'no-such-bench'"
+    )
     assert BENCH.id in err  # the known ones are named
     assert main(["--track", "no-such-track", "--help"]) == 1
     err = capsys.readouterr().err
@@ -186,10 +199,11 @@ def test_publish_to_a_folder_writes_one_record(
 ) -> None:
     assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir", str(board)])) == 0
     out = capsys.readouterr().out
-    (name, data), = records_in(board).items()
+    ((name, data),) = records_in(board).items()
     record = ledger.Record.from_json(data)
-    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY.read_bytes()),
-                             SAMPLE.read_bytes())
+    result = evaluator.score(
+        evaluator.load_answer_key(TRACK, KEY.read_bytes()), SAMPLE.read_bytes()
+    )
     assert record.source == "rescored" and record.path() == f"submissions/{name}"
     assert (record.schema_version, record.benchmark, record.track) == (2, BENCH.id, TRACK.id)
     assert record.metrics == result.metrics and record.counts == result.counts
@@ -203,7 +217,10 @@ def test_publish_to_a_folder_writes_one_record(
     )
     assert "scored on answer key version demo-1 (chance 20.7 %)" in out
     assert (record.team_name, record.method_name, record.model_size) == (
-        "Demo Lab", "DemoVLM-7B", "7B")
+        "Demo Lab",
+        "DemoVLM-7B",
+        "7B",
+    )
     assert record.uses_external is False and record.uses_frames == "frames-only"
     assert record.project_url == "https://example.org/demovlm"
     assert record.path() in out
@@ -228,12 +245,17 @@ def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
 
     # another row's uuid, an unknown uuid, or a malformed one: refused, nothing written
     assert publish_submission.main(publish_args(always_a, target)) == 0
-    other = next(ledger.Record.from_json(d) for d in records_in(board).values()
-                 if ledger.Record.from_json(d).id != first.id)
+    other = next(
+        ledger.Record.from_json(d)
+        for d in records_in(board).values()
+        if ledger.Record.from_json(d).id != first.id
+    )
     before = records_in(board)
-    for bad, words in ((str(other.id), "supersede the row that holds this submission"),
-                       ("00000000-0000-4000-8000-000000000000", "no such row"),
-                       ("not-a-uuid", "is not a uuid")):
+    for bad, words in (
+        (str(other.id), "supersede the row that holds this submission"),
+        ("00000000-0000-4000-8000-000000000000", "no such row"),
+        ("not-a-uuid", "is not a uuid"),
+    ):
         assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes", bad)) == 1
         assert words in capsys.readouterr().err
         assert records_in(board) == before
@@ -248,8 +270,7 @@ def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
     assert newest[0].supersedes == first.id and newest[0].note == "model size"
 
     # a superseded row cannot be superseded a second time
-    assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes",
-                                                str(first.id))) == 1
+    assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes", str(first.id))) == 1
     assert "already superseded by" in capsys.readouterr().err
 
 
@@ -266,8 +287,7 @@ def test_only_rows_of_the_same_benchmark_and_track_count_as_on_the_board(
     target = ["--leaderboard-dir", str(board)]
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir",
-                                                         str(scratch)])) == 0
+    assert publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir", str(scratch)])) == 0
     mine = ledger.Record.from_json(next(iter(records_in(scratch).values())))
     foreign = _foreign_copy(mine, benchmark="otherbench", track="other")
     ledger.LocalStore(board).write(foreign)
@@ -278,19 +298,26 @@ def test_only_rows_of_the_same_benchmark_and_track_count_as_on_the_board(
     assert len(records_in(board)) == 2
     # ...and a row of another benchmark cannot be superseded from this one
     before = records_in(board)
-    assert publish_submission.main(publish_args(SAMPLE, target, "--supersedes",
-                                                str(foreign.id))) == 1
+    assert (
+        publish_submission.main(publish_args(SAMPLE, target, "--supersedes", str(foreign.id))) == 1
+    )
     err = capsys.readouterr().err
-    assert f"--supersedes {foreign.id}: that row belongs to otherbench/other, not " \
-           f"{BENCH.id}/{TRACK.id}" in err
+    assert (
+        f"--supersedes {foreign.id}: that row belongs to otherbench/other, not "
+        f"{BENCH.id}/{TRACK.id}" in err
+    )
     assert records_in(board) == before
 
 
 def test_dry_run_prints_the_record_alone_and_writes_nothing(
     board: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert publish_submission.main(
-        publish_args(SAMPLE, ["--leaderboard-dir", str(board)], "--dry-run")) == 0
+    assert (
+        publish_submission.main(
+            publish_args(SAMPLE, ["--leaderboard-dir", str(board)], "--dry-run")
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     record = ledger.Record.from_json(captured.out.encode())
     assert captured.out.encode() == record.to_json()
@@ -299,12 +326,19 @@ def test_dry_run_prints_the_record_alone_and_writes_nothing(
 
 
 BAD_FLAGS = [
-    pytest.param({"--project-url": "ftp://example.org/x"}, ["--project-url", "http(s) URL"],
-                 id="ftp-url"),
-    pytest.param({"--publication-url": "example.org/paper"}, ["--publication-url", "http(s)"],
-                 id="url-without-scheme"),
-    pytest.param({"--uses-frames": "video"},
-                 ["'video' is not a known video input", *BENCH.input.choices], id="uses-frames"),
+    pytest.param(
+        {"--project-url": "ftp://example.org/x"}, ["--project-url", "http(s) URL"], id="ftp-url"
+    ),
+    pytest.param(
+        {"--publication-url": "example.org/paper"},
+        ["--publication-url", "http(s)"],
+        id="url-without-scheme",
+    ),
+    pytest.param(
+        {"--uses-frames": "video"},
+        ["'video' is not a known video input", *BENCH.input.choices],
+        id="uses-frames",
+    ),
     pytest.param({"--uses-external": "maybe"}, ["expected yes or no"], id="uses-external"),
     pytest.param({"--team-name": "  "}, ["--team-name", "blank"], id="blank-team"),
 ]
@@ -314,8 +348,15 @@ BAD_FLAGS = [
 def test_bad_flags_exit_1_and_write_nothing(
     board: Path, overrides: dict[str, str], words: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    args = ["--submission", str(SAMPLE), "--private", str(KEY), *row_flags(**overrides),
-            "--leaderboard-dir", str(board)]
+    args = [
+        "--submission",
+        str(SAMPLE),
+        "--private",
+        str(KEY),
+        *row_flags(**overrides),
+        "--leaderboard-dir",
+        str(board),
+    ]
     assert publish_submission.main(args) == 1
     err = capsys.readouterr().err
     for word in words:
@@ -343,8 +384,10 @@ def test_bad_inputs_exit_1_with_the_reason(
     assert "--private" in capsys.readouterr().err
     assert publish_submission.main(publish_args(SAMPLE, target, "--key-version", "v9")) == 1
     assert "contradicts the key file" in capsys.readouterr().err
-    assert publish_submission.main(
-        publish_args(SAMPLE, ["--leaderboard-dir", str(tmp_path / "typo")])) == 1
+    assert (
+        publish_submission.main(publish_args(SAMPLE, ["--leaderboard-dir", str(tmp_path / "typo")]))
+        == 1
+    )
     assert "no such folder" in capsys.readouterr().err
     assert publish_submission.main(["--submission", str(SAMPLE)]) == 1  # required flags missing
     assert "required" in capsys.readouterr().err
@@ -352,14 +395,14 @@ def test_bad_inputs_exit_1_with_the_reason(
     assert not (tmp_path / "typo").exists()
 
 
-def test_key_version_is_recorded_when_the_key_file_has_none(
-    board: Path, tmp_path: Path
-) -> None:
+def test_key_version_is_recorded_when_the_key_file_has_none(board: Path, tmp_path: Path) -> None:
     bare = tmp_path / "annotations_private.json"
     bare.write_text(json.dumps(json.loads(KEY.read_text())["samples"]))
     target = ["--leaderboard-dir", str(board)]
-    assert publish_submission.main(
-        publish_args(SAMPLE, target, "--key-version", "v1.1", key=bare)) == 0
+    assert (
+        publish_submission.main(publish_args(SAMPLE, target, "--key-version", "v1.1", key=bare))
+        == 0
+    )
     record = ledger.Record.from_json(next(iter(records_in(board).values())))
     assert record.provenance is not None and record.provenance.key_version == "v1.1"
 
@@ -371,7 +414,7 @@ def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
     commits = len(hub.repo(BOARD_REPO).commits)
     assert publish_submission.main(publish_args(SAMPLE, [])) == 0  # default repo, HF_ENDPOINT
     out = capsys.readouterr().out
-    (path, data), = hub_records(hub).items()
+    ((path, data),) = hub_records(hub).items()
     record = ledger.Record.from_json(data)
     assert record.path() == path and path in out and f"the Hub dataset {BOARD_REPO}" in out
     assert len(hub.repo(BOARD_REPO).commits) == commits + 1
@@ -386,14 +429,18 @@ def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
     assert publish_submission.main(publish_args(always_a, [])) == 0
     files = hub_records(hub)
     assert len(files) == 3 and files[path] == data  # never overwritten
-    superseding = [ledger.Record.from_json(d) for d in files.values()
-                   if ledger.Record.from_json(d).supersedes == record.id]
+    superseding = [
+        ledger.Record.from_json(d)
+        for d in files.values()
+        if ledger.Record.from_json(d).supersedes == record.id
+    ]
     assert len(superseding) == 1
     # the app's view hides the corrected row
     store = ledger.HubStore(BOARD_REPO, endpoint=hub.url)
     shown = ledger.BoardCache(store, BENCH, TRACK).refresh().records
-    assert {r.id for r in shown} == {r.id for r in map(ledger.Record.from_json, files.values())
-                                     if r.id != record.id}
+    assert {r.id for r in shown} == {
+        r.id for r in map(ledger.Record.from_json, files.values()) if r.id != record.id
+    }
 
 
 def test_publish_to_the_hub_with_a_read_token_fails_cleanly(
@@ -409,14 +456,14 @@ def test_publish_to_the_hub_with_a_read_token_fails_cleanly(
 
 
 def test_publish_as_a_subprocess_then_reproduce_by_uuid(hub_board: HubServer) -> None:
-    proc = run_script("publish_submission.py", *publish_args(SAMPLE, ["--leaderboard",
-                                                                      BOARD_REPO]))
+    proc = run_script("publish_submission.py", *publish_args(SAMPLE, ["--leaderboard", BOARD_REPO]))
     assert proc.returncode == 0, proc.stderr
-    (path, _), = hub_records(hub_board).items()
+    ((path, _),) = hub_records(hub_board).items()
     assert path in proc.stdout and "Overall" in proc.stdout
     uuid = Path(path).stem
-    proc = run_script("reproduce_row.py", "--record", uuid, "--submission", str(SAMPLE),
-                      "--private", str(KEY))
+    proc = run_script(
+        "reproduce_row.py", "--record", uuid, "--submission", str(SAMPLE), "--private", str(KEY)
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("reproduced")
 
@@ -435,11 +482,28 @@ def test_reproduce_a_published_row_by_path_and_by_uuid(
 ) -> None:
     capsys.readouterr()
     path = board / published.path()
-    assert reproduce_row.main(["--record", str(path), "--submission", str(SAMPLE),
-                               "--private", str(KEY)]) == 0
+    assert (
+        reproduce_row.main(
+            ["--record", str(path), "--submission", str(SAMPLE), "--private", str(KEY)]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.startswith("reproduced")
-    assert reproduce_row.main(["--record", str(published.id), "--leaderboard-dir", str(board),
-                               "--submission", str(SAMPLE), "--private", str(KEY)]) == 0
+    assert (
+        reproduce_row.main(
+            [
+                "--record",
+                str(published.id),
+                "--leaderboard-dir",
+                str(board),
+                "--submission",
+                str(SAMPLE),
+                "--private",
+                str(KEY),
+            ]
+        )
+        == 0
+    )
     assert "match bit for bit" in capsys.readouterr().out
 
 
@@ -447,8 +511,14 @@ def test_reproduce_fails_listing_each_field_when_the_submission_differs(
     board: Path, published: ledger.Record, always_a: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    args = ["--record", str(board / published.path()), "--submission", str(always_a),
-            "--private", str(KEY)]
+    args = [
+        "--record",
+        str(board / published.path()),
+        "--submission",
+        str(always_a),
+        "--private",
+        str(KEY),
+    ]
     assert reproduce_row.main(args) == 1
     err = capsys.readouterr().err
     assert err.startswith("NOT reproduced")
@@ -466,8 +536,19 @@ def test_reproduce_names_the_key_version_when_the_key_differs(
     other_key = tmp_path / "annotations_private.json"
     other_key.write_text(json.dumps(key))
     capsys.readouterr()
-    assert reproduce_row.main(["--record", str(board / published.path()),
-                               "--submission", str(SAMPLE), "--private", str(other_key)]) == 1
+    assert (
+        reproduce_row.main(
+            [
+                "--record",
+                str(board / published.path()),
+                "--submission",
+                str(SAMPLE),
+                "--private",
+                str(other_key),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert "answer key sha256" in err and "key version demo-1" in err and "demo-2" in err
     assert "submission sha256" not in err
@@ -485,8 +566,12 @@ def test_reproduce_a_tampered_record_names_the_field(
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(payload))
     capsys.readouterr()
-    assert reproduce_row.main(["--record", str(tampered), "--submission", str(SAMPLE),
-                               "--private", str(KEY)]) == 1
+    assert (
+        reproduce_row.main(
+            ["--record", str(tampered), "--submission", str(SAMPLE), "--private", str(KEY)]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     for field in ("metrics.overall", "metrics.event", "counts.overall", "counts.event"):
         assert field in err
@@ -506,8 +591,12 @@ def test_reproduce_counts_the_fields_that_differ_in_agreement(
             payload["metrics"]["overall"] += 1
         tampered.write_text(json.dumps(payload))
         capsys.readouterr()
-        assert reproduce_row.main(["--record", str(tampered), "--submission", str(SAMPLE),
-                                   "--private", str(KEY)]) == 1
+        assert (
+            reproduce_row.main(
+                ["--record", str(tampered), "--submission", str(SAMPLE), "--private", str(KEY)]
+            )
+            == 1
+        )
         err = capsys.readouterr().err
         assert err.startswith(f"NOT reproduced: {label} ({tampered}): {differ}:\n"), err
 
@@ -518,8 +607,12 @@ def test_reproduce_refuses_a_row_of_another_benchmark(
     other = tmp_path / "other.json"
     other.write_bytes(_foreign_copy(published, benchmark="otherbench").to_json())
     capsys.readouterr()
-    assert reproduce_row.main(["--record", str(other), "--submission", str(SAMPLE),
-                               "--private", str(KEY)]) == 1
+    assert (
+        reproduce_row.main(
+            ["--record", str(other), "--submission", str(SAMPLE), "--private", str(KEY)]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert f"belongs to otherbench/{TRACK.id}, not {BENCH.id}/{TRACK.id}" in err
     assert "--benchmark" in err
@@ -530,12 +623,28 @@ def test_reproduce_refuses_a_paper_row_and_an_unknown_uuid(
 ) -> None:
     paper = sorted((DEMO / "leaderboard" / "submissions").glob("*.json"))
     paper_row = next(p for p in paper if ledger.Record.from_json(p.read_bytes()).source == "paper")
-    assert reproduce_row.main(["--record", str(paper_row), "--submission", str(SAMPLE),
-                               "--private", str(KEY)]) == 1
+    assert (
+        reproduce_row.main(
+            ["--record", str(paper_row), "--submission", str(SAMPLE), "--private", str(KEY)]
+        )
+        == 1
+    )
     assert "nothing to re-score" in capsys.readouterr().err
-    assert reproduce_row.main(["--record", "00000000-0000-4000-8000-000000000000",
-                               "--leaderboard-dir", str(board), "--submission", str(SAMPLE),
-                               "--private", str(KEY)]) == 1
+    assert (
+        reproduce_row.main(
+            [
+                "--record",
+                "00000000-0000-4000-8000-000000000000",
+                "--leaderboard-dir",
+                str(board),
+                "--submission",
+                str(SAMPLE),
+                "--private",
+                str(KEY),
+            ]
+        )
+        == 1
+    )
     assert "no such row" in capsys.readouterr().err
 
 
@@ -553,8 +662,7 @@ def test_seed_into_a_folder_is_idempotent(
     records = [ledger.Record.from_json(d) for d in first.values()]
     assert len(records) == 18 and {r.source for r in records} == {"paper"}
     assert all(r.counts is None and r.provenance is None for r in records)
-    assert {(r.schema_version, r.benchmark, r.track) for r in records} == {
-        (2, BENCH.id, TRACK.id)}
+    assert {(r.schema_version, r.benchmark, r.track) for r in records} == {(2, BENCH.id, TRACK.id)}
     by_name = {r.method_name: r for r in records}
     assert by_name["Qwen-3-VL-30B-A3B"].model_size == "30B-A3B"
     assert by_name["GPT-5"].model_size == "API" and by_name["SiLVR"].model_size == ""
@@ -585,14 +693,26 @@ def test_seed_refuses_to_touch_a_row_with_other_content(
 
 
 SEED_CSVS = [
-    pytest.param("method,group,overall,note,speed\nX,General,10.0,,3\n",
-                 "found unknown speed", id="unknown-column"),
-    pytest.param("method,group,entity,note\nX,General,10.0,\n",
-                 "found missing overall", id="no-ranking-column"),
-    pytest.param("method,group,overall,note\nX,General,ten,\n",
-                 "line 2 (X): could not convert string to float", id="not-a-number"),
-    pytest.param("method,group,overall,note\nX,General,10,\nX,Video,11,\n",
-                 "1 method names appear twice (X)", id="same-method-twice"),
+    pytest.param(
+        "method,group,overall,note,speed\nX,General,10.0,,3\n",
+        "found unknown speed",
+        id="unknown-column",
+    ),
+    pytest.param(
+        "method,group,entity,note\nX,General,10.0,\n",
+        "found missing overall",
+        id="no-ranking-column",
+    ),
+    pytest.param(
+        "method,group,overall,note\nX,General,ten,\n",
+        "line 2 (X): could not convert string to float",
+        id="not-a-number",
+    ),
+    pytest.param(
+        "method,group,overall,note\nX,General,10,\nX,Video,11,\n",
+        "1 method names appear twice (X)",
+        id="same-method-twice",
+    ),
 ]
 
 
@@ -603,8 +723,7 @@ def test_seed_refuses_a_bad_csv_naming_the_problem(
     path = tmp_path / "paper.csv"
     path.write_text(text)
     folder = tmp_path / "board"
-    assert seed_paper_baselines.main(["--csv", str(path), "--leaderboard-dir",
-                                      str(folder)]) == 1
+    assert seed_paper_baselines.main(["--csv", str(path), "--leaderboard-dir", str(folder)]) == 1
     assert message in capsys.readouterr().err
     assert not folder.exists()
 
@@ -613,13 +732,19 @@ def test_seed_derives_only_the_aggregates_whose_members_are_all_printed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "paper.csv"
-    path.write_text("method,group,overall,cumulative_state_tracking,temporal_counting,"
-                    "event_ordering,note\nX-8B,General,30.0,20.0,41.0,50.0,\n")
+    path.write_text(
+        "method,group,overall,cumulative_state_tracking,temporal_counting,"
+        "event_ordering,note\nX-8B,General,30.0,20.0,41.0,50.0,\n"
+    )
     assert seed_paper_baselines.main(["--csv", str(path), "--dry-run"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
-    assert record["metrics"] == {"overall": 30.0, "cumulative_state_tracking": 20.0,
-                                 "temporal_counting": 41.0, "event_ordering": 50.0,
-                                 "entity": 30.5}  # micro over 100 + 100; event lacks a member
+    assert record["metrics"] == {
+        "overall": 30.0,
+        "cumulative_state_tracking": 20.0,
+        "temporal_counting": 41.0,
+        "event_ordering": 50.0,
+        "entity": 30.5,
+    }  # micro over 100 + 100; event lacks a member
     assert record["model_size"] == "8B"
 
 
@@ -643,8 +768,9 @@ def test_seed_the_hub_twice(hub_board: HubServer, capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])
-def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
-                                                              tmp_path: Path) -> None:
+def test_the_committed_demo_board_is_what_the_scripts_produce(
+    bench_id: str, tmp_path: Path
+) -> None:
     bench = spec.load_benchmark(bench_id)
     demo = bench.demo_dir
     folder = tmp_path / "board"
@@ -652,21 +778,28 @@ def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
     assert bench.paper is not None
     for table in bench.paper.all_tables:
         track_flag = [] if table.track == bench.paper.track else ["--track", table.track]
-        proc = run_script("seed_paper_baselines.py", "--benchmark", bench_id, *track_flag,
-                          "--leaderboard-dir", str(folder))
+        proc = run_script(
+            "seed_paper_baselines.py",
+            "--benchmark",
+            bench_id,
+            *track_flag,
+            "--leaderboard-dir",
+            str(folder),
+        )
         assert proc.returncode == 0, proc.stderr
     seeded = records_in(folder)
     committed = records_in(demo / "leaderboard")
-    paper = {n: d for n, d in committed.items()
-             if ledger.Record.from_json(d).source == "paper"}
+    paper = {n: d for n, d in committed.items() if ledger.Record.from_json(d).source == "paper"}
     assert paper == seeded
 
     # every current re-scored demo row reproduces from the submission files kept beside it,
     # with the key of its own track; a superseded one (scored on an earlier key file) has a
     # row on the current key with the same submission and numbers
     samples = sorted(demo.glob("*sample_submission.json"))
-    inputs = {hashlib.sha256(p.read_bytes()).hexdigest(): p
-              for p in [*samples, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]}
+    inputs = {
+        hashlib.sha256(p.read_bytes()).hexdigest(): p
+        for p in [*samples, *sorted((demo / "leaderboard" / "inputs").glob("*.json"))]
+    }
     records = {n: ledger.Record.from_json(d) for n, d in committed.items() if n not in paper}
     newer = {r.supersedes: r for r in records.values() if r.supersedes is not None}
     rescored = [n for n, r in records.items() if r.id not in newer]
@@ -675,16 +808,33 @@ def test_the_committed_demo_board_is_what_the_scripts_produce(bench_id: str,
         new = newer[old.id]
         assert old.provenance is not None and new.provenance is not None
         assert (new.counts, new.metrics, new.provenance.submission_sha256) == (
-            old.counts, old.metrics, old.provenance.submission_sha256)
+            old.counts,
+            old.metrics,
+            old.provenance.submission_sha256,
+        )
         assert new.provenance.key_version != old.provenance.key_version
     for name in rescored:
         record = records[name]
         assert record.provenance is not None and record.track is not None
         submission = inputs[record.provenance.submission_sha256]
         key = bench.demo_key(bench.track(record.track))
-        assert reproduce_row.main(["--benchmark", bench_id, "--track", record.track,
-                                   "--record", str(demo / "leaderboard" / "submissions" / name),
-                                   "--submission", str(submission), "--private", str(key)]) == 0
+        assert (
+            reproduce_row.main(
+                [
+                    "--benchmark",
+                    bench_id,
+                    "--track",
+                    record.track,
+                    "--record",
+                    str(demo / "leaderboard" / "submissions" / name),
+                    "--submission",
+                    str(submission),
+                    "--private",
+                    str(key),
+                ]
+            )
+            == 0
+        )
 
 
 @pytest.mark.parametrize("script", [seed_paper_baselines.main, publish_submission.main])
@@ -695,9 +845,22 @@ def test_a_leaderboard_dir_that_is_a_file_is_refused_cleanly(
     not_a_folder.write_text("")
     args = ["--leaderboard-dir", str(not_a_folder)]
     if script is publish_submission.main:
-        args += ["--submission", str(SAMPLE), "--private", str(KEY),
-                 "--team-name", "T", "--method-name", "M", "--model-size", "7B",
-                 "--uses-external", "no", "--uses-frames", "frames-only"]
+        args += [
+            "--submission",
+            str(SAMPLE),
+            "--private",
+            str(KEY),
+            "--team-name",
+            "T",
+            "--method-name",
+            "M",
+            "--model-size",
+            "7B",
+            "--uses-external",
+            "no",
+            "--uses-frames",
+            "frames-only",
+        ]
     assert script(args) == 1
     assert "not a folder" in capsys.readouterr().err
     assert not_a_folder.read_text() == ""

@@ -53,8 +53,15 @@ class Case:
         return loaded
 
     def argv(self, submission: Path) -> list[str]:
-        return ["--benchmark", self.bench.id, "--track", self.track.id,
-                "--public", str(self.public), str(submission)]
+        return [
+            "--benchmark",
+            self.bench.id,
+            "--track",
+            self.track.id,
+            "--public",
+            str(self.public),
+            str(submission),
+        ]
 
 
 def _case(bench_id: str, track_id: str, sample: str) -> Case:
@@ -62,14 +69,19 @@ def _case(bench_id: str, track_id: str, sample: str) -> Case:
     return Case(bench, bench.track(track_id), bench.demo_dir / sample)
 
 
-CASES = {c.name: c for c in (
-    _case("egomemreason", "memory", "sample_submission.json"),
-    _case("egoargus", "understanding", "sample_submission.json"),
-    _case("egoargus", "decision", "decision_sample_submission.json"),
-)}
+CASES = {
+    c.name: c
+    for c in (
+        _case("egomemreason", "memory", "sample_submission.json"),
+        _case("egoargus", "understanding", "sample_submission.json"),
+        _case("egoargus", "decision", "decision_sample_submission.json"),
+    )
+}
 
-KEYS = {name: evaluator.load_answer_key(c.track, c.bench.demo_key(c.track).read_bytes())
-        for name, c in CASES.items()}
+KEYS = {
+    name: evaluator.load_answer_key(c.track, c.bench.demo_key(c.track).read_bytes())
+    for name, c in CASES.items()
+}
 MULTIPLE_CHOICE = [n for n, c in CASES.items() if isinstance(c.track, spec.MultipleChoiceTrack)]
 DECISION = [n for n, c in CASES.items() if isinstance(c.track, spec.DecisionTrack)]
 
@@ -110,8 +122,12 @@ def _rename(old: Callable[[Case], str], new: str, upto: int | None = None) -> Ed
 
 
 def _unknown_id(case: Case, entries: list[dict[str, Any]]) -> None:
-    entries.append({**entries[0], _id(case): 999_999 if case.track.fields.id_type == "integer"
-                    else "no-such-id"})
+    entries.append(
+        {
+            **entries[0],
+            _id(case): 999_999 if case.track.fields.id_type == "integer" else "no-such-id",
+        }
+    )
 
 
 def _wrong_id_type(case: Case, entries: list[dict[str, Any]]) -> None:
@@ -164,6 +180,8 @@ EVERY_TRACK: list[tuple[str, Edit]] = [
     ("sample_id-on-some", _rename(_id, "sample_id", upto=3)),
     ("id-everywhere", _rename(_id, "id")),
 ]
+
+
 def _several_problems(case: Case, entries: list[dict[str, Any]]) -> None:
     entries[0][_pred(case)] = "ZZ"
     entries.pop()
@@ -189,15 +207,24 @@ DECISION_ONLY: list[tuple[str, Edit]] = [
     ("time-as-text", _set(decision.TIME, "12.5")),
     ("negative-time", _set(decision.TIME, -1.5, at=6)),
     ("no-time", _drop(decision.TIME, at=1)),
-    ("jsonl-broken-line", lambda case: b"\n".join(dumps(e) for e in case.entries()[:2])
-     + b'\n{"example_id": '),
+    (
+        "jsonl-broken-line",
+        lambda case: b"\n".join(dumps(e) for e in case.entries()[:2]) + b'\n{"example_id": ',
+    ),
 ]
-BAD = ([pytest.param(CASES[n], edit, id=f"{n}-{label}") for n in CASES
-        for label, edit in EVERY_TRACK]
-       + [pytest.param(CASES[n], edit, id=f"{n}-{label}") for n in MULTIPLE_CHOICE
-          for label, edit in MULTIPLE_CHOICE_ONLY]
-       + [pytest.param(CASES[n], edit, id=f"{n}-{label}") for n in DECISION
-          for label, edit in DECISION_ONLY])
+BAD = (
+    [pytest.param(CASES[n], edit, id=f"{n}-{label}") for n in CASES for label, edit in EVERY_TRACK]
+    + [
+        pytest.param(CASES[n], edit, id=f"{n}-{label}")
+        for n in MULTIPLE_CHOICE
+        for label, edit in MULTIPLE_CHOICE_ONLY
+    ]
+    + [
+        pytest.param(CASES[n], edit, id=f"{n}-{label}")
+        for n in DECISION
+        for label, edit in DECISION_ONLY
+    ]
+)
 
 
 def score_tab_message(case: Case, data: bytes) -> str:
@@ -209,7 +236,8 @@ def score_tab_message(case: Case, data: bytes) -> str:
 
 @pytest.mark.parametrize(("case", "edit"), BAD)
 def test_a_bad_submission_gets_exactly_the_score_tab_message(
-        case: Case, edit: Edit, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case: Case, edit: Edit, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = edit(case)
     expected = score_tab_message(case, data)
     submission = tmp_path / "submission.json"
@@ -221,25 +249,32 @@ def test_a_bad_submission_gets_exactly_the_score_tab_message(
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES)
-def test_the_demo_sample_submission_passes(case: Case,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_demo_sample_submission_passes(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     result = evaluator.score(case.key, case.sample.read_bytes())
     assert validate_submission.main(case.argv(case.sample)) == 0
     out, err = capsys.readouterr()
     noun = "questions" if isinstance(case.track, spec.MultipleChoiceTrack) else "episodes"
-    version = (f"key version {result.key_version}" if result.key_version is not None
-               else "unversioned: the public file names no key_version")
-    assert out == (f"valid: {len(case.key)} answers, {result.n_abstained} abstentions, for the "
-                   f"{len(case.key)} {noun} of {case.name} ({version})\n")
+    version = (
+        f"key version {result.key_version}"
+        if result.key_version is not None
+        else "unversioned: the public file names no key_version"
+    )
+    assert out == (
+        f"valid: {len(case.key)} answers, {result.n_abstained} abstentions, for the "
+        f"{len(case.key)} {noun} of {case.name} ({version})\n"
+    )
     assert err == ""
 
 
 def test_the_summary_names_answers_abstentions_questions_and_the_key_version(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     case = CASES["egomemreason/memory"]
     assert validate_submission.main(case.argv(case.sample)) == 0
-    assert capsys.readouterr().out == ("valid: 500 answers, 11 abstentions, for the 500 "
-                                       "questions of egomemreason/memory (key version demo-1)\n")
+    assert capsys.readouterr().out == (
+        "valid: 500 answers, 11 abstentions, for the 500 "
+        "questions of egomemreason/memory (key version demo-1)\n"
+    )
 
 
 def test_one_abstention_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -281,14 +316,18 @@ def test_validate_is_what_score_runs_first() -> None:
     questions = evaluator.load_questions(case.track, case.public.read_bytes())
     assert isinstance(questions, evaluator.QuestionSet)
     answers = evaluator.validate(questions, case.sample.read_bytes())
-    assert answers == {e["example_id"]: (e["predicted_answer"] or "").strip().upper() or None
-                       for e in case.entries()}
+    assert answers == {
+        e["example_id"]: (e["predicted_answer"] or "").strip().upper() or None
+        for e in case.entries()
+    }
 
 
 def _public_rows(case: Case) -> list[dict[str, Any]]:
     track = case.track
-    return [dict(r) for r in
-            evaluator.read_rows(track, case.public.read_bytes(), track.public.format).records]
+    return [
+        dict(r)
+        for r in evaluator.read_rows(track, case.public.read_bytes(), track.public.format).records
+    ]
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:
@@ -304,44 +343,65 @@ def test_a_public_file_is_checked_as_the_key_is_but_for_the_answers() -> None:
         evaluator.load_questions(case.track, _jsonl(rows))
     assert str(info.value) == (
         "invalid public file annotations_public.jsonl: 1 duplicate example_id (1); 1 question "
-        "whose option letters are not A.. without gaps, 4 to 10 of them (3)")
+        "whose option letters are not A.. without gaps, 4 to 10 of them (3)"
+    )
     del rows[0]["options"]
     rows[5] = 17  # type: ignore[call-overload]
     with pytest.raises(evaluator.PublicFileError) as info:
         evaluator.load_questions(case.track, _jsonl(rows))
     assert str(info.value) == (
         "the public file annotations_public.jsonl has 2 invalid fields: example_id 1: options: "
-        "Field required; the 6th question: entry: expected a JSON object")
+        "Field required; the 6th question: entry: expected a JSON object"
+    )
 
 
 def test_a_decision_public_file_is_checked_for_its_ids() -> None:
     case = CASES["egoargus/decision"]
     rows = _public_rows(case)
     rows[3]["example_id"] = rows[0]["example_id"]
-    with pytest.raises(evaluator.PublicFileError, match=r"^invalid public file "
-                       r"decision_public\.jsonl: 1 duplicate example_id \(ep-000001\)$"):
+    with pytest.raises(
+        evaluator.PublicFileError,
+        match=r"^invalid public file "
+        r"decision_public\.jsonl: 1 duplicate example_id \(ep-000001\)$",
+    ):
         evaluator.load_questions(case.track, _jsonl(rows))
     del rows[3]["example_id"]
-    with pytest.raises(evaluator.PublicFileError, match=r"has 1 invalid field: the 4th episode: "
-                       r"example_id: Field required$"):
+    with pytest.raises(
+        evaluator.PublicFileError,
+        match=r"has 1 invalid field: the 4th episode: "
+        r"example_id: Field required$",
+    ):
         evaluator.load_questions(case.track, _jsonl(rows))
     with pytest.raises(evaluator.PublicFileError, match="no episodes at all"):
         evaluator.load_questions(case.track, b"\n")
 
 
-def test_a_bad_public_file_is_a_one_line_error(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_public_file_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     case = CASES["egomemreason/memory"]
     public = tmp_path / "annotations_public.jsonl"
     public.write_bytes(b'{"example_id": 1,\n')
     argv = ["--benchmark", case.bench.id, "--public", str(public), str(case.sample)]
     assert validate_submission.main(argv) == 1
     err = capsys.readouterr().err
-    assert err == (f"error: --public {public}: the public file annotations_public.jsonl: line 1 "
-                   "is not valid JSON (Expecting property name enclosed in double quotes: line 1 "
-                   "column 18 (char 17))\n")
-    assert validate_submission.main(["--benchmark", case.bench.id, "--public",
-                                     str(tmp_path / "absent.jsonl"), str(case.sample)]) == 1
+    assert err == (
+        f"error: --public {public}: the public file annotations_public.jsonl: line 1 "
+        "is not valid JSON (Expecting property name enclosed in double quotes: line 1 "
+        "column 18 (char 17))\n"
+    )
+    assert (
+        validate_submission.main(
+            [
+                "--benchmark",
+                case.bench.id,
+                "--public",
+                str(tmp_path / "absent.jsonl"),
+                str(case.sample),
+            ]
+        )
+        == 1
+    )
     assert capsys.readouterr().err.startswith("error: cannot read the public file: ")
 
 
@@ -367,8 +427,14 @@ AUDITED = textwrap.dedent("""
 
 def run_audited(*args: str) -> tuple[subprocess.CompletedProcess[str], list[str], str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", AUDITED, *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", AUDITED, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     message, _, listed = proc.stderr.partition("\nOPENED ")
     return proc, listed.rstrip("\n").split("\nOPENED "), message
 
@@ -380,8 +446,11 @@ def test_as_a_subprocess_it_never_opens_a_private_key(case: Case, tmp_path: Path
     assert proc.stdout.startswith("valid: ")
     assert message == ""
     assert str(case.public) in opened and str(case.sample) in opened
-    keys = {t.key.name for b in (spec.load_benchmark(n) for n in ("egomemreason", "egoargus"))
-            for t in b.tracks}
+    keys = {
+        t.key.name
+        for b in (spec.load_benchmark(n) for n in ("egomemreason", "egoargus"))
+        for t in b.tracks
+    }
     assert not [p for p in opened if Path(p).name in keys]
 
     bad = tmp_path / "bad.json"
@@ -395,19 +464,34 @@ def test_as_a_subprocess_it_never_opens_a_private_key(case: Case, tmp_path: Path
 
 def test_the_benchmark_defaults_to_the_environment(tmp_path: Path) -> None:
     case = CASES["egoargus/understanding"]
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-           "LEADERBOARD_BENCHMARK": "egoargus"}
-    proc = subprocess.run([sys.executable, "scripts/validate_submission.py", "--public",
-                           str(case.public), str(case.sample)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        "LEADERBOARD_BENCHMARK": "egoargus",
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "scripts/validate_submission.py",
+            "--public",
+            str(case.public),
+            str(case.sample),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "for the 6978 questions of egoargus/understanding" in proc.stdout
 
 
 def test_help_names_the_public_file_and_shows_an_example(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    assert validate_submission.main(["--benchmark", "egoargus", "--track", "decision",
-                                     "--help"]) == 0
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        validate_submission.main(["--benchmark", "egoargus", "--track", "decision", "--help"]) == 0
+    )
     text = capsys.readouterr().out
     assert "Example:" in text and "python scripts/validate_submission.py" in text
     assert "decision_public.jsonl (jsonl)" in text

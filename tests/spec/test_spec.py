@@ -15,8 +15,9 @@ import pytest
 import spec
 from evaluator.kinds import decision
 
-BASE = tomllib.loads((spec.BENCHMARKS_DIR / "egomemreason" / spec.SPEC_FILENAME).read_text(
-    encoding="utf-8"))
+BASE = tomllib.loads(
+    (spec.BENCHMARKS_DIR / "egomemreason" / spec.SPEC_FILENAME).read_text(encoding="utf-8")
+)
 FOLDER = Path("/benchmarks/broken")
 
 Edit = Callable[[dict[str, Any]], None]
@@ -38,93 +39,197 @@ def _set(getter: Callable[[dict[str, Any]], dict[str, Any]], name: str, value: o
 
 def _second_grouping(total: int) -> Edit:
     def edit(doc: dict[str, Any]) -> None:
-        _track(doc)["groupings"].append({
-            "id": "split", "field": "split", "title": "Splits",
-            "groups": [{"value": "a", "key": "split_a", "label": "A", "size": total - 100},
-                       {"value": "b", "key": "split_b", "label": "B", "size": 100}]})
+        _track(doc)["groupings"].append(
+            {
+                "id": "split",
+                "field": "split",
+                "title": "Splits",
+                "groups": [
+                    {"value": "a", "key": "split_a", "label": "A", "size": total - 100},
+                    {"value": "b", "key": "split_b", "label": "B", "size": 100},
+                ],
+            }
+        )
+
     return edit
 
 
 BROKEN: list[tuple[str, Edit, str]] = [
-    ("size-as-string", _set(lambda d: _group(d, 3), "size", "100"),
-     'tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"'),
-    ("size-negative", _set(lambda d: _group(d, 3), "size", -100),
-     "tracks[0].groupings[0].groups[3].size: expected a positive integer, got -100"),
-    ("size-zero", _set(lambda d: _group(d, 0), "size", 0),
-     "tracks[0].groupings[0].groups[0].size: expected a positive integer, got 0"),
-    ("size-boolean", _set(lambda d: _group(d, 0), "size", True),
-     "tracks[0].groupings[0].groups[0].size: expected a positive integer, got True"),
+    (
+        "size-as-string",
+        _set(lambda d: _group(d, 3), "size", "100"),
+        'tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"',
+    ),
+    (
+        "size-negative",
+        _set(lambda d: _group(d, 3), "size", -100),
+        "tracks[0].groupings[0].groups[3].size: expected a positive integer, got -100",
+    ),
+    (
+        "size-zero",
+        _set(lambda d: _group(d, 0), "size", 0),
+        "tracks[0].groupings[0].groups[0].size: expected a positive integer, got 0",
+    ),
+    (
+        "size-boolean",
+        _set(lambda d: _group(d, 0), "size", True),
+        "tracks[0].groupings[0].groups[0].size: expected a positive integer, got True",
+    ),
     ("missing-hub", lambda d: d.pop("hub"), "hub: missing; expected this field"),
-    ("missing-track-key", lambda d: _track(d).pop("key"),
-     "tracks[0].key: missing; expected this field"),
-    ("unknown-top-level-key", _set(lambda d: d, "colour", "blue"),
-     "colour: unknown field; remove it or check its spelling"),
-    ("unknown-track-key", _set(_track, "groups", []),
-     "tracks[0].groups: unknown field; remove it or check its spelling"),
-    ("unknown-kind", _set(_track, "kind", "open_ended"),
-     "tracks[0].kind: expected 'multiple_choice', got \"open_ended\""),
-    ("duplicate-metric-key", _set(lambda d: _track(d)["aggregates"][1], "key", "entity"),
-     "tracks[0]: the metric key 'entity' is declared 2 times"),
-    ("group-key-as-aggregate-key",
-     _set(lambda d: _group(d, 0), "key", "behavior"),
-     "tracks[0]: the metric key 'behavior' is declared 2 times"),
-    ("duplicate-group-value", _set(lambda d: _group(d, 1), "value", "Cumulative State Tracking"),
-     "tracks[0].groupings[0].groups: the value 'Cumulative State Tracking' appears 2 times"),
-    ("aggregate-of-nothing", _set(lambda d: _track(d)["aggregates"][0], "of", ["nothing"]),
-     "tracks[0].aggregates[0].of: 'nothing' is neither a group key nor a grouping id of this "
-     "track"),
-    ("aggregate-of-empty", _set(lambda d: _track(d)["aggregates"][0], "of", []),
-     "tracks[0].aggregates[0].of: expected at least one entry, got none"),
-    ("groupings-cover-different-totals", _second_grouping(400),
-     "tracks[0].groupings[1] (split): its groups have 400 rows in all, but groupings[0] "
-     "(query_type) has 500; every grouping covers every row"),
-    ("options-min-above-max", _set(_track, "options", {"letters": "ABCDEFGHIJ", "min": 6,
-                                                      "max": 5}),
-     "tracks[0].options: expected 1 <= min <= max <= 10 (the letters), got min 6, max 5"),
-    ("options-max-above-letters", _set(_track, "options", {"letters": "ABCD", "min": 2,
-                                                          "max": 5}),
-     "tracks[0].options: expected 1 <= min <= max <= 4 (the letters), got min 2, max 5"),
-    ("options-lowercase-letters", _set(_track, "options", {"letters": "abcd"}),
-     "tracks[0].options.letters: expected a string matching ^[A-Z]{2,26}$, got \"abcd\""),
-    ("paper-track-unknown", _set(lambda d: d["paper"], "track", "video"),
-     "paper.track: expected one of memory, got 'video'"),
-    ("unnamed-records-track-unknown", _set(lambda d: d, "unnamed_records_track", "video"),
-     "unnamed_records_track: expected one of memory, got 'video'"),
-    ("view-unknown-metric", _set(lambda d: _track(d)["views"][0], "metrics", ["entity", "nope"]),
-     "tracks[0].views[0].metrics: unknown metric 'nope'; known: "),
-    ("chart-unknown-metric", _set(_track, "chart", ["overall", "nope"]),
-     "tracks[0].chart: unknown metric 'nope'"),
-    ("view-unknown-column", _set(lambda d: _track(d)["views"][0], "columns", ["elo"]),
-     "tracks[0].views[0].columns[0]: expected 'rank_range', 'source',"),
-    ("no-views", _set(_track, "views", []),
-     "tracks[0].views: expected at least one entry, got none"),
-    ("bad-email", _set(lambda d: d, "contact_email", "maintainers at example.org"),
-     "contact_email: expected a string matching"),
-    ("bad-repo-id", _set(lambda d: d["hub"], "private_repo", "EgoMemReason-Private"),
-     "hub.private_repo: expected a string matching"),
-    ("bad-records-repo-id", _set(lambda d: d["hub"], "records_repo", "a/b/c"),
-     "hub.records_repo: expected a string matching"),
-    ("bad-url", _set(lambda d: d["links"], "paper", "arxiv.org/abs/2605.09874"),
-     "links.paper: expected a string matching"),
-    ("bad-namespace", _set(lambda d: d["paper"], "namespace", "not-a-uuid"),
-     "paper.namespace: expected a uuid, got \"not-a-uuid\""),
-    ("duplicate-track-id", lambda d: d["tracks"].append(copy.deepcopy(_track(d))),
-     "tracks: the track id 'memory' is declared 2 times"),
-    ("out-of-option-rows-cover-everything",
-     _set(_track, "out_of_option", {"field": "label_status", "value": "out_of_option",
-                                    "rows": 500}),
-     "tracks[0].out_of_option.rows: expected fewer than the 500 rows of the track, got 500"),
-    ("out-of-option-rows-negative",
-     _set(_track, "out_of_option", {"field": "label_status", "value": "out_of_option",
-                                    "rows": -1}),
-     "tracks[0].out_of_option.rows: expected an integer >= 0, got -1"),
-    ("id-type-unknown", _set(lambda d: _track(d)["fields"], "id_type", "uuid"),
-     "tracks[0].fields.id_type: expected 'integer' or 'string', got \"uuid\""),
+    (
+        "missing-track-key",
+        lambda d: _track(d).pop("key"),
+        "tracks[0].key: missing; expected this field",
+    ),
+    (
+        "unknown-top-level-key",
+        _set(lambda d: d, "colour", "blue"),
+        "colour: unknown field; remove it or check its spelling",
+    ),
+    (
+        "unknown-track-key",
+        _set(_track, "groups", []),
+        "tracks[0].groups: unknown field; remove it or check its spelling",
+    ),
+    (
+        "unknown-kind",
+        _set(_track, "kind", "open_ended"),
+        "tracks[0].kind: expected 'multiple_choice', got \"open_ended\"",
+    ),
+    (
+        "duplicate-metric-key",
+        _set(lambda d: _track(d)["aggregates"][1], "key", "entity"),
+        "tracks[0]: the metric key 'entity' is declared 2 times",
+    ),
+    (
+        "group-key-as-aggregate-key",
+        _set(lambda d: _group(d, 0), "key", "behavior"),
+        "tracks[0]: the metric key 'behavior' is declared 2 times",
+    ),
+    (
+        "duplicate-group-value",
+        _set(lambda d: _group(d, 1), "value", "Cumulative State Tracking"),
+        "tracks[0].groupings[0].groups: the value 'Cumulative State Tracking' appears 2 times",
+    ),
+    (
+        "aggregate-of-nothing",
+        _set(lambda d: _track(d)["aggregates"][0], "of", ["nothing"]),
+        "tracks[0].aggregates[0].of: 'nothing' is neither a group key nor a grouping id of this "
+        "track",
+    ),
+    (
+        "aggregate-of-empty",
+        _set(lambda d: _track(d)["aggregates"][0], "of", []),
+        "tracks[0].aggregates[0].of: expected at least one entry, got none",
+    ),
+    (
+        "groupings-cover-different-totals",
+        _second_grouping(400),
+        "tracks[0].groupings[1] (split): its groups have 400 rows in all, but groupings[0] "
+        "(query_type) has 500; every grouping covers every row",
+    ),
+    (
+        "options-min-above-max",
+        _set(_track, "options", {"letters": "ABCDEFGHIJ", "min": 6, "max": 5}),
+        "tracks[0].options: expected 1 <= min <= max <= 10 (the letters), got min 6, max 5",
+    ),
+    (
+        "options-max-above-letters",
+        _set(_track, "options", {"letters": "ABCD", "min": 2, "max": 5}),
+        "tracks[0].options: expected 1 <= min <= max <= 4 (the letters), got min 2, max 5",
+    ),
+    (
+        "options-lowercase-letters",
+        _set(_track, "options", {"letters": "abcd"}),
+        'tracks[0].options.letters: expected a string matching ^[A-Z]{2,26}$, got "abcd"',
+    ),
+    (
+        "paper-track-unknown",
+        _set(lambda d: d["paper"], "track", "video"),
+        "paper.track: expected one of memory, got 'video'",
+    ),
+    (
+        "unnamed-records-track-unknown",
+        _set(lambda d: d, "unnamed_records_track", "video"),
+        "unnamed_records_track: expected one of memory, got 'video'",
+    ),
+    (
+        "view-unknown-metric",
+        _set(lambda d: _track(d)["views"][0], "metrics", ["entity", "nope"]),
+        "tracks[0].views[0].metrics: unknown metric 'nope'; known: ",
+    ),
+    (
+        "chart-unknown-metric",
+        _set(_track, "chart", ["overall", "nope"]),
+        "tracks[0].chart: unknown metric 'nope'",
+    ),
+    (
+        "view-unknown-column",
+        _set(lambda d: _track(d)["views"][0], "columns", ["elo"]),
+        "tracks[0].views[0].columns[0]: expected 'rank_range', 'source',",
+    ),
+    (
+        "no-views",
+        _set(_track, "views", []),
+        "tracks[0].views: expected at least one entry, got none",
+    ),
+    (
+        "bad-email",
+        _set(lambda d: d, "contact_email", "maintainers at example.org"),
+        "contact_email: expected a string matching",
+    ),
+    (
+        "bad-repo-id",
+        _set(lambda d: d["hub"], "private_repo", "EgoMemReason-Private"),
+        "hub.private_repo: expected a string matching",
+    ),
+    (
+        "bad-records-repo-id",
+        _set(lambda d: d["hub"], "records_repo", "a/b/c"),
+        "hub.records_repo: expected a string matching",
+    ),
+    (
+        "bad-url",
+        _set(lambda d: d["links"], "paper", "arxiv.org/abs/2605.09874"),
+        "links.paper: expected a string matching",
+    ),
+    (
+        "bad-namespace",
+        _set(lambda d: d["paper"], "namespace", "not-a-uuid"),
+        'paper.namespace: expected a uuid, got "not-a-uuid"',
+    ),
+    (
+        "duplicate-track-id",
+        lambda d: d["tracks"].append(copy.deepcopy(_track(d))),
+        "tracks: the track id 'memory' is declared 2 times",
+    ),
+    (
+        "out-of-option-rows-cover-everything",
+        _set(
+            _track,
+            "out_of_option",
+            {"field": "label_status", "value": "out_of_option", "rows": 500},
+        ),
+        "tracks[0].out_of_option.rows: expected fewer than the 500 rows of the track, got 500",
+    ),
+    (
+        "out-of-option-rows-negative",
+        _set(
+            _track, "out_of_option", {"field": "label_status", "value": "out_of_option", "rows": -1}
+        ),
+        "tracks[0].out_of_option.rows: expected an integer >= 0, got -1",
+    ),
+    (
+        "id-type-unknown",
+        _set(lambda d: _track(d)["fields"], "id_type", "uuid"),
+        "tracks[0].fields.id_type: expected 'integer' or 'string', got \"uuid\"",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("edit", "message"), [(e, m) for _, e, m in BROKEN],
-                         ids=[name for name, _, _ in BROKEN])
+@pytest.mark.parametrize(
+    ("edit", "message"), [(e, m) for _, e, m in BROKEN], ids=[name for name, _, _ in BROKEN]
+)
 def test_a_broken_spec_names_its_toml_path_and_the_problem(edit: Edit, message: str) -> None:
     doc = copy.deepcopy(BASE)
     edit(doc)
@@ -150,8 +255,11 @@ def test_several_validation_problems_are_all_reported_at_once() -> None:
         spec.parse_benchmark(doc, FOLDER)
     text = str(raised.value)
     assert text.startswith(f"{FOLDER / spec.SPEC_FILENAME} has 3 problems:\n- ")
-    for part in ("hub: missing", "tracks[0].kind: expected 'multiple_choice'",
-                 'tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"'):
+    for part in (
+        "hub: missing",
+        "tracks[0].kind: expected 'multiple_choice'",
+        'tracks[0].groupings[0].groups[3].size: expected a positive integer, got "100"',
+    ):
         assert part in text
 
 
@@ -164,8 +272,11 @@ def test_several_consistency_problems_are_all_reported_at_once() -> None:
         spec.parse_benchmark(doc, FOLDER)
     text = str(raised.value)
     assert "has 3 problems:" in text
-    for part in ("the value 'Cumulative State Tracking' appears 2 times",
-                 "aggregates[0].of: 'nothing' is neither", "paper.track: expected one of memory"):
+    for part in (
+        "the value 'Cumulative State Tracking' appears 2 times",
+        "aggregates[0].of: 'nothing' is neither",
+        "paper.track: expected one of memory",
+    ):
         assert part in text
 
 
@@ -195,14 +306,18 @@ def test_load_benchmark_accepts_a_folder_path() -> None:
 
 
 def test_load_benchmark_of_an_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(spec.SpecError, match=r"no benchmark 'no-such-bench': give an id under "
-                                             r"benchmarks/ \(.*egoargus.*egomemreason"):
+    with pytest.raises(
+        spec.SpecError,
+        match=r"no benchmark 'no-such-bench': give an id under "
+        r"benchmarks/ \(.*egoargus.*egomemreason",
+    ):
         spec.load_benchmark("no-such-bench")
 
 
 def test_load_benchmark_of_a_folder_without_a_spec(tmp_path: Path) -> None:
-    with pytest.raises(spec.SpecError,
-                       match=r"holds no benchmark\.toml; a benchmark folder needs one"):
+    with pytest.raises(
+        spec.SpecError, match=r"holds no benchmark\.toml; a benchmark folder needs one"
+    ):
         spec.load_benchmark(str(tmp_path))
 
 
@@ -227,8 +342,11 @@ def _copy_spec(tmp_path: Path, *names: str) -> Path:
 
 def test_load_benchmark_of_a_folder_lacking_about_md(tmp_path: Path) -> None:
     folder = _copy_spec(tmp_path, "citation.bib")
-    with pytest.raises(spec.SpecError, match=r"lacks about\.md: a benchmark folder holds its "
-                                             r"About text and citation beside benchmark\.toml"):
+    with pytest.raises(
+        spec.SpecError,
+        match=r"lacks about\.md: a benchmark folder holds its "
+        r"About text and citation beside benchmark\.toml",
+    ):
         spec.load_benchmark(str(folder))
 
 
@@ -240,18 +358,20 @@ def test_load_benchmark_of_a_folder_lacking_both_prose_files(tmp_path: Path) -> 
 def test_load_benchmark_reports_spec_problems_with_the_folder_s_path(tmp_path: Path) -> None:
     folder = _copy_spec(tmp_path, "about.md", "citation.bib")
     text = (folder / spec.SPEC_FILENAME).read_text(encoding="utf-8")
-    (folder / spec.SPEC_FILENAME).write_text(text.replace("size = 100", 'size = "100"', 1),
-                                             encoding="utf-8")
+    (folder / spec.SPEC_FILENAME).write_text(
+        text.replace("size = 100", 'size = "100"', 1), encoding="utf-8"
+    )
     with pytest.raises(spec.SpecError) as raised:
         spec.load_benchmark(str(folder))
     assert str(raised.value) == (
         f"{folder.resolve() / spec.SPEC_FILENAME}: tracks[0].groupings[0].groups[0].size: "
-        'expected a positive integer, got "100"')
+        'expected a positive integer, got "100"'
+    )
     assert spec.load_benchmark(str(_copy_spec(tmp_path))).id == "egomemreason"
 
 
 def test_an_aggregate_over_all_rows_is_refused_as_an_unknown_name() -> None:
-    """"all" is the answerable overall's own word, not a group: it would crash the sizes."""
+    """ "all" is the answerable overall's own word, not a group: it would crash the sizes."""
     document = copy.deepcopy(BASE)
     document["tracks"][0]["aggregates"][0]["of"] = ["all"]
     with pytest.raises(spec.SpecError, match="'all' is neither a group key nor a grouping id"):
@@ -267,8 +387,9 @@ def test_repeated_option_letters_are_refused() -> None:
 
 # --- a decision track (EgoArgus's second) -----------------------------------------------------
 
-ARGUS = tomllib.loads((spec.BENCHMARKS_DIR / "egoargus" / spec.SPEC_FILENAME).read_text(
-    encoding="utf-8"))
+ARGUS = tomllib.loads(
+    (spec.BENCHMARKS_DIR / "egoargus" / spec.SPEC_FILENAME).read_text(encoding="utf-8")
+)
 
 
 def _decision(doc: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +400,8 @@ def _decision(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _drop_metric(key: str) -> Edit:
     return lambda doc: _decision(doc).__setitem__(
-        "metrics", [m for m in _decision(doc)["metrics"] if m["key"] != key])
+        "metrics", [m for m in _decision(doc)["metrics"] if m["key"] != key]
+    )
 
 
 def _metric(index: int, **fields: object) -> Edit:
@@ -287,67 +409,135 @@ def _metric(index: int, **fields: object) -> Edit:
 
 
 BROKEN_DECISION: list[tuple[str, Edit, str]] = [
-    ("metric-missing", _drop_metric("decision_recall"),
-     "tracks[1].metrics: expected each metric of a decision track once (decision_f1, "
-     "decision_precision, decision_recall, "),
-    ("metric-unknown", _metric(0, key="decision_auc"),
-     "found missing decision_f1; unknown decision_auc"),
-    ("metric-twice", _metric(1, key="decision_f1"),
-     "tracks[1].metrics: the metric key 'decision_f1' is declared 2 times"),
-    ("seconds-as-ratio", _metric(6, display="ratio"),
-     "tracks[1].metrics[6].display: timing_mae_s is a time in seconds, shown as 'seconds'; got "
-     "'ratio'"),
-    ("proportion-in-seconds", _metric(0, display="seconds"),
-     "tracks[1].metrics[0].display: decision_f1 is a proportion, shown as 'percent' or 'ratio'; "
-     "got 'seconds'"),
-    ("display-unknown", _metric(0, display="stars"),
-     "tracks[1].metrics[0].display: expected 'percent', 'ratio', 'seconds' or 'count', got "
-     '"stars"'),
-    ("better-unknown", _metric(0, better="up"),
-     "tracks[1].metrics[0].better: expected 'higher', 'lower' or 'zero', got \"up\""),
-    ("by-scenario-elsewhere", _metric(0, by_scenario=True),
-     "tracks[1].metrics[0].by_scenario: expected false, got true (the metric shown per scenario "
-     "is decision_accuracy)"),
-    ("ranking-lower-is-better", lambda d: _decision(d).update(ranking="timing_mae_s"),
-     "tracks[1].ranking: expected one of this track's metrics where higher is better "
-     "(decision_f1, decision_precision, "),
-    ("ranking-missing", lambda d: _decision(d).pop("ranking"),
-     "tracks[1].ranking: missing; expected this field"),
-    ("label-twice", _metric(1, label="F1"),
-     "tracks[1]: the label 'F1' is given to 2 metrics; each column of the board needs its own"),
-    ("paper-metric-unprefixed", lambda d: _decision(d)["paper_metrics"][0].update(key="f1"),
-     "tracks[1].paper_metrics[0].key: expected a key starting with 'paper_' (a paper-only "
-     "metric), got 'f1'"),
-    ("paper-ranking-unknown", lambda d: _decision(d).update(paper_ranking="decision_f1"),
-     "tracks[1].paper_ranking: expected one of the paper metrics (paper_f1, "),
-    ("silent-scenario-unknown", lambda d: _decision(d).update(silent_scenario="quiet"),
-     "tracks[1].silent_scenario: expected one of the values of its scenarios.groups "
-     "(multimodal_grounded, "),
-    ("csv-key", lambda d: _decision(d)["key"].update(format="csv"),
-     "tracks[1].key.format: expected 'json' or 'jsonl' (a decision track's files are JSON), got "
-     "'csv'"),
-    ("chart-of-two-displays", lambda d: _decision(d).update(chart=["decision_f1",
-                                                                   "decision_accuracy"]),
-     "tracks[1].chart: expected metrics of one display (one axis), got decision_f1 (ratio), "
-     "decision_accuracy (percent)"),
-    ("view-unknown-metric", lambda d: _decision(d)["views"][0].update(metrics=["nope"]),
-     "tracks[1].views[0].metrics: unknown metric 'nope'; known: decision_f1, "),
-    ("multiple-choice-field", lambda d: _decision(d).update(options={"letters": "AB"}),
-     "tracks[1].options: unknown field; remove it or check its spelling"),
-    ("scenario-size-as-string", lambda d: _decision(d)["scenarios"]["groups"][0].update(
-        size="116"), 'tracks[1].scenarios.groups[0].size: expected a positive integer, got "116"'),
-    ("kind-misspelt", lambda d: _decision(d).update(kind="decisions"),
-     "tracks[1].kind: expected 'multiple_choice', got \"decisions\" (checked as a "
-     "multiple-choice track; the other kind is 'decision')"),
-    ("paper-table-of-no-track", lambda d: d["paper"]["tables"][0].update(track="video"),
-     "paper.tables[0].track: expected one of decision, understanding, got 'video'"),
-    ("two-tables-for-a-track", lambda d: d["paper"]["tables"][0].update(track="understanding"),
-     "paper: 2 tables give the rows of the track 'understanding'; give each track one table"),
+    (
+        "metric-missing",
+        _drop_metric("decision_recall"),
+        "tracks[1].metrics: expected each metric of a decision track once (decision_f1, "
+        "decision_precision, decision_recall, ",
+    ),
+    (
+        "metric-unknown",
+        _metric(0, key="decision_auc"),
+        "found missing decision_f1; unknown decision_auc",
+    ),
+    (
+        "metric-twice",
+        _metric(1, key="decision_f1"),
+        "tracks[1].metrics: the metric key 'decision_f1' is declared 2 times",
+    ),
+    (
+        "seconds-as-ratio",
+        _metric(6, display="ratio"),
+        "tracks[1].metrics[6].display: timing_mae_s is a time in seconds, shown as 'seconds'; got "
+        "'ratio'",
+    ),
+    (
+        "proportion-in-seconds",
+        _metric(0, display="seconds"),
+        "tracks[1].metrics[0].display: decision_f1 is a proportion, shown as 'percent' or 'ratio'; "
+        "got 'seconds'",
+    ),
+    (
+        "display-unknown",
+        _metric(0, display="stars"),
+        "tracks[1].metrics[0].display: expected 'percent', 'ratio', 'seconds' or 'count', got "
+        '"stars"',
+    ),
+    (
+        "better-unknown",
+        _metric(0, better="up"),
+        "tracks[1].metrics[0].better: expected 'higher', 'lower' or 'zero', got \"up\"",
+    ),
+    (
+        "by-scenario-elsewhere",
+        _metric(0, by_scenario=True),
+        "tracks[1].metrics[0].by_scenario: expected false, got true (the metric shown per scenario "
+        "is decision_accuracy)",
+    ),
+    (
+        "ranking-lower-is-better",
+        lambda d: _decision(d).update(ranking="timing_mae_s"),
+        "tracks[1].ranking: expected one of this track's metrics where higher is better "
+        "(decision_f1, decision_precision, ",
+    ),
+    (
+        "ranking-missing",
+        lambda d: _decision(d).pop("ranking"),
+        "tracks[1].ranking: missing; expected this field",
+    ),
+    (
+        "label-twice",
+        _metric(1, label="F1"),
+        "tracks[1]: the label 'F1' is given to 2 metrics; each column of the board needs its own",
+    ),
+    (
+        "paper-metric-unprefixed",
+        lambda d: _decision(d)["paper_metrics"][0].update(key="f1"),
+        "tracks[1].paper_metrics[0].key: expected a key starting with 'paper_' (a paper-only "
+        "metric), got 'f1'",
+    ),
+    (
+        "paper-ranking-unknown",
+        lambda d: _decision(d).update(paper_ranking="decision_f1"),
+        "tracks[1].paper_ranking: expected one of the paper metrics (paper_f1, ",
+    ),
+    (
+        "silent-scenario-unknown",
+        lambda d: _decision(d).update(silent_scenario="quiet"),
+        "tracks[1].silent_scenario: expected one of the values of its scenarios.groups "
+        "(multimodal_grounded, ",
+    ),
+    (
+        "csv-key",
+        lambda d: _decision(d)["key"].update(format="csv"),
+        "tracks[1].key.format: expected 'json' or 'jsonl' (a decision track's files are JSON), got "
+        "'csv'",
+    ),
+    (
+        "chart-of-two-displays",
+        lambda d: _decision(d).update(chart=["decision_f1", "decision_accuracy"]),
+        "tracks[1].chart: expected metrics of one display (one axis), got decision_f1 (ratio), "
+        "decision_accuracy (percent)",
+    ),
+    (
+        "view-unknown-metric",
+        lambda d: _decision(d)["views"][0].update(metrics=["nope"]),
+        "tracks[1].views[0].metrics: unknown metric 'nope'; known: decision_f1, ",
+    ),
+    (
+        "multiple-choice-field",
+        lambda d: _decision(d).update(options={"letters": "AB"}),
+        "tracks[1].options: unknown field; remove it or check its spelling",
+    ),
+    (
+        "scenario-size-as-string",
+        lambda d: _decision(d)["scenarios"]["groups"][0].update(size="116"),
+        'tracks[1].scenarios.groups[0].size: expected a positive integer, got "116"',
+    ),
+    (
+        "kind-misspelt",
+        lambda d: _decision(d).update(kind="decisions"),
+        "tracks[1].kind: expected 'multiple_choice', got \"decisions\" (checked as a "
+        "multiple-choice track; the other kind is 'decision')",
+    ),
+    (
+        "paper-table-of-no-track",
+        lambda d: d["paper"]["tables"][0].update(track="video"),
+        "paper.tables[0].track: expected one of decision, understanding, got 'video'",
+    ),
+    (
+        "two-tables-for-a-track",
+        lambda d: d["paper"]["tables"][0].update(track="understanding"),
+        "paper: 2 tables give the rows of the track 'understanding'; give each track one table",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("edit", "message"), [(e, m) for _, e, m in BROKEN_DECISION],
-                         ids=[name for name, _, _ in BROKEN_DECISION])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [(e, m) for _, e, m in BROKEN_DECISION],
+    ids=[name for name, _, _ in BROKEN_DECISION],
+)
 def test_a_broken_decision_track_names_its_toml_path(edit: Edit, message: str) -> None:
     doc = copy.deepcopy(ARGUS)
     edit(doc)
@@ -361,16 +551,27 @@ def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
     track = bench.track("decision")
     assert isinstance(track, spec.DecisionTrack) and track.kind == "decision"
     assert track.ranking == "decision_f1" and track.paper_ranking == "paper_f1"
-    assert (track.ranking_for("rescored"), track.ranking_for("paper")) == ("decision_f1",
-                                                                           "paper_f1")
-    assert set(track.metric_keys) == {*decision.METRICS, *(
-        f"decision_accuracy/{g.key}" for g in track.scenarios.groups)}
-    assert track.metric_keys.index("decision_accuracy/multimodal_grounded") == \
-        track.metric_keys.index("decision_accuracy") + 1
+    assert (track.ranking_for("rescored"), track.ranking_for("paper")) == (
+        "decision_f1",
+        "paper_f1",
+    )
+    assert set(track.metric_keys) == {
+        *decision.METRICS,
+        *(f"decision_accuracy/{g.key}" for g in track.scenarios.groups),
+    }
+    assert (
+        track.metric_keys.index("decision_accuracy/multimodal_grounded")
+        == track.metric_keys.index("decision_accuracy") + 1
+    )
     assert all(k.startswith("paper_") for k in track.paper_metric_keys)
     assert track.all_metric_keys == (*track.metric_keys, *track.paper_metric_keys)
-    assert set(track.labels) == set(track.names) == set(track.display) == \
-        set(track.higher_is_better) == set(track.all_metric_keys)
+    assert (
+        set(track.labels)
+        == set(track.names)
+        == set(track.display)
+        == set(track.higher_is_better)
+        == set(track.all_metric_keys)
+    )
     assert len(set(track.labels.values())) == len(track.labels)  # one header per column
     assert track.display["decision_f1"] == "ratio" and track.display["timing_n"] == "count"
     assert track.display["decision_accuracy/no_assistance"] == "percent"
@@ -393,12 +594,18 @@ def test_track_gives_any_kind_and_with_a_kind_only_that_kind() -> None:
     assert bench.track().id == "understanding" and bench.track("decision").kind == "decision"
     assert bench.track(kind=spec.DecisionTrack).id == "decision"
     assert bench.track(kind=spec.MultipleChoiceTrack).id == "understanding"
-    with pytest.raises(spec.SpecError, match=r"^egoargus/decision is a decision track; this "
-                                             r"needs a multiple-choice track \(egoargus's: "
-                                             r"understanding\)$"):
+    with pytest.raises(
+        spec.SpecError,
+        match=r"^egoargus/decision is a decision track; this "
+        r"needs a multiple-choice track \(egoargus's: "
+        r"understanding\)$",
+    ):
         bench.track("decision", kind=spec.MultipleChoiceTrack)
-    with pytest.raises(spec.SpecError, match=r"egoargus has no track 'nope'; its tracks are: "
-                                             r"understanding, decision"):
+    with pytest.raises(
+        spec.SpecError,
+        match=r"egoargus has no track 'nope'; its tracks are: "
+        r"understanding, decision",
+    ):
         bench.track("nope")
 
 
@@ -407,17 +614,29 @@ def test_paper_tables_and_their_row_ids() -> None:
     assert bench.paper is not None
     main, other = bench.paper.all_tables
     assert (main.track, main.table, other.track, other.table) == (
-        "understanding", "Table 6", "decision", "Table 2")
+        "understanding",
+        "Table 6",
+        "decision",
+        "Table 2",
+    )
     # one model in two tables: two rows, the main table's id unchanged
-    assert bench.paper.record_id(main, "Qwen3.5-2B") == uuid.uuid5(bench.paper.namespace,
-                                                                    "Qwen3.5-2B")
-    assert bench.paper.record_id(other, "Qwen3.5-2B") != bench.paper.record_id(main,
-                                                                                "Qwen3.5-2B")
+    assert bench.paper.record_id(main, "Qwen3.5-2B") == uuid.uuid5(
+        bench.paper.namespace, "Qwen3.5-2B"
+    )
+    assert bench.paper.record_id(other, "Qwen3.5-2B") != bench.paper.record_id(main, "Qwen3.5-2B")
 
 
-@pytest.mark.parametrize(("display", "value", "shown"), [
-    ("percent", 45.25, "45.2 %"), ("ratio", 0.81171, "0.812"), ("seconds", -2.497, "-2.50 s"),
-    ("count", 412.0, "412"), ("ratio", None, "—")])
-def test_format_metric_follows_the_display(display: spec.Display, value: float | None,
-                                           shown: str) -> None:
+@pytest.mark.parametrize(
+    ("display", "value", "shown"),
+    [
+        ("percent", 45.25, "45.2 %"),
+        ("ratio", 0.81171, "0.812"),
+        ("seconds", -2.497, "-2.50 s"),
+        ("count", 412.0, "412"),
+        ("ratio", None, "—"),
+    ],
+)
+def test_format_metric_follows_the_display(
+    display: spec.Display, value: float | None, shown: str
+) -> None:
     assert spec.format_metric(display, value) == shown

@@ -79,22 +79,56 @@ columns = ["rank_range", "source", "team"]
 """
 
 KEY = [
-    {"qid": 1, "prompt": "[SYNTHETIC] 1+1?", "choices": {"A": "2", "B": "3"}, "gold": "A",
-     "domain": "math"},
-    {"qid": 2, "prompt": "[SYNTHETIC] 2+2?", "choices": {"A": "3", "B": "4", "C": "5"},
-     "gold": "B", "domain": "math"},
-    {"qid": 3, "prompt": "[SYNTHETIC] 3+3?", "choices": {"A": "5", "B": "7", "C": "6"},
-     "gold": "C", "domain": "math"},
-    {"qid": 4, "prompt": "[SYNTHETIC] A tort?", "choices": dict(zip("ABCD", "wxyz", strict=True)),
-     "gold": "D", "domain": "law"},
-    {"qid": 5, "prompt": "[SYNTHETIC] A lien?", "choices": dict(zip("ABCDE", "vwxyz", strict=True)),
-     "gold": "E", "domain": "law"},
+    {
+        "qid": 1,
+        "prompt": "[SYNTHETIC] 1+1?",
+        "choices": {"A": "2", "B": "3"},
+        "gold": "A",
+        "domain": "math",
+    },
+    {
+        "qid": 2,
+        "prompt": "[SYNTHETIC] 2+2?",
+        "choices": {"A": "3", "B": "4", "C": "5"},
+        "gold": "B",
+        "domain": "math",
+    },
+    {
+        "qid": 3,
+        "prompt": "[SYNTHETIC] 3+3?",
+        "choices": {"A": "5", "B": "7", "C": "6"},
+        "gold": "C",
+        "domain": "math",
+    },
+    {
+        "qid": 4,
+        "prompt": "[SYNTHETIC] A tort?",
+        "choices": dict(zip("ABCD", "wxyz", strict=True)),
+        "gold": "D",
+        "domain": "law",
+    },
+    {
+        "qid": 5,
+        "prompt": "[SYNTHETIC] A lien?",
+        "choices": dict(zip("ABCDE", "vwxyz", strict=True)),
+        "gold": "E",
+        "domain": "law",
+    },
 ]
 # right on 1, 3 and 5; wrong on 2; abstains on 4
-SUBMISSION = [{"qid": 1, "pred": "A"}, {"qid": 2, "pred": "a"}, {"qid": 3, "pred": " c "},
-              {"qid": 4, "pred": None}, {"qid": 5, "pred": "E"}]
-EXPECTED = {"overall": 100 * 3 / 5, "domain_mean": (100 * 2 / 3 + 100 * 1 / 2) / 2,
-            "math": 100 * 2 / 3, "law": 100 * 1 / 2}
+SUBMISSION = [
+    {"qid": 1, "pred": "A"},
+    {"qid": 2, "pred": "a"},
+    {"qid": 3, "pred": " c "},
+    {"qid": 4, "pred": None},
+    {"qid": 5, "pred": "E"},
+]
+EXPECTED = {
+    "overall": 100 * 3 / 5,
+    "domain_mean": (100 * 2 / 3 + 100 * 1 / 2) / 2,
+    "math": 100 * 2 / 3,
+    "law": 100 * 1 / 2,
+}
 
 
 def _jsonl(rows: list[dict[str, object]]) -> str:
@@ -117,16 +151,23 @@ def folder(tmp_path: Path) -> Path:
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_folder_validates_as_a_release(folder: Path) -> None:
     bench = spec.load_benchmark(str(folder))
     assert bench.track().metric_keys == ("overall", "domain_mean", "math", "law")
-    done = _run("scripts/validate_benchmark.py", "--benchmark", str(folder),
-                "--private", str(folder / "demo" / "key.jsonl"),
-                "--public", str(folder / "demo" / "questions.jsonl"))
+    done = _run(
+        "scripts/validate_benchmark.py",
+        "--benchmark",
+        str(folder),
+        "--private",
+        str(folder / "demo" / "key.jsonl"),
+        "--public",
+        str(folder / "demo" / "questions.jsonl"),
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -141,22 +182,31 @@ def http(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
 
 
 def test_the_app_serves_and_scores_it_with_the_hand_computed_numbers(
-        http: TestClient, folder: Path) -> None:
+    http: TestClient, folder: Path
+) -> None:
     config = http.get("/config").json()
     assert config["title"] == "TinyBench Leaderboard"
-    uploaded = http.post("/gradio_api/upload", files={"files": (
-        "s.json", (folder / "demo" / "sample_submission.json").read_bytes())}).json()[0]
-    response = http.post("/gradio_api/run/score", json={"data": [
-        {"path": uploaded, "meta": {"_type": "gradio.FileData"}}]})
+    uploaded = http.post(
+        "/gradio_api/upload",
+        files={"files": ("s.json", (folder / "demo" / "sample_submission.json").read_bytes())},
+    ).json()[0]
+    response = http.post(
+        "/gradio_api/run/score",
+        json={"data": [{"path": uploaded, "meta": {"_type": "gradio.FileData"}}]},
+    )
     assert response.status_code == 200, response.text
     [numbers] = response.json()["data"]
     assert numbers["metrics"] == pytest.approx(EXPECTED, abs=0)
     assert numbers["counts"]["overall"] == {"correct": 3, "total": 5}
     assert numbers["n_abstained"] == 1
-    wrong = http.post("/gradio_api/upload", files={"files": (
-        "w.json", json.dumps([{"qid": 1, "prediction": "A"}]).encode())}).json()[0]
-    refused = http.post("/gradio_api/run/score", json={"data": [
-        {"path": wrong, "meta": {"_type": "gradio.FileData"}}]}).json()
+    wrong = http.post(
+        "/gradio_api/upload",
+        files={"files": ("w.json", json.dumps([{"qid": 1, "prediction": "A"}]).encode())},
+    ).json()[0]
+    refused = http.post(
+        "/gradio_api/run/score",
+        json={"data": [{"path": wrong, "meta": {"_type": "gradio.FileData"}}]},
+    ).json()
     assert 'entry has no "pred"' in refused["error"]  # its own field name, not another's
     assert "4 questions have no answer" in refused["error"]
 
@@ -165,15 +215,41 @@ def test_publish_and_reproduce_work_on_it(folder: Path, tmp_path: Path) -> None:
     board = tmp_path / "board"
     board.mkdir()
     key, sample = folder / "demo" / "key.jsonl", folder / "demo" / "sample_submission.json"
-    done = _run("scripts/publish_submission.py", "--benchmark", str(folder),
-                "--leaderboard-dir", str(board), "--submission", str(sample),
-                "--private", str(key), "--team-name", "Tiny Lab", "--method-name", "TinyModel",
-                "--model-size", "1B", "--uses-external", "no", "--uses-frames", "text")
+    done = _run(
+        "scripts/publish_submission.py",
+        "--benchmark",
+        str(folder),
+        "--leaderboard-dir",
+        str(board),
+        "--submission",
+        str(sample),
+        "--private",
+        str(key),
+        "--team-name",
+        "Tiny Lab",
+        "--method-name",
+        "TinyModel",
+        "--model-size",
+        "1B",
+        "--uses-external",
+        "no",
+        "--uses-frames",
+        "text",
+    )
     assert done.returncode == 0, done.stderr
     [path] = (board / "submissions").glob("*.json")
     record = json.loads(path.read_text())
     assert (record["benchmark"], record["track"]) == ("tinybench", "main")
     assert record["metrics"] == pytest.approx(EXPECTED, abs=0)
-    again = _run("scripts/reproduce_row.py", "--benchmark", str(folder),
-                 "--record", str(path), "--submission", str(sample), "--private", str(key))
+    again = _run(
+        "scripts/reproduce_row.py",
+        "--benchmark",
+        str(folder),
+        "--record",
+        str(path),
+        "--submission",
+        str(sample),
+        "--private",
+        str(key),
+    )
     assert again.returncode == 0 and again.stdout.startswith("reproduced"), again.stderr

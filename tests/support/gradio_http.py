@@ -55,20 +55,24 @@ def file_data(path: str, name: str = "submission.json") -> dict[str, Any]:
 class GradioHTTP:
     """One keep-alive connection pool to one app; not thread-safe (one per thread)."""
 
-    def __init__(self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 local_address: str | None = None) -> None:
+    def __init__(
+        self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S, local_address: str | None = None
+    ) -> None:
         """``local_address`` (e.g. "127.0.0.2") is the loopback address to send from: the app
         counts its score limit per client address, so each one is a fresh visitor."""
         self.base_url = base_url.rstrip("/")
         transport = httpx.HTTPTransport(local_address=local_address) if local_address else None
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s,
-                                  transport=transport)
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s, transport=transport)
 
     def __enter__(self) -> GradioHTTP:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -127,13 +131,20 @@ class GradioHTTP:
         None makes a new one (a new visitor, as each /call request is)."""
         start = time.perf_counter()
         session = session or uuid.uuid4().hex
-        joined = self._http.post("/gradio_api/queue/join", json={
-            "data": data, "fn_index": fn_index, "session_hash": session,
-            "event_data": None, "trigger_id": None,
-        })
+        joined = self._http.post(
+            "/gradio_api/queue/join",
+            json={
+                "data": data,
+                "fn_index": fn_index,
+                "session_hash": session,
+                "event_data": None,
+                "trigger_id": None,
+            },
+        )
         joined.raise_for_status()
-        with self._http.stream("GET", "/gradio_api/queue/data",
-                               params={"session_hash": session}) as stream:
+        with self._http.stream(
+            "GET", "/gradio_api/queue/data", params={"session_hash": session}
+        ) as stream:
             stream.raise_for_status()
             for line in stream.iter_lines():
                 if not line.startswith("data:"):
@@ -161,13 +172,18 @@ class GradioHTTP:
         for index, dep in enumerate(config["dependencies"]):
             if trigger not in [event for _, event in dep.get("targets", [])]:
                 continue
-            elem_ids = [components.get(out, {}).get("props", {}).get("elem_id")
-                        for out in dep.get("outputs", [])]
+            elem_ids = [
+                components.get(out, {}).get("props", {}).get("elem_id")
+                for out in dep.get("outputs", [])
+            ]
             if output_elem_id in elem_ids:
-                defaults = [components.get(i, {}).get("props", {}).get("value")
-                            for i in dep.get("inputs", [])]
-                return PageEvent(int(dep.get("id", index)), defaults,
-                                 elem_ids.index(output_elem_id))
+                defaults = [
+                    components.get(i, {}).get("props", {}).get("value")
+                    for i in dep.get("inputs", [])
+                ]
+                return PageEvent(
+                    int(dep.get("id", index)), defaults, elem_ids.index(output_elem_id)
+                )
         raise LookupError(f"no {trigger} event writes to #{output_elem_id}")
 
     def page_output(self, event: PageEvent) -> Any:

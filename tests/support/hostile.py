@@ -34,20 +34,25 @@ def deeply_nested(valid: bytes) -> bytes:
 
 
 def nested_in_entry(valid: bytes) -> bytes:
-    return valid.replace(b'"predicted_answer": "A"', b'"predicted_answer": ' + b"[" * 100_000
-                         + b"]" * 100_000, 1)
+    return valid.replace(
+        b'"predicted_answer": "A"', b'"predicted_answer": ' + b"[" * 100_000 + b"]" * 100_000, 1
+    )
 
 
 def huge_integer_ids(valid: bytes) -> bytes:
     """Ids of 4,000 digits: below Python's conversion limit, so they parse, and are unknown."""
     huge = "9" * 4000
-    return ("[" + ",".join(f'{{"example_id": {huge}{i}, "predicted_answer": "A"}}'
-                           for i in range(200)) + "]").encode()
+    return (
+        "["
+        + ",".join(f'{{"example_id": {huge}{i}, "predicted_answer": "A"}}' for i in range(200))
+        + "]"
+    ).encode()
 
 
 def huge_floats(valid: bytes) -> bytes:
     return valid.replace(b'"example_id": 1,', b'"example_id": 1e999,', 1).replace(
-        b'"example_id": 2,', b'"example_id": -1e999,', 1)
+        b'"example_id": 2,', b'"example_id": -1e999,', 1
+    )
 
 
 def nan_everywhere(valid: bytes) -> bytes:
@@ -137,10 +142,27 @@ def long_key_names(valid: bytes) -> bytes:
 BUILDERS: dict[str, Callable[[bytes], bytes]] = {
     fn.__name__.replace("_", "-"): fn
     for fn in (
-        truncated, deeply_nested, nested_in_entry, huge_integer_ids, huge_floats,
-        nan_everywhere, duplicate_keys, duplicate_entries, utf8_bom_twice, utf16_no_bom, utf32,
-        latin1_text, shift_jis_text, lone_surrogates, nul_bytes, whitespace_5mb,
-        whitespace_then_valid, million_zeros, million_empty_objects, unknown_ids, long_answer,
+        truncated,
+        deeply_nested,
+        nested_in_entry,
+        huge_integer_ids,
+        huge_floats,
+        nan_everywhere,
+        duplicate_keys,
+        duplicate_entries,
+        utf8_bom_twice,
+        utf16_no_bom,
+        utf32,
+        latin1_text,
+        shift_jis_text,
+        lone_surrogates,
+        nul_bytes,
+        whitespace_5mb,
+        whitespace_then_valid,
+        million_zeros,
+        million_empty_objects,
+        unknown_ids,
+        long_answer,
         long_key_names,
     )
 }

@@ -96,12 +96,13 @@ class Repo:
 
     def last_change(self, revision: Commit, path: str) -> Commit | None:
         """The last commit up to ``revision`` that changed ``path`` (a file or a folder)."""
+
         def state(commit: Commit) -> dict[str, bytes]:
             folder = path.rstrip("/") + "/"
             return {p: d for p, d in commit.files.items() if p == path or p.startswith(folder)}
 
         end = next(i for i, c in enumerate(self.commits) if c is revision)
-        history = self.commits[:end + 1]
+        history = self.commits[: end + 1]
         for i in range(len(history) - 1, -1, -1):
             if i == 0 or state(history[i]) != state(history[i - 1]):
                 return history[i] if state(history[i]) else None
@@ -286,7 +287,11 @@ class HubServer:
     # -- state ------------------------------------------------------------------------------
 
     def add_token(
-        self, token: str, *, user: str = "user", write: bool = False,
+        self,
+        token: str,
+        *,
+        user: str = "user",
+        write: bool = False,
         repos: Iterable[str] | None = None,
     ) -> None:
         self.tokens[token] = Token(user, write, frozenset(repos) if repos is not None else None)
@@ -409,8 +414,12 @@ class HubServer:
     # -- the API ----------------------------------------------------------------------------
 
     def handle(
-        self, method: str, raw_path: str, query: Mapping[str, list[str]],
-        headers: Mapping[str, str], body: bytes,
+        self,
+        method: str,
+        raw_path: str,
+        query: Mapping[str, list[str]],
+        headers: Mapping[str, str],
+        body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
         """Answer one request: (status, headers, body). Raises _HttpError for Hub errors."""
         token = self._token(headers)
@@ -440,9 +449,7 @@ class HubServer:
         if m and method in ("GET", "HEAD"):
             repo_type = _TYPES[m[1]] if m[1] else "model"
             repo_id = f"{unquote(m[2])}/{unquote(m[3])}"
-            return self._resolve(
-                token, repo_type, repo_id, unquote(m[4]), unquote(m[5]), headers
-            )
+            return self._resolve(token, repo_type, repo_id, unquote(m[4]), unquote(m[5]), headers)
         raise _HttpError(404, f"no route for {method} {raw_path}")
 
     def _token(self, headers: Mapping[str, str]) -> Token | None:
@@ -483,11 +490,18 @@ class HubServer:
         if token is None:
             raise _HttpError(401, INVALID_CREDENTIALS)
         role = "write" if token.write else "read"
-        return _json({
-            "type": "user", "name": token.user, "fullname": token.user, "orgs": [],
-            "auth": {"type": "access_token",
-                     "accessToken": {"displayName": "loopback", "role": role}},
-        })
+        return _json(
+            {
+                "type": "user",
+                "name": token.user,
+                "fullname": token.user,
+                "orgs": [],
+                "auth": {
+                    "type": "access_token",
+                    "accessToken": {"displayName": "loopback", "role": role},
+                },
+            }
+        )
 
     def _create(self, token: Token | None, body: bytes) -> tuple[int, dict[str, str], bytes]:
         if token is None:
@@ -507,7 +521,11 @@ class HubServer:
         return _json({"url": url, "name": repo_id, "id": repo_id})
 
     def _info(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
         query: Mapping[str, list[str]],
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._readable(token, repo_type, repo_id)
@@ -519,11 +537,18 @@ class HubServer:
         ]
         full: dict[str, Any] = {
             "_id": hashlib.md5(repo_id.encode(), usedforsecurity=False).hexdigest()[:24],
-            "id": repo_id, "author": repo_id.split("/")[0], "sha": commit.sha,
-            "private": repo.private, "gated": False, "disabled": False,
+            "id": repo_id,
+            "author": repo_id.split("/")[0],
+            "sha": commit.sha,
+            "private": repo.private,
+            "gated": False,
+            "disabled": False,
             "lastModified": commit.date.isoformat().replace("+00:00", "Z"),
             "createdAt": repo.commits[0].date.isoformat().replace("+00:00", "Z"),
-            "downloads": 0, "likes": 0, "tags": [], "siblings": siblings,
+            "downloads": 0,
+            "likes": 0,
+            "tags": [],
+            "siblings": siblings,
         }
         expand = [v for values in query.get("expand", []) for v in values.split(",")]
         if expand:
@@ -531,7 +556,12 @@ class HubServer:
         return _json(full)
 
     def _tree(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str, path: str,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
+        path: str,
         query: Mapping[str, list[str]],
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._readable(token, repo_type, repo_id)
@@ -542,37 +572,51 @@ class HubServer:
         for file_path, data in commit.files.items():
             if not file_path.startswith(prefix):
                 continue
-            parts = file_path[len(prefix):].split("/")
+            parts = file_path[len(prefix) :].split("/")
             for depth in range(1, len(parts)):
                 if depth > 1 and not recursive:
                     break
                 folder = prefix + "/".join(parts[:depth])
-                entries.setdefault(folder, {"type": "directory", "oid": _tree_id(folder),
-                                            "size": 0, "path": folder})
+                entries.setdefault(
+                    folder,
+                    {"type": "directory", "oid": _tree_id(folder), "size": 0, "path": folder},
+                )
             if len(parts) == 1 or recursive:
-                entries[file_path] = {"type": "file", "oid": git_blob_id(data),
-                                      "size": len(data), "path": file_path}
+                entries[file_path] = {
+                    "type": "file",
+                    "oid": git_blob_id(data),
+                    "size": len(data),
+                    "path": file_path,
+                }
         if prefix and not entries:
-            raise _HttpError(404, f"Entry not found: {path}", "EntryNotFound",
-                             {"X-Repo-Commit": commit.sha})
+            raise _HttpError(
+                404, f"Entry not found: {path}", "EntryNotFound", {"X-Repo-Commit": commit.sha}
+            )
         ordered = [entries[k] for k in sorted(entries)]
         limit = min(int(query.get("limit", [self.page_size])[0]), self.page_size)
         start = int(query.get("cursor", ["0"])[0] or 0)
-        page = ordered[start:start + limit]
+        page = ordered[start : start + limit]
         headers = {}
         if start + limit < len(ordered):
             params = {k: v[0] for k, v in query.items() if k != "cursor"}
             params["cursor"] = str(start + limit)
             tail = f"/{quote(path, safe='')}" if path else ""
-            next_url = (f"{self.url}/api/{repo_type}s/{repo_id}/tree/{quote(revision, safe='')}"
-                        f"{tail}?{urlencode(params)}")
+            next_url = (
+                f"{self.url}/api/{repo_type}s/{repo_id}/tree/{quote(revision, safe='')}"
+                f"{tail}?{urlencode(params)}"
+            )
             headers["Link"] = f'<{next_url}>; rel="next"'
         status, base, body = _json(page)
         return status, {**base, **headers}, body
 
     def _paths_info(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str,
-        headers: Mapping[str, str], body: bytes,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
+        headers: Mapping[str, str],
+        body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._readable(token, repo_type, repo_id)
         commit = self._revision(repo, revision)
@@ -588,8 +632,7 @@ class HubServer:
         for path in paths:
             if path in commit.files:
                 data = commit.files[path]
-                entry = {"type": "file", "oid": git_blob_id(data), "size": len(data),
-                         "path": path}
+                entry = {"type": "file", "oid": git_blob_id(data), "size": len(data), "path": path}
             elif any(p.startswith(path.rstrip("/") + "/") for p in commit.files):
                 entry = {"type": "directory", "oid": _tree_id(path), "size": 0, "path": path}
             else:
@@ -597,27 +640,44 @@ class HubServer:
             changed = repo.last_change(commit, path) if expand else None
             if changed is not None:
                 title = (changed.message.splitlines() or [""])[0]
-                entry["lastCommit"] = {"id": changed.sha, "title": title,
-                                       "date": _hub_date(changed.date)}
+                entry["lastCommit"] = {
+                    "id": changed.sha,
+                    "title": title,
+                    "date": _hub_date(changed.date),
+                }
             out.append(entry)
         return _json(out)
 
     def _preupload(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str, body: bytes,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
+        body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._writable(token, repo_type, repo_id)
         commit = self._revision(repo, revision)
         files = json.loads(body).get("files", [])
         answer = [
-            {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-             "oid": git_blob_id(commit.files[f["path"]]) if f["path"] in commit.files else None}
+            {
+                "path": f["path"],
+                "uploadMode": "regular",
+                "shouldIgnore": False,
+                "oid": git_blob_id(commit.files[f["path"]]) if f["path"] in commit.files else None,
+            }
             for f in files
         ]
         return _json({"files": answer, "commitOid": commit.sha})
 
     def _commit(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str,
-        query: Mapping[str, list[str]], body: bytes,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
+        query: Mapping[str, list[str]],
+        body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._writable(token, repo_type, repo_id)
         if revision != "main":
@@ -640,8 +700,9 @@ class HubServer:
                     tree[value["path"]] = base64.b64decode(value["content"])
                 elif key == "deletedFile":
                     if value["path"] not in tree:
-                        raise _HttpError(404, "A file with this name doesn't exist",
-                                         "EntryNotFound")
+                        raise _HttpError(
+                            404, "A file with this name doesn't exist", "EntryNotFound"
+                        )
                     del tree[value["path"]]
                 elif key == "deletedFolder":
                     folder = value["path"].rstrip("/") + "/"
@@ -654,18 +715,29 @@ class HubServer:
             commit = self._new_commit(head.sha, message, tree)
             repo.commits.append(commit)
         url = f"{self.url}/{_PREFIX[repo_type]}{repo_id}/commit/{commit.sha}"
-        return _json({"success": True, "commitOid": commit.sha, "commitUrl": url,
-                      "hookOutput": "", "pullRequestUrl": None})
+        return _json(
+            {
+                "success": True,
+                "commitOid": commit.sha,
+                "commitUrl": url,
+                "hookOutput": "",
+                "pullRequestUrl": None,
+            }
+        )
 
     def _resolve(
-        self, token: Token | None, repo_type: str, repo_id: str, revision: str, path: str,
+        self,
+        token: Token | None,
+        repo_type: str,
+        repo_id: str,
+        revision: str,
+        path: str,
         headers: Mapping[str, str],
     ) -> tuple[int, dict[str, str], bytes]:
         repo = self._readable(token, repo_type, repo_id)
         commit = self._revision(repo, revision)
         if path not in commit.files:
-            raise _HttpError(404, "Entry not found", "EntryNotFound",
-                             {"X-Repo-Commit": commit.sha})
+            raise _HttpError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": commit.sha})
         data = commit.files[path]
         out = {
             "X-Repo-Commit": commit.sha,
@@ -686,10 +758,11 @@ class HubServer:
             start, end = max(size - int(m[2]), 0), size - 1
         end = min(end, size - 1)
         if start >= size or start > end:
-            raise _HttpError(416, "Requested range not satisfiable",
-                             headers={"Content-Range": f"bytes */{size}"})
+            raise _HttpError(
+                416, "Requested range not satisfiable", headers={"Content-Range": f"bytes */{size}"}
+            )
         out["Content-Range"] = f"bytes {start}-{end}/{size}"
-        return 206, out, data[start:end + 1]
+        return 206, out, data[start : end + 1]
 
 
 def _hub_date(date: datetime) -> str:
@@ -763,8 +836,11 @@ class _Handler(BaseHTTPRequestHandler):
                 payload = fault.body
         except _HttpError as err:
             status, payload = err.status, json.dumps({"error": err.message}).encode()
-            out = {"Content-Type": "application/json", "X-Error-Message": err.message,
-                   **err.headers}
+            out = {
+                "Content-Type": "application/json",
+                "X-Error-Message": err.message,
+                **err.headers,
+            }
             if err.code:
                 out["X-Error-Code"] = err.code
         except Exception as exc:  # a bug in the server: answer 500 and say what
@@ -780,4 +856,3 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve
-

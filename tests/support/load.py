@@ -132,8 +132,10 @@ def run_load(
                     else:
                         result.errors.append(f"client {index}: {complaint}")
 
-    threads = [threading.Thread(target=client, args=(i,), name=f"load-{i}", daemon=True)
-               for i in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(i,), name=f"load-{i}", daemon=True)
+        for i in range(clients)
+    ]
     for thread in threads:
         thread.start()
     start_line.wait()

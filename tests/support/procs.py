@@ -57,10 +57,18 @@ def isolate_hub_environment(prefix: str) -> None:
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This environment without the project's and the Hub's variables, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_", "GRADIO_", "SPACE_"))}
-    env.update({"GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_DISABLE_TELEMETRY": "1",
-                "PYTHONUNBUFFERED": "1"})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LEADERBOARD_", "EGOMEM_", "HF_", "GRADIO_", "SPACE_"))
+    }
+    env.update(
+        {
+            "GRADIO_ANALYTICS_ENABLED": "False",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra or {})
     return env
 
@@ -74,13 +82,15 @@ class ServerProcess:
         self._tmp = Path(tempfile.mkdtemp(prefix="leaderboard-bench-"))
         self.log_path = self._tmp / "server.log"
         self.args = list(args)
-        self.env = clean_env({
-            "GRADIO_SERVER_NAME": "127.0.0.1",
-            "GRADIO_SERVER_PORT": str(self.port),
-            "GRADIO_TEMP_DIR": str(self._tmp / "gradio"),
-            "HF_HOME": str(self._tmp / "hf_home"),
-            **(env or {}),
-        })
+        self.env = clean_env(
+            {
+                "GRADIO_SERVER_NAME": "127.0.0.1",
+                "GRADIO_SERVER_PORT": str(self.port),
+                "GRADIO_TEMP_DIR": str(self._tmp / "gradio"),
+                "HF_HOME": str(self._tmp / "hf_home"),
+                **(env or {}),
+            }
+        )
         self.proc: subprocess.Popen[bytes] | None = None
         self.boot_s = float("nan")
 
@@ -94,15 +104,20 @@ class ServerProcess:
         started = time.perf_counter()
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, *self.args], cwd=ROOT, env=self.env,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                [sys.executable, *self.args],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + BOOT_TIMEOUT_S
         with httpx.Client(timeout=2) as http:
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"{self.args} exited with {self.proc.returncode}:\n"
-                                       f"{self.log()}")
+                    raise RuntimeError(
+                        f"{self.args} exited with {self.proc.returncode}:\n{self.log()}"
+                    )
                 try:
                     if http.get(self.url + "/").status_code == 200:
                         self.boot_s = time.perf_counter() - started
@@ -130,6 +145,10 @@ class ServerProcess:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()

@@ -50,9 +50,16 @@ class Shown:
 
 
 def queue_event(http: TestClient, fn_index: int, data: list[Any], session: str) -> Any:
-    joined = http.post("/gradio_api/queue/join", json={
-        "fn_index": fn_index, "data": data, "session_hash": session, "event_data": None,
-        "trigger_id": None})
+    joined = http.post(
+        "/gradio_api/queue/join",
+        json={
+            "fn_index": fn_index,
+            "data": data,
+            "session_hash": session,
+            "event_data": None,
+            "trigger_id": None,
+        },
+    )
     assert joined.status_code == 200, joined.text
     result: Any = None
     with http.stream("GET", f"/gradio_api/queue/data?session_hash={session}") as events:
@@ -69,15 +76,21 @@ def queue_event(http: TestClient, fn_index: int, data: list[Any], session: str) 
     return result
 
 
-def page_path(http: TestClient, file_data: dict[str, Any] | None,
-              track: str | None = None) -> Shown:
+def page_path(
+    http: TestClient, file_data: dict[str, Any] | None, track: str | None = None
+) -> Shown:
     """One file through the page's scoring event and the render after it (``track``: the
     Score tab's track choice, on a several-track benchmark)."""
     config = http.get("/config").json()
     names = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
     deps = config["dependencies"]
-    scoring = next(d for d in deps if d["inputs"] and "score-json" in
-                   [names[o] for o in d["outputs"]] and d.get("trigger_after") is not None)
+    scoring = next(
+        d
+        for d in deps
+        if d["inputs"]
+        and "score-json" in [names[o] for o in d["outputs"]]
+        and d.get("trigger_after") is not None
+    )
     render = next(d for d in deps if d.get("trigger_after") == scoring["id"])
     session = f"page-{uuid.uuid4().hex[:12]}"
     inputs = [file_data] if len(scoring["inputs"]) == 1 else [file_data, track]
@@ -85,5 +98,6 @@ def page_path(http: TestClient, file_data: dict[str, Any] | None,
     del kept  # the state: kept server-side, never sent
     outputs = queue_event(http, render["id"], [None], session)
     rendered = dict(zip([names[o] for o in render["outputs"]], outputs, strict=True))
-    return Shown(numbers, error.get("value", "") if isinstance(error, dict) else error or "",
-                 rendered)
+    return Shown(
+        numbers, error.get("value", "") if isinstance(error, dict) else error or "", rendered
+    )

@@ -37,12 +37,20 @@ KEY = evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)
 TOKEN = "hf_secretTokenThatMustNeverLeak0123456789"
 
 
-def _record(method: str, overall: float, source: str = "rescored", bench: Benchmark = BENCH,
-            track: MultipleChoiceTrack | None = None, **extra: Any) -> ledger.Record:
+def _record(
+    method: str,
+    overall: float,
+    source: str = "rescored",
+    bench: Benchmark = BENCH,
+    track: MultipleChoiceTrack | None = None,
+    **extra: Any,
+) -> ledger.Record:
     """A schema-2 record of ``track`` scoring about ``overall`` % on every group."""
     track = track or bench.track(kind=spec.MultipleChoiceTrack)
-    per = {g.key: evaluator.Count(correct=round(overall * g.size / 100), total=g.size)
-           for g in track.groups}
+    per = {
+        g.key: evaluator.Count(correct=round(overall * g.size / 100), total=g.size)
+        for g in track.groups
+    }
     answerable = None
     if track.out_of_option is not None:
         n = track.total - track.out_of_option.rows
@@ -50,22 +58,33 @@ def _record(method: str, overall: float, source: str = "rescored", bench: Benchm
     counts = evaluator.aggregate(track, per, answerable)
     metrics = evaluator.metrics_from_counts(track, counts)
     fields: dict[str, Any] = {
-        "benchmark": bench.id, "track": track.id,
+        "benchmark": bench.id,
+        "track": track.id,
         "id": uuid.uuid5(uuid.NAMESPACE_URL, method),
         "created_at": datetime(2026, 9, 1, tzinfo=UTC),
-        "source": source, "team_name": extra.pop("team_name", "Team " + method),
-        "method_name": method, "model_size": extra.pop("model_size", "7B"),
+        "source": source,
+        "team_name": extra.pop("team_name", "Team " + method),
+        "method_name": method,
+        "model_size": extra.pop("model_size", "7B"),
         "uses_external": extra.pop("uses_external", False),
         "uses_frames": extra.pop("uses_frames", "frames-only"),
         "metrics": metrics,
     }
     if source == "rescored":
-        fields.update(counts=counts, n_abstained=0, provenance=ledger.Provenance(
-            submission_sha256="a" * 64, answer_key_sha256="b" * 64, key_version="demo-1",
-            scorer_version=track.scorer_version))
+        fields.update(
+            counts=counts,
+            n_abstained=0,
+            provenance=ledger.Provenance(
+                submission_sha256="a" * 64,
+                answer_key_sha256="b" * 64,
+                key_version="demo-1",
+                scorer_version=track.scorer_version,
+            ),
+        )
     else:
-        fields.update(counts=None, n_abstained=None, provenance=None, uses_external=None,
-                      uses_frames=None)
+        fields.update(
+            counts=None, n_abstained=None, provenance=None, uses_external=None, uses_frames=None
+        )
     fields.update(extra)
     return ledger.Record(**fields)
 
@@ -79,15 +98,24 @@ def _result(correct: int, total: int = 500) -> evaluator.ScoreResult:
         metrics={"overall": 100 * correct / total},
         counts={"overall": evaluator.Count(correct=correct, total=total)},
         intervals={"overall": evaluator.wilson_interval(correct, total)},
-        n_questions=total, n_abstained=0, submission_sha256="c" * 64,
-        answer_key_sha256="d" * 64, key_version="demo-1", scorer_version=TRACK.scorer_version)
+        n_questions=total,
+        n_abstained=0,
+        submission_sha256="c" * 64,
+        answer_key_sha256="d" * 64,
+        key_version="demo-1",
+        scorer_version=TRACK.scorer_version,
+    )
 
 
 def test_would_rank_counts_the_rows_entirely_better_and_worse_by_hand() -> None:
     # Of 500, 95 % Wilson intervals: 300 -> 55.6-64.2, 250 -> 45.6-54.4, 200 -> 35.8-44.4,
     # 100 -> 16.7-23.7. A file of 250 overlaps only the other 250 (a tie): rank 2, or 3.
-    board = [_record("Top", 60.0), _record("Tie", 50.0), _record("Low", 40.0),
-             _record("Bottom", 20.0)]
+    board = [
+        _record("Top", 60.0),
+        _record("Tie", 50.0),
+        _record("Low", 40.0),
+        _record("Bottom", 20.0),
+    ]
     assert score_view.would_rank(_result(250), board, TRACK) == (2, 3, 5)
     assert score_view.would_rank(_result(300), board, TRACK) == (1, 2, 5)  # a tie with Top
     assert score_view.would_rank(_result(5), board, TRACK) == (5, 5, 5)
@@ -101,7 +129,8 @@ def test_would_rank_on_an_empty_board_is_the_first_entry() -> None:
     assert rank == (1, 1, 1)
     assert "it would be the first entry" in score_view.rank_markdown(rank, TRACK, many=False)
     assert "rank 2nd (rank range 2–3) of 5 entries" in score_view.rank_markdown(
-        (2, 3, 5), TRACK, many=False)
+        (2, 3, 5), TRACK, many=False
+    )
     assert "rank 11th of 12 entries" in score_view.rank_markdown((11, 11, 12), TRACK, False)
 
 
@@ -128,10 +157,12 @@ def test_the_listing_request_parses_back_to_the_sha256_and_the_fields() -> None:
 
 
 def test_a_refusal_becomes_a_markdown_list_with_its_text_escaped() -> None:
-    refused = evaluator.SubmissionError(["id *7*: \"ZZ\" is not an option", "2 [questions] lack"])
+    refused = evaluator.SubmissionError(['id *7*: "ZZ" is not an option', "2 [questions] lack"])
     markdown = score_view.error_markdown(str(refused))
-    assert markdown == ("**This submission cannot be scored \\(2 problems\\):**\n\n"
-                        "- id \\*7\\*: \"ZZ\" is not an option\n- 2 \\[questions\\] lack")
+    assert markdown == (
+        "**This submission cannot be scored \\(2 problems\\):**\n\n"
+        '- id \\*7\\*: "ZZ" is not an option\n- 2 \\[questions\\] lack'
+    )
     one = score_view.error_markdown("The file is 6.0 MB; the limit is 5 MB.")
     assert one == "**The file is 6.0 MB; the limit is 5 MB.**"
 
@@ -157,8 +188,11 @@ def test_model_size_parsing_and_buckets() -> None:
 
 
 def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric() -> None:
-    records = [_record("Alpha", 44.6, note="a note"), _record("Beta", 30.0, model_size="API"),
-               _record("Gamma", 25.2, source="paper", model_size="")]
+    records = [
+        _record("Alpha", 44.6, note="a note"),
+        _record("Beta", 30.0, model_size="API"),
+        _record("Gamma", 25.2, source="paper", model_size=""),
+    ]
     frame = board_view.board_frame(records, BENCH, TRACK)
     assert list(frame["_name"]) == ["Alpha", "Beta", "Gamma"]
     assert str(frame.loc[0, "Method"]).endswith("†")
@@ -175,13 +209,19 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
 
 def test_score_limits_come_from_the_config_and_bad_values_name_the_variable() -> None:
     assert guard.score_limits(ledger.load_config({})) == guard.ScoreLimits(20, 86400.0, False)
-    limits = guard.score_limits(ledger.load_config({"LEADERBOARD_SCORE_LIMIT": "3",
-                                                  "LEADERBOARD_SCORE_WINDOW_S": "60",
-                                                  "SPACE_ID": "x/y"}))
+    limits = guard.score_limits(
+        ledger.load_config(
+            {"LEADERBOARD_SCORE_LIMIT": "3", "LEADERBOARD_SCORE_WINDOW_S": "60", "SPACE_ID": "x/y"}
+        )
+    )
     assert limits == guard.ScoreLimits(3, 60.0, True)
-    for env in ({"LEADERBOARD_SCORE_LIMIT": "many"}, {"LEADERBOARD_SCORE_LIMIT": "0"},
-                {"LEADERBOARD_SCORE_WINDOW_S": "-5"}, {"LEADERBOARD_SCORE_LIMIT": "2.5"},
-                {"LEADERBOARD_SCORE_WINDOW_S": "nan"}):
+    for env in (
+        {"LEADERBOARD_SCORE_LIMIT": "many"},
+        {"LEADERBOARD_SCORE_LIMIT": "0"},
+        {"LEADERBOARD_SCORE_WINDOW_S": "-5"},
+        {"LEADERBOARD_SCORE_LIMIT": "2.5"},
+        {"LEADERBOARD_SCORE_WINDOW_S": "nan"},
+    ):
         with pytest.raises(ledger.ConfigError, match=next(iter(env))):
             ledger.load_config(env)
 
@@ -230,29 +270,35 @@ class Client:
         path: str = response.json()[0]
         return path
 
-    def call(self, api_name: str, data: list[Any],
-             headers: dict[str, str] | None = None) -> tuple[int, Any]:
-        response = self.http.post(f"/gradio_api/run/{api_name}", json={"data": data},
-                                  headers=headers or {})
+    def call(
+        self, api_name: str, data: list[Any], headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        response = self.http.post(
+            f"/gradio_api/run/{api_name}", json={"data": data}, headers=headers or {}
+        )
         return response.status_code, response.json()
 
     def file(self, data: bytes, name: str = "submission.json") -> dict[str, Any]:
         """``data`` uploaded, as Gradio's FileData of it."""
         return {"path": self.upload(name, data), "meta": {"_type": "gradio.FileData"}}
 
-    def score(self, data: bytes, headers: dict[str, str] | None = None,
-              name: str = "submission.json") -> tuple[int, Any]:
+    def score(
+        self, data: bytes, headers: dict[str, str] | None = None, name: str = "submission.json"
+    ) -> tuple[int, Any]:
         return self.call("score", [self.file(data, name)], headers)
 
 
-def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board_dir: Path,
-            limits: guard.ScoreLimits, bench: Benchmark = BENCH) -> Iterator[Client]:
+def _client(
+    key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus],
+    board_dir: Path,
+    limits: guard.ScoreLimits,
+    bench: Benchmark = BENCH,
+) -> Iterator[Client]:
     track = bench.track(kind=spec.MultipleChoiceTrack)
     board = ledger.BoardCache(ledger.LocalStore(board_dir), bench, track)
     keys = key_status if callable(key_status) else lambda: key_status
     demo = app.build_demo(bench, track, keys, board, guard.ScoreLimiter(limits))
-    fastapi_app = gr.mount_gradio_app(FastAPI(), demo, path="/",
-                                      max_file_size=guard.MAX_FILE_SIZE)
+    fastapi_app = gr.mount_gradio_app(FastAPI(), demo, path="/", max_file_size=guard.MAX_FILE_SIZE)
     with TestClient(fastapi_app) as http:
         yield Client(http)
 
@@ -260,8 +306,11 @@ def _client(key_status: ledger.KeyStatus | Callable[[], ledger.KeyStatus], board
 @pytest.fixture
 def board_dir(tmp_path: Path) -> Path:
     store = ledger.LocalStore(tmp_path / "board")
-    for record in (_record("Alpha", 44.6), _record("Beta", 30.0),
-                   _record("Gemini-like", 39.6, source="paper", note="overall differs")):
+    for record in (
+        _record("Alpha", 44.6),
+        _record("Beta", 30.0),
+        _record("Gemini-like", 39.6, source="paper", note="overall differs"),
+    ):
         store.write(record, "test")
     return tmp_path / "board"
 
@@ -304,8 +353,11 @@ def test_the_page_shows_a_refusal_as_a_list_and_renders_nothing(client: Client) 
     assert shown.numbers is None
     lines = shown.error.splitlines()
     assert lines[0] == "**This submission cannot be scored \\(2 problems\\):**", lines
-    assert lines[1] == "" and lines[2].startswith("- 1 answer is not among") and \
-        lines[3].startswith("- 499 questions have no answer")
+    assert (
+        lines[1] == ""
+        and lines[2].startswith("- 1 answer is not among")
+        and lines[3].startswith("- 499 questions have no answer")
+    )
     assert shown.summary == "" and shown.rendered["score-table"]["visible"] is False
     assert shown.rendered["score-listing"]["visible"] is False
 
@@ -315,21 +367,28 @@ def test_a_page_render_reads_the_session_s_score_not_the_browser_s(client: Clien
     session that scored nothing renders nothing."""
     config = client.http.get("/config").json()
     names = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
-    render = next(d for d in config["dependencies"]
-                  if "score-summary" in [names[o] for o in d["outputs"]] and d["inputs"])
+    render = next(
+        d
+        for d in config["dependencies"]
+        if "score-summary" in [names[o] for o in d["outputs"]] and d["inputs"]
+    )
     forged = evaluator.score(KEY, SAMPLE).model_dump(mode="json")
     out = queue_event(client.http, render["id"], [forged], "forger")
     assert out[0] == "" and out[1]["visible"] is False
 
 
-@pytest.mark.parametrize(("payload", "words"), [
-    (b'{"results": [{"example_id": 1, "pred": "A"}]}', ["results", "predicted_answer"]),
-    (b"not json", ["not valid JSON"]),
-    (b"", ["empty"]),
-    (b'[{"example_id": 1, "predicted_answer": "ZZ"}]', ["ZZ", "499 questions have no answer"]),
-])
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b'{"results": [{"example_id": 1, "pred": "A"}]}', ["results", "predicted_answer"]),
+        (b"not json", ["not valid JSON"]),
+        (b"", ["empty"]),
+        (b'[{"example_id": 1, "predicted_answer": "ZZ"}]', ["ZZ", "499 questions have no answer"]),
+    ],
+)
 def test_bad_submission_gives_the_evaluators_message_not_a_traceback(
-        client: Client, payload: bytes, words: list[str]) -> None:
+    client: Client, payload: bytes, words: list[str]
+) -> None:
     status, body = client.score(payload)
     assert status != 200
     assert all(word in body["error"] for word in words), body
@@ -376,8 +435,9 @@ def test_concurrent_uploads_cannot_exceed_the_limit(client: Client) -> None:
 
 
 def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path) -> None:
-    status = ledger.KeyStatus(None, "org/private on the Hub", demo=False,
-                              error="the Hub could not be reached")
+    status = ledger.KeyStatus(
+        None, "org/private on the Hub", demo=False, error="the Hub could not be reached"
+    )
     for c in _client(status, board_dir, guard.ScoreLimits()):
         code, body = c.score(SAMPLE)
         assert code != 200 and "the Hub could not be reached" in body["error"]
@@ -386,8 +446,11 @@ def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path)
 
 
 def test_score_comes_back_once_the_key_loads_without_a_restart(board_dir: Path) -> None:
-    current = [ledger.KeyStatus(None, "org/private on the Hub", demo=False,
-                                error="the Hub could not be reached")]
+    current = [
+        ledger.KeyStatus(
+            None, "org/private on the Hub", demo=False, error="the Hub could not be reached"
+        )
+    ]
     for c in _client(lambda: current[0], board_dir, guard.ScoreLimits()):
         assert c.score(SAMPLE)[0] != 200
         current[0] = ledger.KeyStatus(KEY, "org/private on the Hub", demo=False, error=None)
@@ -417,16 +480,19 @@ def test_upload_over_5_mb_is_refused_by_the_server(client: Client) -> None:
     assert response.status_code == 413
 
 
-@pytest.mark.parametrize("route", [
-    "/gradio_api/file={key}",
-    "/gradio_api/file=benchmarks/egomemreason/demo/annotations_private.json",
-    "/gradio_api/file=./benchmarks/egomemreason/demo/annotations_private.json",
-    "/gradio_api/file=%2F{key_rel}",
-    "/gradio_api/file=..%2F..%2F{key_rel}",
-    "/gradio_api/file=/tmp/../{key_rel}",
-    "/file={key}",
-    "/gradio_api/file=ledger/keys.py",
-])
+@pytest.mark.parametrize(
+    "route",
+    [
+        "/gradio_api/file={key}",
+        "/gradio_api/file=benchmarks/egomemreason/demo/annotations_private.json",
+        "/gradio_api/file=./benchmarks/egomemreason/demo/annotations_private.json",
+        "/gradio_api/file=%2F{key_rel}",
+        "/gradio_api/file=..%2F..%2F{key_rel}",
+        "/gradio_api/file=/tmp/../{key_rel}",
+        "/file={key}",
+        "/gradio_api/file=ledger/keys.py",
+    ],
+)
 def test_file_routes_never_serve_the_key(client: Client, route: str) -> None:
     url = route.format(key=KEY_PATH, key_rel=str(KEY_PATH).lstrip("/"))
     response = client.http.get(url)
@@ -435,11 +501,16 @@ def test_file_routes_never_serve_the_key(client: Client, route: str) -> None:
 
 
 def test_page_config_and_errors_leak_neither_key_nor_token(board_dir: Path) -> None:
-    status = ledger.KeyStatus(KEY, "local file /secret/annotations_private.json", demo=False,
-                              error=None)
+    status = ledger.KeyStatus(
+        KEY, "local file /secret/annotations_private.json", demo=False, error=None
+    )
     for c in _client(status, board_dir, guard.ScoreLimits()):
-        texts = [c.http.get("/config").text, c.http.get("/").text,
-                 c.http.get("/gradio_api/info").text, json.dumps(c.score(b"[1]")[1])]
+        texts = [
+            c.http.get("/config").text,
+            c.http.get("/").text,
+            c.http.get("/gradio_api/info").text,
+            json.dumps(c.score(b"[1]")[1]),
+        ]
         for text in texts:
             assert "correct_answer" not in text
             assert TOKEN not in text
@@ -453,8 +524,11 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
         status = ledger.KeyStatus(KEY, "x", demo=demo_mode, error=None)
         for c in _client(status, board_dir, guard.ScoreLimits()):
             config = c.http.get("/config").json()
-            banner = next(comp for comp in config["components"]
-                          if comp.get("props", {}).get("elem_id") == "demo-banner")
+            banner = next(
+                comp
+                for comp in config["components"]
+                if comp.get("props", {}).get("elem_id") == "demo-banner"
+            )
             assert banner["props"]["visible"] is demo_mode
 
 
@@ -464,18 +538,73 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
 def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
     layout = board_view.board_layout(BENCH, TRACK)
     assert {title: list(cols) for title, cols in layout.groups.items()} == {
-        "Memory types": ["Rank", "Method", "Overall", "Entity", "Event", "Behavior",
-                         "Rank range", "Source", "Team", "Size", "Date"],
-        "Query types": ["Rank", "Method", "Overall", "Tracking", "Counting", "Ordering",
-                        "Linking", "Spatial", "Activity", "Source"],
+        "Memory types": [
+            "Rank",
+            "Method",
+            "Overall",
+            "Entity",
+            "Event",
+            "Behavior",
+            "Rank range",
+            "Source",
+            "Team",
+            "Size",
+            "Date",
+        ],
+        "Query types": [
+            "Rank",
+            "Method",
+            "Overall",
+            "Tracking",
+            "Counting",
+            "Ordering",
+            "Linking",
+            "Spatial",
+            "Activity",
+            "Source",
+        ],
         # "Key version" joined Details and All with the key versions of every row.
-        "Details": ["Rank", "Method", "Overall", "Overall 95% CI", "Rank range", "Team", "Size",
-                    "External data", "Video input", "Source", "Date", "Key version", "Links",
-                    "Note"],
-        "All": ["Rank", "Method", "Overall", "Rank range", "Team", "Size", "External data",
-                "Video input", "Source", "Entity", "Event", "Behavior", "Tracking", "Counting",
-                "Ordering", "Linking", "Spatial", "Activity", "Overall 95% CI", "Date",
-                "Key version", "Links", "Note"],
+        "Details": [
+            "Rank",
+            "Method",
+            "Overall",
+            "Overall 95% CI",
+            "Rank range",
+            "Team",
+            "Size",
+            "External data",
+            "Video input",
+            "Source",
+            "Date",
+            "Key version",
+            "Links",
+            "Note",
+        ],
+        "All": [
+            "Rank",
+            "Method",
+            "Overall",
+            "Rank range",
+            "Team",
+            "Size",
+            "External data",
+            "Video input",
+            "Source",
+            "Entity",
+            "Event",
+            "Behavior",
+            "Tracking",
+            "Counting",
+            "Ordering",
+            "Linking",
+            "Spatial",
+            "Activity",
+            "Overall 95% CI",
+            "Date",
+            "Key version",
+            "Links",
+            "Note",
+        ],
     }
     assert layout.widths["Video input"] == "150px" and layout.formats["Linking"] == "{:.1f}"
 
@@ -487,26 +616,36 @@ def test_egomemreason_texts_are_unchanged() -> None:
         "and behavior memory. [Paper](https://arxiv.org/abs/2605.09874) · "
         "[Project page](https://egomemreason.github.io) · "
         "[Code](https://github.com/Ziyang412/EgoMemReason) · "
-        "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)")
+        "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)"
+    )
     assert app.demo_banner(BENCH) == (
         "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
-        "here are not EgoMemReason results. Configure the real key and board as the README says.")
+        "here are not EgoMemReason results. Configure the real key and board as the README says."
+    )
     assert score_page.score_help(TRACK) == (
-        "Upload a submission (a JSON list of `{\"example_id\", "
-        "\"predicted_answer\"}`, 5 MB at most) to score it privately against the "
+        'Upload a submission (a JSON list of `{"example_id", '
+        '"predicted_answer"}`, 5 MB at most) to score it privately against the '
         "held-out answer key. Nothing is stored, and you never see which "
-        "questions were right. See **About** for the format and how to get listed.")
+        "questions were right. See **About** for the format and how to get listed."
+    )
     table = score_view.score_table(evaluator.score(KEY, SAMPLE), TRACK)
     assert list(table["Split"]) == [
-        "Overall", "Entity", "Event", "Behavior", "Cumulative State Tracking",
-        "Temporal Counting", "Event Ordering", "Event Linking", "Spatial Preference",
-        "Activity Pattern"]
+        "Overall",
+        "Entity",
+        "Event",
+        "Behavior",
+        "Cumulative State Tracking",
+        "Temporal Counting",
+        "Event Ordering",
+        "Event Linking",
+        "Spatial Preference",
+        "Activity Pattern",
+    ]
 
 
 def test_a_header_shows_only_the_links_a_spec_gives() -> None:
     bench = BENCH.model_copy(update={"links": spec.Links(code="https://example.org/code")})
-    assert app.header_markdown(bench).endswith(
-        "behavior memory. [Code](https://example.org/code)")
+    assert app.header_markdown(bench).endswith("behavior memory. [Code](https://example.org/code)")
     bare = BENCH.model_copy(update={"links": spec.Links()})
     assert app.header_markdown(bare).endswith("behavior memory.")
 
@@ -517,27 +656,50 @@ def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:
     return spec.parse_benchmark(document, BENCH.folder)
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    (lambda d: d["tracks"][0]["groupings"][0]["groups"][0].update(label="Source"),
-     ["'Source' more than once", "benchmark.toml"]),
-    (lambda d: d["tracks"][0]["views"][1].update(title="All"), ["'All' is declared twice"]),
-    (lambda d: d["tracks"][0]["aggregates"][0].update(label="Event"), ["'Event' more than once"]),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            lambda d: d["tracks"][0]["groupings"][0]["groups"][0].update(label="Source"),
+            ["'Source' more than once", "benchmark.toml"],
+        ),
+        (lambda d: d["tracks"][0]["views"][1].update(title="All"), ["'All' is declared twice"]),
+        (
+            lambda d: d["tracks"][0]["aggregates"][0].update(label="Event"),
+            ["'Event' more than once"],
+        ),
+    ],
+)
 def test_a_spec_whose_columns_clash_is_refused_at_build(
-        change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path) -> None:
+    change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path
+) -> None:
     bench = _spec_with(change)
     with pytest.raises(errors.LayoutError) as refused:
-        app.build_demo(bench, bench.track(), lambda: ledger.KeyStatus(KEY, "x", True, None),
-                       ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
-                       guard.ScoreLimiter(guard.ScoreLimits()))
+        app.build_demo(
+            bench,
+            bench.track(),
+            lambda: ledger.KeyStatus(KEY, "x", True, None),
+            ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
+            guard.ScoreLimiter(guard.ScoreLimits()),
+        )
     assert all(word in str(refused.value) for word in words), refused.value
 
 
 # --- a second benchmark: EgoArgus ---------------------------------------------------------------
 
-ARGUS_METRICS = ["overall", "overall_answerable", "scenario_mean", "multimodal_grounded",
-                 "contradictory", "video_grounded_offtopic", "video_grounded_ontopic",
-                 "text_grounded", "egoplan", "qaego4d", "mintrec"]
+ARGUS_METRICS = [
+    "overall",
+    "overall_answerable",
+    "scenario_mean",
+    "multimodal_grounded",
+    "contradictory",
+    "video_grounded_offtopic",
+    "video_grounded_ontopic",
+    "text_grounded",
+    "egoplan",
+    "qaego4d",
+    "mintrec",
+]
 
 
 @dataclass(frozen=True)
@@ -563,8 +725,9 @@ def argus_client(argus: Argus, tmp_path: Path) -> Iterator[Client]:
     yield from _client(status, tmp_path / "no-board", guard.ScoreLimits(limit=5), argus.bench)
 
 
-def test_egoargus_scores_through_http_with_its_metric_keys(argus: Argus,
-                                                         argus_client: Client) -> None:
+def test_egoargus_scores_through_http_with_its_metric_keys(
+    argus: Argus, argus_client: Client
+) -> None:
     status, body = argus_client.score(argus.sample)
     assert status == 200, body
     [numbers] = body["data"]
@@ -597,14 +760,21 @@ def test_egoargus_refuses_integer_ids_with_its_own_field_names(argus_client: Cli
 def test_egoargus_page_and_empty_board(argus_client: Client) -> None:
     config = argus_client.http.get("/config").json()
     assert config["title"] == "EgoArgus Leaderboard"
-    props = {c["props"].get("elem_id"): c["props"] for c in config["components"]
-             if c.get("props", {}).get("elem_id")}
+    props = {
+        c["props"].get("elem_id"): c["props"]
+        for c in config["components"]
+        if c.get("props", {}).get("elem_id")
+    }
     assert props["title"]["value"].startswith("# EgoArgus Leaderboard\nSituational assistance")
     assert "[Data](https://huggingface.co/datasets/tommytyc/EgoArgus)" in props["title"]["value"]
     assert "Paper" not in props["title"]["value"]
     assert "not EgoArgus results" in props["demo-banner"]["value"]
-    assert [c[0] for c in props["column-group"]["choices"]] == ["Scenarios", "Tasks", "Details",
-                                                                 "All"]
+    assert [c[0] for c in props["column-group"]["choices"]] == [
+        "Scenarios",
+        "Tasks",
+        "Details",
+        "All",
+    ]
     # Nothing of the other benchmark leaks into this one's page.
     assert "egomemreason" not in argus_client.http.get("/config").text.lower()
     status, body = argus_client.call("leaderboard", [])
@@ -615,14 +785,25 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
     bench, track = argus.bench, argus.track
     result = evaluator.score(argus.key, argus.sample)
     rescored = ledger.rescored_record(
-        result, bench, track, team_name="T", method_name="Sample", model_size="7B",
-        uses_external=False, uses_frames="sampled-frames")
+        result,
+        bench,
+        track,
+        team_name="T",
+        method_name="Sample",
+        model_size="7B",
+        uses_external=False,
+        uses_frames="sampled-frames",
+    )
     paper = _record("Paper row", 50.0, source="paper", bench=bench)
     assert "scenario_mean" not in board_view.record_counts(paper, track)  # a mean has no count
     frame = board_view.board_frame([rescored, paper], bench, track)
     assert list(frame["_name"]) == ["Paper row", "Sample"]
     assert list(board_view.board_layout(bench, track).groups["Scenarios"])[:4] == [
-        "Rank", "Method", "Overall", "Mean"]
+        "Rank",
+        "Method",
+        "Overall",
+        "Mean",
+    ]
     assert frame.loc[1, "Mean"] == result.metrics["scenario_mean"]
     assert frame.loc[1, "Input"] == "Sampled frames"
     widths = board_view.board_layout(bench, track).widths  # headers break between words only
@@ -635,7 +816,8 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
     chart = charts.split_chart({"Sample": dict(result.metrics)}, "t", track)
     spec_json = json.loads(chart.plot)
     assert [v["Split"] for v in spec_json["data"]["values"]] == [
-        track.labels[k] for k in track.chart]
+        track.labels[k] for k in track.chart
+    ]
 
 
 def test_the_score_chart_names_a_paper_baseline_only_when_it_shows_one() -> None:

@@ -56,26 +56,46 @@ UNDERSTANDING_DEMO = demo_board(ARGUS, UNDERSTANDING)
 DECISION_DEMO = demo_board(ARGUS, DECISION)
 
 
-def paper_row(name: str, bench: spec.Benchmark = MEM, track: spec.Track = MEMORY,
-              **fields: Any) -> ledger.Record:
+def paper_row(
+    name: str, bench: spec.Benchmark = MEM, track: spec.Track = MEMORY, **fields: Any
+) -> ledger.Record:
     """A paper-reported record of ``track``, as a record file would hold it, validated."""
     metrics = fields.pop("metrics", None) or {track.paper_ranking: 30.0}
-    data = {"schema_version": 2, "benchmark": bench.id, "track": track.id,
-            "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"board-table/{name}")),
-            "created_at": "2026-05-11T00:00:00Z", "source": "paper",
-            "team_name": "Team " + name, "method_name": name, "model_size": "",
-            "uses_external": None, "uses_frames": None, "method_description": "",
-            "project_url": None, "publication_url": None, "metrics": metrics,
-            "counts": None, "n_abstained": None, "provenance": None, "supersedes": None,
-            "note": None, **fields}
+    data = {
+        "schema_version": 2,
+        "benchmark": bench.id,
+        "track": track.id,
+        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"board-table/{name}")),
+        "created_at": "2026-05-11T00:00:00Z",
+        "source": "paper",
+        "team_name": "Team " + name,
+        "method_name": name,
+        "model_size": "",
+        "uses_external": None,
+        "uses_frames": None,
+        "method_description": "",
+        "project_url": None,
+        "publication_url": None,
+        "metrics": metrics,
+        "counts": None,
+        "n_abstained": None,
+        "provenance": None,
+        "supersedes": None,
+        "note": None,
+        **fields,
+    }
     return ledger.parse_record(json.dumps(data).encode(), bench, track)
 
 
 class View:
     """One column group of a board, as the Leaderboard tab builds it (board_page)."""
 
-    def __init__(self, records: Sequence[ledger.Record], bench: spec.Benchmark = MEM,
-                 track: spec.Track = MEMORY) -> None:
+    def __init__(
+        self,
+        records: Sequence[ledger.Record],
+        bench: spec.Benchmark = MEM,
+        track: spec.Track = MEMORY,
+    ) -> None:
         self.records = list(records)
         self.bench, self.track = bench, track
         self.layout = board_view.board_layout(bench, track)
@@ -87,10 +107,17 @@ class View:
 
     def html(self, group: str, sort: Sort | None, track_param: str | None = None) -> str:
         chosen = sort_frame(self.frame, sort, self.layout, self.track)
-        return board_table.table_html(chosen, self.columns(group), self.layout, self.track,
-                                      self.by_id, sort, "Test board",
-                                      board_view.empty_text(len(chosen), len(self.frame)),
-                                      track_param=track_param)
+        return board_table.table_html(
+            chosen,
+            self.columns(group),
+            self.layout,
+            self.track,
+            self.by_id,
+            sort,
+            "Test board",
+            board_view.empty_text(len(chosen), len(self.frame)),
+            track_param=track_param,
+        )
 
     def ids(self, group: str, sort: Sort | None) -> list[str]:
         return row_ids(self.html(group, sort))
@@ -104,8 +131,7 @@ class View:
         return next_sort(kept_sort(sort, columns), header, columns)
 
 
-def expected(board: Sequence[str], value: Callable[[str], Any], reverse: bool = False
-             ) -> list[str]:
+def expected(board: Sequence[str], value: Callable[[str], Any], reverse: bool = False) -> list[str]:
     """``board`` (ids in the board's order) by ``value`` (None: no value, last either way);
     ties in the board's order."""
     present = [i for i in board if value(i) is not None]
@@ -161,8 +187,9 @@ def test_a_header_click_sorts_by_it_a_second_reverses_a_third_restores() -> None
     assert second == Sort("Entity", reversed=True)
     assert view.click(second, "Memory types", "Entity") == Sort("Entity")
     board = view.board_order()
-    assert view.ids("Memory types", first) == expected(board, lambda i: -view.by_id[i]
-                                                       .metrics["entity"])
+    assert view.ids("Memory types", first) == expected(
+        board, lambda i: -view.by_id[i].metrics["entity"]
+    )
     assert view.ids("Memory types", second) == expected(board, metric(view, "entity"))
     assert view.ids("Memory types", first) != board
 
@@ -221,11 +248,13 @@ def test_a_metric_better_higher_sorts_highest_first() -> None:
     values = [view.by_id[i].metrics["temporal_counting"] for i in shown]
     assert values == sorted(values, reverse=True) and values[0] > values[-1]
     assert view.ids("Query types", Sort("Counting", reversed=True)) == expected(
-        board, metric(view, "temporal_counting"))
+        board, metric(view, "temporal_counting")
+    )
 
 
-@pytest.mark.parametrize(("header", "key"), [("Safety FN", "safety_fn_rate"),
-                                              ("MAE (s)", "timing_mae_s")])
+@pytest.mark.parametrize(
+    ("header", "key"), [("Safety FN", "safety_fn_rate"), ("MAE (s)", "timing_mae_s")]
+)
 def test_a_metric_better_lower_sorts_lowest_first(header: str, key: str) -> None:
     assert DECISION.higher_is_better[key] is False
     view = View(DECISION_DEMO.records, ARGUS, DECISION)
@@ -235,10 +264,10 @@ def test_a_metric_better_lower_sorts_lowest_first(header: str, key: str) -> None
     assert shown == expected(board, metric(view, key))
     # the paper rows (and Never-assist's untimed means) have no value: last either way
     missing = [i for i in board if key not in view.by_id[i].metrics]
-    assert missing and shown[-len(missing):] == missing
+    assert missing and shown[-len(missing) :] == missing
     back = view.ids(group, Sort(header, reversed=True))
     assert back == expected(board, metric(view, key), reverse=True)
-    assert back[-len(missing):] == missing
+    assert back[-len(missing) :] == missing
 
 
 def test_a_signed_error_sorts_nearest_zero_first() -> None:
@@ -247,6 +276,7 @@ def test_a_signed_error_sorts_nearest_zero_first() -> None:
     view = View(DECISION_DEMO.records, ARGUS, DECISION)
     board = view.board_order()
     for header, key in (("Δt (s)", "timing_signed_s"), ("Paper Δt (s)", "paper_signed_s")):
+
         def distance(i: str, key: str = key) -> float | None:
             value = view.by_id[i].metrics.get(key)
             return None if value is None else abs(value)
@@ -254,20 +284,28 @@ def test_a_signed_error_sorts_nearest_zero_first() -> None:
         shown = view.ids("All", Sort(header))
         assert shown == expected(board, distance)
         assert len([i for i in shown if distance(i) is not None]) >= 2
-        assert view.ids("All", Sort(header, reversed=True)) == expected(board, distance,
-                                                                        reverse=True)
+        assert view.ids("All", Sort(header, reversed=True)) == expected(
+            board, distance, reverse=True
+        )
 
 
 def test_signed_error_nearest_zero_with_hand_made_rows_of_both_signs() -> None:
-    rows = [paper_row(name, ARGUS, DECISION, metrics={"paper_f1": f1, "paper_signed_s": dt})
-            for name, f1, dt in (("Early", 0.9, -3.0), ("Late", 0.8, 1.0),
-                                 ("Spot", 0.7, 0.25), ("Far", 0.6, 9.0))]
+    rows = [
+        paper_row(name, ARGUS, DECISION, metrics={"paper_f1": f1, "paper_signed_s": dt})
+        for name, f1, dt in (
+            ("Early", 0.9, -3.0),
+            ("Late", 0.8, 1.0),
+            ("Spot", 0.7, 0.25),
+            ("Far", 0.6, 9.0),
+        )
+    ]
     rows.append(paper_row("Untimed", ARGUS, DECISION, metrics={"paper_f1": 0.5}))
     view = View(rows, ARGUS, DECISION)
     names = [view.by_id[i].method_name for i in view.ids("All", Sort("Paper Δt (s)"))]
     assert names == ["Spot", "Late", "Early", "Far", "Untimed"]
-    names = [view.by_id[i].method_name
-             for i in view.ids("All", Sort("Paper Δt (s)", reversed=True))]
+    names = [
+        view.by_id[i].method_name for i in view.ids("All", Sort("Paper Δt (s)", reversed=True))
+    ]
     assert names == ["Far", "Early", "Late", "Spot", "Untimed"]
 
 
@@ -282,12 +320,15 @@ def test_rank_sorts_by_the_board_order_and_reversed_keeps_unranked_rows_last() -
     # a row lacking its ranking metric is unranked (board_frame puts it last): it stays last
     ranked = [paper_row(f"P{n}", metrics={"overall": 40.0 - n}) for n in range(3)]
     unranked = ledger.Record.model_validate(
-        {**paper_row("Unranked").model_dump(), "metrics": {"entity": 50.0}})
+        {**paper_row("Unranked").model_dump(), "metrics": {"entity": 50.0}}
+    )
     small = View([unranked, *ranked])
     board = small.board_order()
     assert board[-1] == str(unranked.id)
     assert small.ids("Memory types", Sort("Rank", reversed=True)) == [
-        *board[:-1][::-1], str(unranked.id)]
+        *board[:-1][::-1],
+        str(unranked.id),
+    ]
 
 
 def test_date_sorts_newest_first_ties_in_the_board_order() -> None:
@@ -319,25 +360,28 @@ def test_size_sorts_largest_first_api_and_not_stated_last_either_way() -> None:
     assert {view.by_id[i].model_size for i in unsized} == {"API", ""}
     shown = view.ids("Memory types", Sort("Size"))
     assert shown == expected(board, lambda i: None if size(i) is None else -(size(i) or 0))
-    assert shown[-len(unsized):] == unsized
+    assert shown[-len(unsized) :] == unsized
     back = view.ids("Memory types", Sort("Size", reversed=True))
     assert back == expected(board, size)
-    assert back[-len(unsized):] == unsized
+    assert back[-len(unsized) :] == unsized
     sizes = [view.by_id[i].model_size for i in shown[:3]]
     assert sizes == ["38B", "32B", "30B-A3B"]
 
 
 def test_text_sorts_a_to_z_casefolded_by_the_text_shown() -> None:
     names = ["beta", "Alpha", "Éclair", "gamma", "ALPHA two", "Zeta"]
-    rows = [paper_row(name, metrics={"overall": 50.0 - n}, team_name=name.swapcase())
-            for n, name in enumerate(names)]
+    rows = [
+        paper_row(name, metrics={"overall": 50.0 - n}, team_name=name.swapcase())
+        for n, name in enumerate(names)
+    ]
     view = View(rows)
     order = ["Alpha", "ALPHA two", "beta", "gamma", "Zeta", "Éclair"]
     for header in ("Method", "Team"):
         shown = [view.by_id[i].method_name for i in view.ids("Details", Sort(header))]
         assert shown == order, header
-        shown = [view.by_id[i].method_name
-                 for i in view.ids("Details", Sort(header, reversed=True))]
+        shown = [
+            view.by_id[i].method_name for i in view.ids("Details", Sort(header, reversed=True))
+        ]
         assert shown == order[::-1], header
 
 
@@ -347,31 +391,38 @@ def test_source_sorts_by_its_shown_text_paper_reported_before_re_scored() -> Non
     shown = [view.by_id[i].source for i in view.ids("Memory types", Sort("Source"))]
     assert shown == sorted(shown, key=lambda s: board_view.SOURCE_TEXT[s].casefold())
     assert shown[0] == "paper" and shown[-1] == "rescored"
-    paper = [i for i in view.ids("Memory types", Sort("Source")) if view.by_id[i].source
-             == "paper"]
+    paper = [i for i in view.ids("Memory types", Sort("Source")) if view.by_id[i].source == "paper"]
     assert paper == [i for i in board if view.by_id[i].source == "paper"]
 
 
 def test_text_without_a_value_stays_last_either_way() -> None:
-    rows = [paper_row("NoNote", metrics={"overall": 45.0}),
-            paper_row("Noted b", metrics={"overall": 40.0}, note="b: second"),
-            paper_row("NotReported", metrics={"overall": 35.0}),
-            paper_row("Noted a", metrics={"overall": 30.0}, note="a: first"),
-            paper_row("Yes", metrics={"overall": 25.0}, uses_external=True),
-            paper_row("No", metrics={"overall": 20.0}, uses_external=False)]
+    rows = [
+        paper_row("NoNote", metrics={"overall": 45.0}),
+        paper_row("Noted b", metrics={"overall": 40.0}, note="b: second"),
+        paper_row("NotReported", metrics={"overall": 35.0}),
+        paper_row("Noted a", metrics={"overall": 30.0}, note="a: first"),
+        paper_row("Yes", metrics={"overall": 25.0}, uses_external=True),
+        paper_row("No", metrics={"overall": 20.0}, uses_external=False),
+    ]
     view = View(rows)
 
     def shown(header: str, reverse: bool = False) -> list[str]:
-        return [view.by_id[i].method_name
-                for i in view.ids("Details", Sort(header, reversed=reverse))]
+        return [
+            view.by_id[i].method_name for i in view.ids("Details", Sort(header, reversed=reverse))
+        ]
 
     assert shown("Note") == ["Noted a", "Noted b", "NoNote", "NotReported", "Yes", "No"]
     assert shown("Note", True) == ["Noted b", "Noted a", "NoNote", "NotReported", "Yes", "No"]
     # "Not reported" says there is no value: after Yes and No, whichever way
-    assert shown("External data") == ["No", "Yes", "NoNote", "Noted b", "NotReported",
-                                      "Noted a"]
-    assert shown("External data", True) == ["Yes", "No", "NoNote", "Noted b", "NotReported",
-                                            "Noted a"]
+    assert shown("External data") == ["No", "Yes", "NoNote", "Noted b", "NotReported", "Noted a"]
+    assert shown("External data", True) == [
+        "Yes",
+        "No",
+        "NoNote",
+        "Noted b",
+        "NotReported",
+        "Noted a",
+    ]
 
 
 def test_missing_metric_values_stay_last_and_ties_keep_the_board_order() -> None:
@@ -390,8 +441,14 @@ def test_missing_metric_values_stay_last_and_ties_keep_the_board_order() -> None
         return [view.by_id[i].method_name for i in view.ids("Memory types", sort)]
 
     assert names(Sort("Entity")) == ["TieA", "TieB", "First", "Low", "NoEntity", "NoEntity2"]
-    assert names(Sort("Entity", reversed=True)) == ["Low", "First", "TieA", "TieB",
-                                                    "NoEntity", "NoEntity2"]
+    assert names(Sort("Entity", reversed=True)) == [
+        "Low",
+        "First",
+        "TieA",
+        "TieB",
+        "NoEntity",
+        "NoEntity2",
+    ]
     # Event: four rows tie at 20.0, in the board's order both ways; NoEntity2 has none
     assert names(Sort("Event")) == ["First", "TieA", "NoEntity", "TieB", "Low", "NoEntity2"]
     assert names(Sort("Event", reversed=True)) == names(Sort("Event"))
@@ -401,9 +458,11 @@ def test_missing_metric_values_stay_last_and_ties_keep_the_board_order() -> None
 
 
 def test_sorting_keeps_every_row_once() -> None:
-    for snapshot, bench, track in ((MEM_DEMO, MEM, MEMORY),
-                                   (UNDERSTANDING_DEMO, ARGUS, UNDERSTANDING),
-                                   (DECISION_DEMO, ARGUS, DECISION)):
+    for snapshot, bench, track in (
+        (MEM_DEMO, MEM, MEMORY),
+        (UNDERSTANDING_DEMO, ARGUS, UNDERSTANDING),
+        (DECISION_DEMO, ARGUS, DECISION),
+    ):
         view = View(snapshot.records, bench, track)
         board = sorted(view.board_order())
         for column in view.layout.columns:
@@ -420,16 +479,26 @@ def test_aria_sort_says_how_the_shown_values_run() -> None:
     states = aria(html)
     assert states["Rank"] == "ascending"
     assert set(states.values()) == {"ascending", "none"}
-    for sort, state in ((Sort("Overall"), "descending"), (Sort("Overall", True), "ascending"),
-                        (Sort("Date"), "descending"), (Sort("Size"), "descending"),
-                        (Sort("Size", True), "ascending"), (Sort("Team"), "ascending"),
-                        (Sort("Team", True), "descending"), (Sort("Rank", True), "descending")):
+    for sort, state in (
+        (Sort("Overall"), "descending"),
+        (Sort("Overall", True), "ascending"),
+        (Sort("Date"), "descending"),
+        (Sort("Size"), "descending"),
+        (Sort("Size", True), "ascending"),
+        (Sort("Team"), "ascending"),
+        (Sort("Team", True), "descending"),
+        (Sort("Rank", True), "descending"),
+    ):
         states = aria(view.html("Memory types", sort))
         assert states[sort.column] == state, sort
         assert all(v == "none" for k, v in states.items() if k != sort.column), sort
     decision = View(DECISION_DEMO.records, ARGUS, DECISION)
-    for sort, state in ((Sort("MAE (s)"), "ascending"), (Sort("MAE (s)", True), "descending"),
-                        (Sort("Δt (s)"), "other"), (Sort("Δt (s)", True), "other")):
+    for sort, state in (
+        (Sort("MAE (s)"), "ascending"),
+        (Sort("MAE (s)", True), "descending"),
+        (Sort("Δt (s)"), "other"),
+        (Sort("Δt (s)", True), "other"),
+    ):
         assert aria(decision.html("Timing", sort))[sort.column] == state, sort
     # the shown values bear it out: a descending column's numbers do descend
     headers, cells = read_board(view.html("Memory types", Sort("Overall")))
@@ -460,10 +529,29 @@ def test_every_header_click_the_page_can_send_is_accepted() -> None:
 # --- hostile clicks ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("clicked", [
-    None, 3, 3.5, True, [], ["Overall"], {"sort": "Overall"}, "", " Overall", "overall",
-    "Overall\x00", "_id", "_name", "_text", "Entity", "x" * 10_000, "Overall" * 1_000_000,
-], ids=lambda v: repr(v)[:24])
+@pytest.mark.parametrize(
+    "clicked",
+    [
+        None,
+        3,
+        3.5,
+        True,
+        [],
+        ["Overall"],
+        {"sort": "Overall"},
+        "",
+        " Overall",
+        "overall",
+        "Overall\x00",
+        "_id",
+        "_name",
+        "_text",
+        "Entity",
+        "x" * 10_000,
+        "Overall" * 1_000_000,
+    ],
+    ids=lambda v: repr(v)[:24],
+)
 def test_a_click_naming_no_shown_column_is_refused(clicked: object) -> None:
     view = View(MEM_DEMO.records)
     with pytest.raises(BadInput) as refused:
@@ -492,11 +580,16 @@ def test_a_sort_of_a_column_not_on_the_board_leaves_it_as_it_is() -> None:
 
 
 def hostile_row() -> ledger.Record:
-    return paper_row(HOSTILE, metrics={"overall": 40.0}, team_name="Team " + HOSTILE,
-                     model_size="${7}B {{size}}", note="Note " + HOSTILE,
-                     method_description="About " + HOSTILE,
-                     project_url="https://example.org/a$b{c}?q=1&r=2",
-                     publication_url="http://example.org/paper")
+    return paper_row(
+        HOSTILE,
+        metrics={"overall": 40.0},
+        team_name="Team " + HOSTILE,
+        model_size="${7}B {{size}}",
+        note="Note " + HOSTILE,
+        method_description="About " + HOSTILE,
+        project_url="https://example.org/a$b{c}?q=1&r=2",
+        publication_url="http://example.org/paper",
+    )
 
 
 def test_every_record_text_is_escaped_and_reads_back_as_written() -> None:
@@ -514,8 +607,7 @@ def test_every_record_text_is_escaped_and_reads_back_as_written() -> None:
             assert cells["Team"] == "Team " + HOSTILE
             assert cells["Size"] == "${7}B {{size}}"
         if "Note" in cells:
-            assert cells["Note"] == board_view._cut("Note " + HOSTILE,
-                                                    board_view.NOTE_CELL_CHARS)
+            assert cells["Note"] == board_view._cut("Note " + HOSTILE, board_view.NOTE_CELL_CHARS)
 
 
 def test_links_are_http_only_and_open_with_noopener() -> None:
@@ -529,10 +621,19 @@ def test_links_are_http_only_and_open_with_noopener() -> None:
         assert re.search(r'rel="[^"]*\bnoopener\b', link) and 'target="_blank"' in link
     assert 'href="https://example.org/a&#36;b&#123;c&#125;?q=1&amp;r=2"' in html
     # a record that got past validation with another scheme gets no link at all
-    smuggled = record.model_copy(update={"project_url": "javascript:alert(1)",
-                                         "publication_url": "data:text/html,<b>x</b>"})
-    html = board_table.table_html(view.frame, view.columns("Details"), view.layout,
-                                  MEMORY, {str(record.id): smuggled}, None, "c", None)
+    smuggled = record.model_copy(
+        update={"project_url": "javascript:alert(1)", "publication_url": "data:text/html,<b>x</b>"}
+    )
+    html = board_table.table_html(
+        view.frame,
+        view.columns("Details"),
+        view.layout,
+        MEMORY,
+        {str(record.id): smuggled},
+        None,
+        "c",
+        None,
+    )
     assert "javascript" not in html and "data:" not in html and "<a " not in html
 
 
@@ -542,8 +643,9 @@ def test_the_empty_state_is_one_row_across_the_table() -> None:
     for shown, total in ((none, View([]).frame), (none, view.frame)):
         text = board_view.empty_text(0, len(total))
         assert text is not None
-        html = board_table.table_html(shown, view.columns("Memory types"), view.layout,
-                                      MEMORY, {}, None, "Test board", text)
+        html = board_table.table_html(
+            shown, view.columns("Memory types"), view.layout, MEMORY, {}, None, "Test board", text
+        )
         headers, rows = read_board(html)
         assert headers == list(view.columns("Memory types"))
         plain = text.replace("**", "")
@@ -552,11 +654,20 @@ def test_the_empty_state_is_one_row_across_the_table() -> None:
         assert f'colspan="{len(headers)}"' in html
         assert "**" not in html
     # rows to show: no empty-state row, whatever text is passed
-    html = board_table.table_html(view.frame, view.columns("Memory types"), view.layout,
-                                  MEMORY, view.by_id, None, "Test board", "Nothing here")
+    html = board_table.table_html(
+        view.frame,
+        view.columns("Memory types"),
+        view.layout,
+        MEMORY,
+        view.by_id,
+        None,
+        "Test board",
+        "Nothing here",
+    )
     assert "Nothing here" not in html and len(read_board(html)[1]) == len(view.frame)
     assert "<strong>About</strong>" in board_table.table_html(
-        none, ["Rank"], view.layout, MEMORY, {}, None, "c", board_view.empty_text(0, 0))
+        none, ["Rank"], view.layout, MEMORY, {}, None, "c", board_view.empty_text(0, 0)
+    )
 
 
 def test_the_table_carries_the_track_only_on_a_several_track_board() -> None:
@@ -580,21 +691,34 @@ def test_cells_show_metrics_as_their_display_rounds_them() -> None:
 # --- the row card -------------------------------------------------------------------------------
 
 
-def card(record: ledger.Record, view: View, *, board_dir: str | None = None,
-         superseded_by: ledger.Record | None = None, many: bool = False,
-         added: ledger.AddedIn | None = None) -> str:
+def card(
+    record: ledger.Record,
+    view: View,
+    *,
+    board_dir: str | None = None,
+    superseded_by: ledger.Record | None = None,
+    many: bool = False,
+    added: ledger.AddedIn | None = None,
+) -> str:
     rows = view.frame[view.frame["_id"] == str(record.id)]
     row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
     permalink = f"?entry={record.id}" + (f"&track={view.track.id}" if many else "")
     return board_table.card_html(
-        record, view.bench, view.track, view.layout, row, superseded_by=superseded_by,
-        added=added, reproduce=board_table.reproduce_command(record, view.bench, view.track,
-                                                             board_dir),
-        permalink=permalink)
+        record,
+        view.bench,
+        view.track,
+        view.layout,
+        row,
+        superseded_by=superseded_by,
+        added=added,
+        reproduce=board_table.reproduce_command(record, view.bench, view.track, board_dir),
+        permalink=permalink,
+    )
 
 
 def text_of(html: str) -> str:
     """The text of ``html`` as it reads: blocks and cells apart, inline tags run in."""
+
     class Text(HTMLParser):
         def __init__(self) -> None:
             super().__init__()
@@ -628,8 +752,7 @@ class _Links(HTMLParser):
             self.hrefs.append(str(dict(attrs).get("href")))
 
 
-def rescored(snapshot: ledger.BoardSnapshot, name: str = "DemoVLM-7B (synthetic)"
-             ) -> ledger.Record:
+def rescored(snapshot: ledger.BoardSnapshot, name: str = "DemoVLM-7B (synthetic)") -> ledger.Record:
     return next(r for r in snapshot.records if r.method_name == name)
 
 
@@ -640,15 +763,22 @@ def test_a_rescored_card_shows_its_provenance_and_what_it_supersedes() -> None:
     html = card(record, view, many=True)
     shown = text_of(html)
     p = record.provenance
-    for label, value in (("Submission sha256", p.submission_sha256),
-                         ("Answer key sha256", p.answer_key_sha256),
-                         ("Key version", p.key_version), ("Scorer version", p.scorer_version),
-                         ("Record id", str(record.id)), ("Supersedes", str(record.supersedes))):
+    for label, value in (
+        ("Submission sha256", p.submission_sha256),
+        ("Answer key sha256", p.answer_key_sha256),
+        ("Key version", p.key_version),
+        ("Scorer version", p.scorer_version),
+        ("Record id", str(record.id)),
+        ("Supersedes", str(record.supersedes)),
+    ):
         assert f"{label} {value}" in shown, label
     assert f"?entry={record.supersedes}&track=understanding" in hrefs(html)
     assert f"?entry={record.id}&track=understanding" in hrefs(html)
-    rank = next(int(r) for r, i in zip(view.frame["Rank"], view.frame["_id"], strict=True)
-                if i == str(record.id))
+    rank = next(
+        int(r)
+        for r, i in zip(view.frame["Rank"], view.frame["_id"], strict=True)
+        if i == str(record.id)
+    )
     assert f"Rank {rank}" in shown and "Reproduce this row" in shown
     assert "Superseded" not in shown
 
@@ -684,19 +814,30 @@ def test_a_card_escapes_every_record_text() -> None:
     for raw in ("{", "}", "$", "`", "\\", "<img"):
         assert raw not in html, raw
     shown = text_of(html)
-    for value in (HOSTILE, "Team " + HOSTILE, "About " + HOSTILE, "Note " + HOSTILE,
-                  "${7}B {{size}}"):
+    for value in (
+        HOSTILE,
+        "Team " + HOSTILE,
+        "About " + HOSTILE,
+        "Note " + HOSTILE,
+        "${7}B {{size}}",
+    ):
         assert " ".join(value.split()) in shown, value
     assert [h for h in hrefs(html) if h.startswith("http")] == [
-        "http://example.org/paper", "https://example.org/a$b{c}?q=1&r=2"]
+        "http://example.org/paper",
+        "https://example.org/a$b{c}?q=1&r=2",
+    ]
 
 
 def test_a_card_names_the_commit_that_added_its_record_escaped() -> None:
     record = hostile_row()
     view = View([record])
     url = "https://huggingface.co/datasets/o/r/commit/" + "0123456789ab" * 3 + "0123"
-    added = ledger.AddedIn(commit="0123456789ab" * 3 + "0123", title="Add " + HOSTILE,
-                           date=datetime(2026, 9, 1, 10, 0, tzinfo=UTC), url=url)
+    added = ledger.AddedIn(
+        commit="0123456789ab" * 3 + "0123",
+        title="Add " + HOSTILE,
+        date=datetime(2026, 9, 1, 10, 0, tzinfo=UTC),
+        url=url,
+    )
     html = card(record, view, added=added)
     for raw in ("{", "}", "$", "`", "\\", "<img"):
         assert raw not in html, raw
@@ -706,14 +847,18 @@ def test_a_card_names_the_commit_that_added_its_record_escaped() -> None:
     assert "Added in commit" not in text_of(card(record, view))
 
 
-@pytest.mark.parametrize(("bench", "track", "snapshot", "many"), [
-    (MEM, MEMORY, MEM_DEMO, False),
-    (ARGUS, UNDERSTANDING, UNDERSTANDING_DEMO, True),
-    (ARGUS, DECISION, DECISION_DEMO, True),
-], ids=["egomemreason", "egoargus-understanding", "egoargus-decision"])
+@pytest.mark.parametrize(
+    ("bench", "track", "snapshot", "many"),
+    [
+        (MEM, MEMORY, MEM_DEMO, False),
+        (ARGUS, UNDERSTANDING, UNDERSTANDING_DEMO, True),
+        (ARGUS, DECISION, DECISION_DEMO, True),
+    ],
+    ids=["egomemreason", "egoargus-understanding", "egoargus-decision"],
+)
 def test_the_reproduce_command_names_the_track_and_board_only_when_needed(
-        bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot,
-        many: bool) -> None:
+    bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot, many: bool
+) -> None:
     record = rescored(snapshot)
     hub = board_table.reproduce_command(record, bench, track, None)
     local = board_table.reproduce_command(record, bench, track, "my boards/demo")
@@ -734,21 +879,31 @@ def test_the_reproduce_command_names_the_track_and_board_only_when_needed(
 def _submission_of(bench: spec.Benchmark, record: ledger.Record) -> Path:
     """The demo file a re-scored demo row was scored from, by its sha256."""
     demo = bench.demo_dir
-    files = [*demo.glob("*sample_submission.json"), *(demo / "leaderboard" / "inputs").glob(
-        "*.json")]
+    files = [
+        *demo.glob("*sample_submission.json"),
+        *(demo / "leaderboard" / "inputs").glob("*.json"),
+    ]
     by_sha = {hashlib.sha256(p.read_bytes()).hexdigest(): p for p in files}
     assert record.provenance is not None
     return by_sha[record.provenance.submission_sha256]
 
 
-@pytest.mark.parametrize(("bench", "track", "snapshot"), [
-    (MEM, MEMORY, MEM_DEMO),
-    (ARGUS, UNDERSTANDING, UNDERSTANDING_DEMO),
-    (ARGUS, DECISION, DECISION_DEMO),
-], ids=["egomemreason", "egoargus-understanding", "egoargus-decision"])
+@pytest.mark.parametrize(
+    ("bench", "track", "snapshot"),
+    [
+        (MEM, MEMORY, MEM_DEMO),
+        (ARGUS, UNDERSTANDING, UNDERSTANDING_DEMO),
+        (ARGUS, DECISION, DECISION_DEMO),
+    ],
+    ids=["egomemreason", "egoargus-understanding", "egoargus-decision"],
+)
 def test_the_printed_command_reproduces_its_demo_row(
-        bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot,
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    bench: spec.Benchmark,
+    track: spec.Track,
+    snapshot: ledger.BoardSnapshot,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.chdir(ROOT)
     record = rescored(snapshot)
     board_dir = str((bench.demo_dir / "leaderboard").relative_to(ROOT))
@@ -759,12 +914,22 @@ def test_the_printed_command_reproduces_its_demo_row(
     command = unescape(block.group(1))  # as a visitor copies it from the card
     words = shlex.split(command.split(" \\\n")[0])
     assert words[:2] == ["python", "scripts/reproduce_row.py"]
-    args = [*words[2:], "--submission", str(_submission_of(bench, record)),
-            "--private", str(bench.demo_key(track))]
+    args = [
+        *words[2:],
+        "--submission",
+        str(_submission_of(bench, record)),
+        "--private",
+        str(bench.demo_key(track)),
+    ]
     assert reproduce_row.main(args) == 0
     assert "reproduced" in capsys.readouterr().out
     # and the same command refuses another row's submission: it does check
     other = next(r for r in snapshot.records if r.source == "rescored" and r.id != record.id)
-    wrong = [*words[2:], "--submission", str(_submission_of(bench, other)),
-             "--private", str(bench.demo_key(track))]
+    wrong = [
+        *words[2:],
+        "--submission",
+        str(_submission_of(bench, other)),
+        "--private",
+        str(bench.demo_key(track)),
+    ]
     assert reproduce_row.main(wrong) == 1

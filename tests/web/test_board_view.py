@@ -43,8 +43,12 @@ DECISION_RECORDS = _demo_records(ARGUS, DECISION)
 
 def _like(record: ledger.Record, method: str, **changes: Any) -> ledger.Record:
     """A copy of a demo record under another name and id, with ``changes``; re-validated."""
-    data = {**record.model_dump(), "id": uuid.uuid5(uuid.NAMESPACE_URL, method),
-            "method_name": method, **changes}
+    data = {
+        **record.model_dump(),
+        "id": uuid.uuid5(uuid.NAMESPACE_URL, method),
+        "method_name": method,
+        **changes,
+    }
     return ledger.Record.model_validate(data)
 
 
@@ -52,8 +56,9 @@ def _rescored(records: list[ledger.Record]) -> ledger.Record:
     return next(r for r in records if r.source == "rescored" and r.metrics)
 
 
-def _frame(records: list[ledger.Record], bench: spec.Benchmark = EGOMEM,
-           track: spec.Track = MEMORY) -> pd.DataFrame:
+def _frame(
+    records: list[ledger.Record], bench: spec.Benchmark = EGOMEM, track: spec.Track = MEMORY
+) -> pd.DataFrame:
     return board_view.board_frame(records, bench, track)
 
 
@@ -74,7 +79,8 @@ def test_a_filter_with_nothing_ticked_shows_every_row() -> None:
     assert BoardFilter() == BoardFilter("", (), (), (), ())
     assert len(BoardFilter().apply(frame)) == len(MEMORY_RECORDS)
     assert len(BoardFilter(sources=(), external=(), inputs=(), sizes=()).apply(frame)) == len(
-        MEMORY_RECORDS)
+        MEMORY_RECORDS
+    )
 
 
 def test_ticking_re_scored_shows_the_re_scored_rows_only() -> None:
@@ -85,14 +91,18 @@ def test_ticking_re_scored_shows_the_re_scored_rows_only() -> None:
     assert len(everything) == len(MEMORY_RECORDS)
 
 
-@pytest.mark.parametrize(("field", "column", "choices"), [
-    ("sources", "_source", None),
-    ("external", "_external", board_view.EXTERNAL_CHOICES),
-    ("sizes", "_size", board_view.SIZE_BUCKETS),
-    ("inputs", "_input", (*EGOMEM.input.choices.values(), board_view.NOT_REPORTED)),
-])
+@pytest.mark.parametrize(
+    ("field", "column", "choices"),
+    [
+        ("sources", "_source", None),
+        ("external", "_external", board_view.EXTERNAL_CHOICES),
+        ("sizes", "_size", board_view.SIZE_BUCKETS),
+        ("inputs", "_input", (*EGOMEM.input.choices.values(), board_view.NOT_REPORTED)),
+    ],
+)
 def test_every_filter_shows_the_rows_of_any_ticked_value(
-        field: str, column: str, choices: tuple[str, ...] | None) -> None:
+    field: str, column: str, choices: tuple[str, ...] | None
+) -> None:
     frame = _frame(MEMORY_RECORDS)
     if choices is None:  # the Source filter's values are labels of the record's source
         values = {label: frame[column] == key for key, label in board_view.SOURCE_LABELS.items()}
@@ -109,8 +119,11 @@ def test_every_filter_shows_the_rows_of_any_ticked_value(
 def test_filters_combine_with_and() -> None:
     frame = _frame(MEMORY_RECORDS)
     shown = BoardFilter(sources=("Paper",), sizes=("< 10B",)).apply(frame)
-    expected = {r.method_name for r in MEMORY_RECORDS if r.source == "paper"
-                and board_view.size_bucket(r.model_size) == "< 10B"}
+    expected = {
+        r.method_name
+        for r in MEMORY_RECORDS
+        if r.source == "paper" and board_view.size_bucket(r.model_size) == "< 10B"
+    }
     assert expected and _names(shown) == expected
 
 
@@ -118,7 +131,8 @@ def test_the_checks_of_what_a_visitor_sent_are_unchanged() -> None:
     assert board_view.board_filter(None, None, None, None, None, EGOMEM) == BoardFilter()
     assert board_view.board_filter("", [], [], [], [], EGOMEM) == BoardFilter()
     assert board_view.board_filter("q", ["Paper"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM) == (
-        BoardFilter("q", ("Paper",), ("Yes", "No"), (), ("≥ 40B",)))
+        BoardFilter("q", ("Paper",), ("Yes", "No"), (), ("≥ 40B",))
+    )
     for bad in (["Nope"], ["Paper"] * 3, "Paper", [1]):
         with pytest.raises(errors.BadInput, match="Source"):
             board_view.board_filter("", bad, None, None, None, EGOMEM)
@@ -149,24 +163,28 @@ def test_a_size_in_the_search_matches_that_size_only() -> None:
     assert seven and seven <= _names(BoardFilter(search="7b").apply(frame))
 
 
-@pytest.mark.parametrize(("search", "name", "matches"), [
-    ("8B", "InternVL3-38B", False),
-    ("8b", "Qwen3-VL-8B", True),
-    ("8B", "Foo 8Bit", False),
-    ("8B", "Foo-8B-Instruct", True),
-    ("0.5B", "Qwen2-0.5B", True),
-    ("0.5B", "Qwen2-10.5B", False),
-    ("5B", "Qwen2-0.5B", False),
-    ("1.5T", "Giant 1.5T", True),
-    ("3B", "Qwen-3-VL-30B-A3B", True),  # the active parameters
-    ("30B", "Qwen-3-VL-30B-A3B", True),
-    ("30b-a3b", "Qwen-3-VL-30B-A3B", True),  # not a size: a part of the text
-    ("vl-3", "Qwen-3-VL-30B-A3B", True),
-    ("intern", "InternVL3-38B", True),
-    ("38", "InternVL3-38B", True),
-])
+@pytest.mark.parametrize(
+    ("search", "name", "matches"),
+    [
+        ("8B", "InternVL3-38B", False),
+        ("8b", "Qwen3-VL-8B", True),
+        ("8B", "Foo 8Bit", False),
+        ("8B", "Foo-8B-Instruct", True),
+        ("0.5B", "Qwen2-0.5B", True),
+        ("0.5B", "Qwen2-10.5B", False),
+        ("5B", "Qwen2-0.5B", False),
+        ("1.5T", "Giant 1.5T", True),
+        ("3B", "Qwen-3-VL-30B-A3B", True),  # the active parameters
+        ("30B", "Qwen-3-VL-30B-A3B", True),
+        ("30b-a3b", "Qwen-3-VL-30B-A3B", True),  # not a size: a part of the text
+        ("vl-3", "Qwen-3-VL-30B-A3B", True),
+        ("intern", "InternVL3-38B", True),
+        ("38", "InternVL3-38B", True),
+    ],
+)
 def test_the_search_reads_sizes_as_tokens_and_other_words_as_parts(
-        search: str, name: str, matches: bool) -> None:
+    search: str, name: str, matches: bool
+) -> None:
     record = _like(_rescored(MEMORY_RECORDS), name, model_size="", method_description="")
     shown = BoardFilter(search=search).apply(_frame([record]))
     assert len(shown) == (1 if matches else 0)
@@ -175,10 +193,16 @@ def test_the_search_reads_sizes_as_tokens_and_other_words_as_parts(
 # --- the status line and the empty board ---------------------------------------------------------
 
 
-def _snapshot(n: int, last_success: float | None, stale: bool = False,
-              error: str | None = None) -> ledger.BoardSnapshot:
-    return ledger.BoardSnapshot(records=tuple(MEMORY_RECORDS[:n]), last_success=last_success,
-                                stale=stale, error=error, skipped=())
+def _snapshot(
+    n: int, last_success: float | None, stale: bool = False, error: str | None = None
+) -> ledger.BoardSnapshot:
+    return ledger.BoardSnapshot(
+        records=tuple(MEMORY_RECORDS[:n]),
+        last_success=last_success,
+        stale=stale,
+        error=error,
+        skipped=(),
+    )
 
 
 def test_the_status_line_says_how_many_entries_are_shown_of_how_many() -> None:
@@ -194,18 +218,22 @@ def test_the_status_line_says_when_the_board_is_stale_or_was_never_loaded() -> N
     stale = _snapshot(3, last_success=0.0, stale=True, error="HTTP 503")
     assert board_view.status_line(stale, 3, 60.0) == (
         "3 entries · updated 60 s ago · the records source could not be reached (HTTP 503); "
-        "showing the board as of 60 s ago")
+        "showing the board as of 60 s ago"
+    )
     never = _snapshot(0, last_success=None, error="no token")
     assert board_view.status_line(never, 0, 60.0) == (
-        "The leaderboard could not be loaded yet (no token).")
+        "The leaderboard could not be loaded yet (no token)."
+    )
     assert board_view.status_line(_snapshot(0, None), 0, 1.0) == (
-        "The leaderboard could not be loaded yet (no data).")
+        "The leaderboard could not be loaded yet (no data)."
+    )
 
 
 def test_an_empty_view_says_why_and_how_to_see_the_entries() -> None:
     assert board_view.empty_text(shown=3, total=5) is None
     assert board_view.empty_text(shown=0, total=0) == (
-        "No entries yet. See **About** for how to get listed.")
+        "No entries yet. See **About** for how to get listed."
+    )
     text = board_view.empty_text(shown=0, total=5)
     assert text is not None and "5 entries" in text and "clear" in text.lower()
 
@@ -242,8 +270,10 @@ def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
     for record in MEMORY_RECORDS:
         cell = cells[str(record.id)]
         assert cell["Method"] == record.method_name, "plain text, no Markdown, no † mark"
-        assert cell[info["source"]] == {"rescored": "Re-scored", "paper": "Paper-reported"}[
-            record.source]
+        assert (
+            cell[info["source"]]
+            == {"rescored": "Re-scored", "paper": "Paper-reported"}[record.source]
+        )
         assert cell["Paper URL"] == (record.publication_url or "")
         assert cell["Project URL"] == (record.project_url or "")
         assert cell[info["note"]] == (record.note or ""), "the note whole"
@@ -267,8 +297,11 @@ def test_an_empty_view_exports_its_header_line() -> None:
 
 def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not() -> None:
     template = _rescored(DECISION_RECORDS)
-    formulas = {"team_name": '=HYPERLINK("https://evil.example","x")', "model_size": "-2+3",
-                "note": "@SUM(1+1)"}
+    formulas = {
+        "team_name": '=HYPERLINK("https://evil.example","x")',
+        "model_size": "-2+3",
+        "note": "@SUM(1+1)",
+    }
     metrics = {**template.metrics, "timing_signed_s": -0.5}
     formula = _like(template, "+cmd|' /C calc'!A0", metrics=metrics, **formulas)
     ranged = _like(template, "Plain – en dash", note="1–3 — fine")

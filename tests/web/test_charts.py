@@ -45,19 +45,31 @@ def _layers(spec_json: dict[str, Any]) -> list[dict[str, Any]]:
 #: Machado, Oliveira and Fernandes 2009, "A Physiologically-based Model for Simulation of Color
 #: Vision Deficiency" (IEEE TVCG 15(6)), severity 1.0; applied to linear RGB.
 DEFICIENCIES = {
-    "deuteranopia": np.array([[0.367322, 0.860646, -0.227968],
-                              [0.280085, 0.672501, 0.047413],
-                              [-0.011820, 0.042940, 0.968881]]),
-    "protanopia": np.array([[0.152286, 1.052583, -0.204868],
-                            [0.114503, 0.786281, 0.099216],
-                            [-0.003882, -0.048116, 1.051998]]),
+    "deuteranopia": np.array(
+        [
+            [0.367322, 0.860646, -0.227968],
+            [0.280085, 0.672501, 0.047413],
+            [-0.011820, 0.042940, 0.968881],
+        ]
+    ),
+    "protanopia": np.array(
+        [
+            [0.152286, 1.052583, -0.204868],
+            [0.114503, 0.786281, 0.099216],
+            [-0.003882, -0.048116, 1.051998],
+        ]
+    ),
 }
 VISIONS = ("normal", *DEFICIENCIES)
 
 #: sRGB (D65) to XYZ, and the D65 white point (IEC 61966-2-1).
-SRGB_TO_XYZ = np.array([[0.4124564, 0.3575761, 0.1804375],
-                        [0.2126729, 0.7151522, 0.0721750],
-                        [0.0193339, 0.1191920, 0.9503041]])
+SRGB_TO_XYZ = np.array(
+    [
+        [0.4124564, 0.3575761, 0.1804375],
+        [0.2126729, 0.7151522, 0.0721750],
+        [0.0193339, 0.1191920, 0.9503041],
+    ]
+)
 D65 = np.array([0.95047, 1.0, 1.08883])
 
 #: The least CIELAB ΔE76 between two entries' colours. A just-noticeable difference is about
@@ -70,15 +82,35 @@ D65 = np.array([0.95047, 1.0, 1.08883])
 MIN_DELTA_E = 10.0
 
 #: Vega's schemes: "category10" (d3's), and "tableau10", Vega-Lite's default since v4.
-CATEGORY10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-              "#7f7f7f", "#bcbd22", "#17becf")
-TABLEAU10 = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2",
-             "#ff9da6", "#9d755d", "#bab0ac")
+CATEGORY10 = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+TABLEAU10 = (
+    "#4c78a8",
+    "#f58518",
+    "#e45756",
+    "#72b7b2",
+    "#54a24b",
+    "#eeca3b",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#bab0ac",
+)
 
 
 def _lab(hex_colour: str, vision: str = "normal") -> np.ndarray:
     """CIELAB (D65) of an sRGB colour as a person of ``vision`` sees it."""
-    srgb = np.array([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    srgb = np.array([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
     linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
     if vision != "normal":
         linear = np.clip(DEFICIENCIES[vision] @ linear, 0, 1)
@@ -89,8 +121,10 @@ def _lab(hex_colour: str, vision: str = "normal") -> np.ndarray:
 
 def _closest(colours: Sequence[str], vision: str) -> tuple[float, str, str]:
     """The least ΔE76 between two of ``colours`` in ``vision``, and the two."""
-    return min((float(np.linalg.norm(_lab(a, vision) - _lab(b, vision))), a, b)
-               for a, b in itertools.combinations(colours, 2))
+    return min(
+        (float(np.linalg.norm(_lab(a, vision) - _lab(b, vision))), a, b)
+        for a, b in itertools.combinations(colours, 2)
+    )
 
 
 def _palette_problems(colours: Sequence[str]) -> list[str]:
@@ -105,8 +139,10 @@ def _palette_problems(colours: Sequence[str]) -> list[str]:
     for vision in VISIONS:
         distance, a, b = _closest(picked, vision)
         if distance < MIN_DELTA_E:
-            problems.append(f"{a} and {b} are ΔE76 {distance:.1f} apart in {vision} vision; "
-                            f"expected at least {MIN_DELTA_E}")
+            problems.append(
+                f"{a} and {b} are ΔE76 {distance:.1f} apart in {vision} vision; "
+                f"expected at least {MIN_DELTA_E}"
+            )
     return problems
 
 
@@ -170,7 +206,8 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     # A paper row ranked by a paper-only metric (another quantity) is left out.
     assert {v["Method"] for v in values} == {r.method_name for r in shown}
     assert {r.method_name for r in records} - {r.method_name for r in shown} == {
-        r.method_name for r in records if track.ranking not in r.metrics}
+        r.method_name for r in records if track.ranking not in r.metrics
+    }
 
     sized, strip = _by_x(spec_json, "Billions"), _by_x(spec_json, "Slot")
     assert sized["encoding"]["x"]["scale"]["type"] == "log"
@@ -204,28 +241,45 @@ def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     assert (x["field"], x["type"], x["scale"]["type"]) == ("Date", "temporal", "utc")
     values = spec_json["data"]["values"]
     assert sorted(v["Date"] for v in values) == sorted(
-        r.created_at.date().isoformat() for r in records if track.ranking in r.metrics)
+        r.created_at.date().isoformat() for r in records if track.ranking in r.metrics
+    )
 
 
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 @pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
 def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
-        bench: Benchmark, track: Track, chart: Any) -> None:
+    bench: Benchmark, track: Track, chart: Any
+) -> None:
     board = _board(bench, track)
     rescored = next(r for r in board if r.source == "rescored" and track.ranking in r.metrics)
     odd = rescored.metrics[track.ranking] * 0.987654321  # many decimals
-    paper = rescored.model_copy(update={
-        "source": "paper", "method_name": "Paper row", "model_size": "API",
-        "metrics": {**rescored.metrics, track.ranking: odd}})
+    paper = rescored.model_copy(
+        update={
+            "source": "paper",
+            "method_name": "Paper row",
+            "model_size": "API",
+            "metrics": {**rescored.metrics, track.ranking: odd},
+        }
+    )
     spec_json = _spec(chart([rescored, paper], track))
     display = track.display[track.ranking]
     digits = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}[display]
     for layer in _layers(spec_json):
         encoding = layer["encoding"]
-        shapes = dict(zip(encoding["shape"]["scale"]["domain"],
-                          encoding["shape"]["scale"]["range"], strict=True))
-        colours = dict(zip(encoding["color"]["scale"]["domain"],
-                           encoding["color"]["scale"]["range"], strict=True))
+        shapes = dict(
+            zip(
+                encoding["shape"]["scale"]["domain"],
+                encoding["shape"]["scale"]["range"],
+                strict=True,
+            )
+        )
+        colours = dict(
+            zip(
+                encoding["color"]["scale"]["domain"],
+                encoding["color"]["scale"]["range"],
+                strict=True,
+            )
+        )
         assert set(shapes) == set(colours) == {"Re-scored", "Paper-reported"}
         assert shapes["Re-scored"] != shapes["Paper-reported"]
         assert colours["Re-scored"] != colours["Paper-reported"]

@@ -36,8 +36,9 @@ DEMO = ARGUS.demo_dir
 DECISION_SAMPLE = (DEMO / "decision_sample_submission.json").read_bytes()
 UNDERSTANDING_SAMPLE = (DEMO / "sample_submission.json").read_bytes()
 DECISION_KEY = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read_bytes())
-UNDERSTANDING_KEY = evaluator.load_answer_key(UNDERSTANDING,
-                                              ARGUS.demo_key(UNDERSTANDING).read_bytes())
+UNDERSTANDING_KEY = evaluator.load_answer_key(
+    UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes()
+)
 PAPER_TABLE = list(csv.DictReader((ARGUS.folder / "paper_decision.csv").open(encoding="utf-8")))
 
 
@@ -64,8 +65,11 @@ class Page:
         return config
 
     def props(self) -> dict[str, dict[str, Any]]:
-        return {c["props"]["elem_id"]: c["props"] for c in self.config()["components"]
-                if c.get("props", {}).get("elem_id")}
+        return {
+            c["props"]["elem_id"]: c["props"]
+            for c in self.config()["components"]
+            if c.get("props", {}).get("elem_id")
+        }
 
     def page_event(self, output_elem_id: str, trigger: str = "load") -> tuple[int, list[Any]]:
         """The id and default inputs of the page event that writes to ``#output_elem_id``."""
@@ -83,9 +87,16 @@ class Page:
         """One page event through the queue, as the browser calls it, in ``session`` (a new
         one if not given): (kind, its output or error)."""
         session = session or f"s{fn_index}-{abs(hash(json.dumps(data, default=str)))}"
-        joined = self.http.post("/gradio_api/queue/join", json={
-            "fn_index": fn_index, "data": data, "session_hash": session, "event_data": None,
-            "trigger_id": None})
+        joined = self.http.post(
+            "/gradio_api/queue/join",
+            json={
+                "fn_index": fn_index,
+                "data": data,
+                "session_hash": session,
+                "event_data": None,
+                "trigger_id": None,
+            },
+        )
         assert joined.status_code == 200, joined.text
         result: tuple[str, Any] | None = None
         with self.http.stream("GET", f"/gradio_api/queue/data?session_hash={session}") as events:
@@ -95,8 +106,11 @@ class Page:
                 message = json.loads(line[5:])
                 if message.get("msg") == "process_completed":
                     output = message.get("output", {})
-                    result = (("complete", output.get("data")) if message.get("success")
-                              else ("error", output.get("error")))
+                    result = (
+                        ("complete", output.get("data"))
+                        if message.get("success")
+                        else ("error", output.get("error"))
+                    )
                 elif message.get("msg") == "close_stream":
                     break
         assert result is not None, "the event stream ended without a result"
@@ -114,8 +128,9 @@ def _page(config: ledger.Config) -> Generator[Page, None, None]:
 def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
     """EgoArgus in demo mode: both tracks' demo keys, the demo board (a limit no test reaches)."""
     monkeypatch.chdir(tmp_path)  # no key file in the working directory
-    yield from _page(ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus",
-                                         "LEADERBOARD_SCORE_LIMIT": "1000"}))
+    yield from _page(
+        ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_SCORE_LIMIT": "1000"})
+    )
 
 
 def _demo_records(track: spec.Track) -> list[ledger.Record]:
@@ -129,8 +144,9 @@ def _demo_records(track: spec.Track) -> list[ledger.Record]:
 # --- the page -----------------------------------------------------------------------------------
 
 
-def test_a_one_track_benchmark_has_no_track_switch(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_one_track_benchmark_has_no_track_switch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     for egomem in _page(ledger.load_config({})):
         props = egomem.props()
@@ -142,19 +158,31 @@ def test_a_one_track_benchmark_has_no_track_switch(tmp_path: Path,
 
 def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
     props = page.props()
-    assert props["board-track"]["choices"] == [["Understanding", "understanding"],
-                                               ["Decision", "decision"]]
+    assert props["board-track"]["choices"] == [
+        ["Understanding", "understanding"],
+        ["Decision", "decision"],
+    ]
     assert props["board-track"]["value"] == "understanding"
-    assert props["score-track"]["choices"] == [["Detect from the file", score_page.DETECT],
-                                               ["Understanding", "understanding"],
-                                               ["Decision", "decision"]]
+    assert props["score-track"]["choices"] == [
+        ["Detect from the file", score_page.DETECT],
+        ["Understanding", "understanding"],
+        ["Decision", "decision"],
+    ]
     assert props["score-track"]["value"] == score_page.DETECT
     # The first track's column groups until the visitor switches.
-    assert [c[0] for c in props["column-group"]["choices"]] == ["Scenarios", "Tasks", "Details",
-                                                                "All"]
+    assert [c[0] for c in props["column-group"]["choices"]] == [
+        "Scenarios",
+        "Tasks",
+        "Details",
+        "All",
+    ]
     info = page.http.get("/gradio_api/info").json()
-    assert sorted(info["named_endpoints"]) == ["/leaderboard", "/leaderboard_decision",
-                                               "/leaderboard_understanding", "/score"]
+    assert sorted(info["named_endpoints"]) == [
+        "/leaderboard",
+        "/leaderboard_decision",
+        "/leaderboard_understanding",
+        "/score",
+    ]
     assert info["unnamed_endpoints"] == {}
     track = info["named_endpoints"]["/score"]["parameters"][1]
     assert track["parameter_has_default"] and track["parameter_default"] == score_page.DETECT
@@ -165,8 +193,9 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
 def test_leaderboard_keeps_the_first_track_and_each_track_has_its_own(page: Page) -> None:
     first = page.run("leaderboard", [])[1]["data"][0]
     assert first == page.run("leaderboard_understanding", [])[1]["data"][0]
-    assert {r["method_name"] for r in first} == {r.method_name for r in
-                                                 _demo_records(UNDERSTANDING)}
+    assert {r["method_name"] for r in first} == {
+        r.method_name for r in _demo_records(UNDERSTANDING)
+    }
     assert all("overall" in r for r in first)
     rows = page.run("leaderboard_decision", [])[1]["data"][0]
     assert {r["method_name"] for r in rows} == {r.method_name for r in _demo_records(DECISION)}
@@ -205,8 +234,7 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
     assert defaults[-1] == "understanding"  # the track is the view's last input
     switch, _ = page.page_event("column-group", trigger="change")
     assert page.queue(switch, ["decision"], session="visitor")[0] == "complete"
-    kind, out = page.queue(view, [*defaults[:5], "Decision", None, "decision"],
-                           session="visitor")
+    kind, out = page.queue(view, [*defaults[:5], "Decision", None, "decision"], session="visitor")
     assert kind == "complete", out
     table, status, notes = out[0], out[1], out[2]
     layout = board_view.board_layout(ARGUS, DECISION)
@@ -236,7 +264,9 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     assert kind == "complete", out
     group, compare, picks, plot, size_plot, date_plot = out
     assert [c[0] for c in group["choices"]] == [v.title for v in DECISION.views] + [
-        "Details", "All"]
+        "Details",
+        "All",
+    ]
     assert group["value"] == "Decision"
     assert compare["value"] == "### Compare entries per scenario"
     rescored = {r.method_name for r in _demo_records(DECISION) if r.source == "rescored"}
@@ -244,21 +274,26 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     chart = json.loads(plot["plot"])
     assert chart["encoding"]["x"]["field"] == "Accuracy (%)"
     assert chart["encoding"]["x"]["scale"]["domain"] == [0, 100]
-    assert {v["Split"] for v in chart["data"]["values"]} == {DECISION.labels[k]
-                                                            for k in DECISION.chart}
+    assert {v["Split"] for v in chart["data"]["values"]} == {
+        DECISION.labels[k] for k in DECISION.chart
+    }
     # The two scatters plot the re-scored rows by this Space's F1 (paper rows have none).
     for scatter in (size_plot, date_plot):
         methods = {v["Method"] for v in json.loads(scatter["plot"])["data"]["values"]}
         assert methods == rescored
 
 
-@pytest.mark.parametrize(("track", "words"), [
-    ("nope", ["Track: 'nope' is not one of 'auto', 'understanding', 'decision'"]),
-    (["decision"] * 1000, ["Track: ['decision', 'decision',", "…"]),
-    (7, ["Track: 7 is not one of"]),
-])
+@pytest.mark.parametrize(
+    ("track", "words"),
+    [
+        ("nope", ["Track: 'nope' is not one of 'auto', 'understanding', 'decision'"]),
+        (["decision"] * 1000, ["Track: ['decision', 'decision',", "…"]),
+        (7, ["Track: 7 is not one of"]),
+    ],
+)
 def test_a_track_no_page_offers_is_refused_before_any_work(
-        page: Page, track: Any, words: list[str]) -> None:
+    page: Page, track: Any, words: list[str]
+) -> None:
     # The board's events: Gradio refuses a value that is none of the radio's choices.
     view, defaults = page.page_event("board-table")
     assert page.queue(view, [*defaults[:-1], track])[0] == "error"
@@ -277,8 +312,9 @@ def test_a_track_no_page_offers_is_refused_before_any_work(
 
 
 @pytest.mark.parametrize("track", [None, score_page.DETECT, "decision"])
-def test_the_decision_sample_scores_as_the_evaluator_scores_it(page: Page,
-                                                              track: str | None) -> None:
+def test_the_decision_sample_scores_as_the_evaluator_scores_it(
+    page: Page, track: str | None
+) -> None:
     status, body = page.score(DECISION_SAMPLE, track)
     assert status == 200, body
     [numbers] = body["data"]
@@ -299,10 +335,11 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(page: Page,
     assert rows[DECISION.names["decision_f1"]][1:3] == [f"{f1:.3f}", "—"]
     recall = expected.counts["decision_recall"]
     assert rows[DECISION.names["decision_recall"]][2] == f"{recall.correct} of {recall.total}"
-    assert rows[DECISION.names["timing_mae_s"]][1] == \
-        f"{expected.metrics['timing_mae_s']:.2f} s"
-    assert rows[DECISION.names["decision_accuracy"]][1] == \
-        f"{expected.metrics['decision_accuracy']:.1f} %"
+    assert rows[DECISION.names["timing_mae_s"]][1] == f"{expected.metrics['timing_mae_s']:.2f} s"
+    assert (
+        rows[DECISION.names["decision_accuracy"]][1]
+        == f"{expected.metrics['decision_accuracy']:.1f} %"
+    )
     values = json.loads(chart["plot"])["data"]["values"]
     assert {v["Entry"] for v in values} == {"Your submission"}  # no paper row has these bars
     assert "example_id" not in json.dumps(body) and "ep-0000" not in json.dumps(body)
@@ -339,30 +376,66 @@ def _no_id(entries: list[dict[str, Any]]) -> None:
 
 #: A malformed decision file, the track it is given to, and what the message must say.
 MALFORMED: list[tuple[str, bytes, str | None, list[str]]] = [
-    ("yes-for-true", _decision_file(_yes), "decision",
-     ['1 entry writes "assist" as a string (e.g. the 1st entry: "yes")',
-      'write the JSON literal true or false, without quotes: "assist": true, not '
-      '"assist": "yes"']),
-    ("negative-time", _decision_file(_negative), "decision",
-     ['1 entry has a negative "intervention_time_s" (e.g. the 6th entry: -3)',
-      "seconds from the start of the video, 0 or more"]),
-    ("missing-id", _decision_file(_no_id), None,
-     ['1 entry has no "example_id" (e.g. the 4th entry)', "1 episode has no answer (ep-000004)"]),
-    ("understanding-file-as-decision", UNDERSTANDING_SAMPLE, "decision",
-     ["This file is for the Understanding track", "not for the Decision track",
-      'track "understanding" or "auto"']),
-    ("decision-file-as-understanding", DECISION_SAMPLE, "understanding",
-     ["This file is for the Decision track", "not for the Understanding track",
-      'track "decision" or "auto"']),
-    ("not-json", b"not json", None,
-     ["not valid JSON", "read as a file for the Understanding track"]),
+    (
+        "yes-for-true",
+        _decision_file(_yes),
+        "decision",
+        [
+            '1 entry writes "assist" as a string (e.g. the 1st entry: "yes")',
+            'write the JSON literal true or false, without quotes: "assist": true, not '
+            '"assist": "yes"',
+        ],
+    ),
+    (
+        "negative-time",
+        _decision_file(_negative),
+        "decision",
+        [
+            '1 entry has a negative "intervention_time_s" (e.g. the 6th entry: -3)',
+            "seconds from the start of the video, 0 or more",
+        ],
+    ),
+    (
+        "missing-id",
+        _decision_file(_no_id),
+        None,
+        ['1 entry has no "example_id" (e.g. the 4th entry)', "1 episode has no answer (ep-000004)"],
+    ),
+    (
+        "understanding-file-as-decision",
+        UNDERSTANDING_SAMPLE,
+        "decision",
+        [
+            "This file is for the Understanding track",
+            "not for the Decision track",
+            'track "understanding" or "auto"',
+        ],
+    ),
+    (
+        "decision-file-as-understanding",
+        DECISION_SAMPLE,
+        "understanding",
+        [
+            "This file is for the Decision track",
+            "not for the Understanding track",
+            'track "decision" or "auto"',
+        ],
+    ),
+    (
+        "not-json",
+        b"not json",
+        None,
+        ["not valid JSON", "read as a file for the Understanding track"],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("data", "track", "words"), [m[1:] for m in MALFORMED],
-                         ids=[m[0] for m in MALFORMED])
+@pytest.mark.parametrize(
+    ("data", "track", "words"), [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED]
+)
 def test_a_malformed_decision_file_gets_the_message_that_fixes_it(
-        page: Page, data: bytes, track: str | None, words: list[str]) -> None:
+    page: Page, data: bytes, track: str | None, words: list[str]
+) -> None:
     status, body = page.score(data, track)
     assert status != 200
     message = body["error"]
@@ -371,11 +444,13 @@ def test_a_malformed_decision_file_gets_the_message_that_fixes_it(
     assert "Traceback" not in json.dumps(body)
 
 
-def test_a_refused_file_does_not_use_up_the_limit(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refused_file_does_not_use_up_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    config = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus",
-                                 "LEADERBOARD_SCORE_LIMIT": "1"})
+    config = ledger.load_config(
+        {"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_SCORE_LIMIT": "1"}
+    )
     for limited in _page(config):
         for _ in range(3):
             assert limited.score(UNDERSTANDING_SAMPLE, "decision")[0] != 200
@@ -385,14 +460,15 @@ def test_a_refused_file_does_not_use_up_the_limit(tmp_path: Path,
 
 
 def test_a_track_whose_key_is_missing_disables_score_for_that_track_only(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / UNDERSTANDING.key.name).write_bytes(ARGUS.demo_key(UNDERSTANDING).read_bytes())
     monkeypatch.chdir(tmp_path)
-    config = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus",
-                                 "LEADERBOARD_ANSWER_KEY": str(keys)})
+    config = ledger.load_config(
+        {"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_ANSWER_KEY": str(keys)}
+    )
     with caplog.at_level(logging.WARNING, logger="egoargus.app"):
         pages = _page(config)
         half = next(pages)
@@ -416,25 +492,29 @@ def test_a_track_whose_key_is_missing_disables_score_for_that_track_only(
 
 
 def test_a_key_that_fails_to_load_disables_its_track_until_it_loads(tmp_path: Path) -> None:
-    down = ledger.KeyStatus(None, "org/private on the Hub", demo=False,
-                            error="the Hub could not be reached")
+    down = ledger.KeyStatus(
+        None, "org/private on the Hub", demo=False, error="the Hub could not be reached"
+    )
     current = [down]
     up = ledger.KeyStatus(UNDERSTANDING_KEY, "synthetic demo key", demo=True, error=None)
     store = ledger.LocalStore(ARGUS.demo_board)
-    tracks = [served.Served(UNDERSTANDING, lambda: up, ledger.BoardCache(store, ARGUS,
-                                                                      UNDERSTANDING)),
-              served.Served(DECISION, lambda: current[0], ledger.BoardCache(store, ARGUS,
-                                                                         DECISION))]
+    tracks = [
+        served.Served(UNDERSTANDING, lambda: up, ledger.BoardCache(store, ARGUS, UNDERSTANDING)),
+        served.Served(DECISION, lambda: current[0], ledger.BoardCache(store, ARGUS, DECISION)),
+    ]
     demo = app.build_page(ARGUS, tracks, guard.ScoreLimiter(guard.ScoreLimits(limit=100)))
     mounted = gr.mount_gradio_app(FastAPI(), demo, path="/", max_file_size=guard.MAX_FILE_SIZE)
     with TestClient(mounted) as http:
         page = Page(http)
         status, body = page.score(DECISION_SAMPLE, "decision")
-        assert status != 200 and "Scoring for Decision is unavailable: the Hub could not" \
-            in body["error"]
+        assert (
+            status != 200
+            and "Scoring for Decision is unavailable: the Hub could not" in body["error"]
+        )
         assert page.score(UNDERSTANDING_SAMPLE, "understanding")[0] == 200
-        current[0] = ledger.KeyStatus(DECISION_KEY, "org/private on the Hub", demo=False,
-                                      error=None)
+        current[0] = ledger.KeyStatus(
+            DECISION_KEY, "org/private on the Hub", demo=False, error=None
+        )
         assert page.score(DECISION_SAMPLE, None)[0] == 200
 
 
@@ -446,16 +526,18 @@ def test_a_lower_is_better_ranking_ranks_the_lowest_interval_first() -> None:
     assert board_view.rank_ranges(intervals, higher_is_better=False) == [(1, 2), (1, 2), (3, 3)]
     assert board_view.rank_ranges(intervals) == [(2, 3), (2, 3), (1, 1)]
     # A signed error is best at 0: an interval around 0 is better than one entirely away.
-    assert board_view.rank_ranges([(-3.0, -2.0), (-0.5, 0.5), (1.0, 4.0)],
-                                  higher_is_better=None) == [(2, 3), (1, 1), (2, 3)]
+    assert board_view.rank_ranges(
+        [(-3.0, -2.0), (-0.5, 0.5), (1.0, 4.0)], higher_is_better=None
+    ) == [(2, 3), (1, 1), (2, 3)]
 
 
 def test_the_decision_layout_carries_the_paper_columns_under_the_paper_s_names() -> None:
     layout = board_view.board_layout(ARGUS, DECISION)
     paper = list(layout.groups["Paper (Table 2)"])
     assert paper[:3] == ["Rank", "Method", "F1"]
-    assert paper[3:3 + len(DECISION.paper_metric_keys)] == [
-        DECISION.labels[k] for k in DECISION.paper_metric_keys]
+    assert paper[3 : 3 + len(DECISION.paper_metric_keys)] == [
+        DECISION.labels[k] for k in DECISION.paper_metric_keys
+    ]
     assert layout.formats["F1"] == "{:.3f}" and layout.formats["Paper MAE (s)"] == "{:.2f}"
     assert layout.formats["Accuracy"] == "{:.1f}" and layout.formats["Timed"] == "{:.0f}"
     assert layout.info["ci"] == "F1 95% CI"
@@ -468,17 +550,25 @@ def test_a_file_s_track_is_told_by_the_fields_only_its_entries_carry() -> None:
     assert score_view.fitting_track(ARGUS, lines) is DECISION  # JSON Lines
     wrapped = json.dumps({"results": [{"example_id": "x", "pred": "A"}]}).encode()
     assert score_view.fitting_track(ARGUS, wrapped) is UNDERSTANDING  # an alias, inside a wrapper
-    for unknown in (b"", b"not json", b"[]", b'[{"example_id": "x"}]', b"\xff\xfe",
-                    b'[{"predicted_answer": "A"}, {"assist": true}]'):
+    for unknown in (
+        b"",
+        b"not json",
+        b"[]",
+        b'[{"example_id": "x"}]',
+        b"\xff\xfe",
+        b'[{"predicted_answer": "A"}, {"assist": true}]',
+    ):
         assert score_view.fitting_track(ARGUS, unknown) is None, unknown
 
 
 def test_records_of_a_sibling_track_are_neither_skipped_nor_logged(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     store = ledger.LocalStore(ARGUS.demo_board)
     with caplog.at_level(logging.WARNING, logger="ledger"):
         snapshot = ledger.BoardCache(store, ARGUS, DECISION).snapshot()
     assert snapshot.skipped == ()
     assert not [r for r in caplog.records if "skipped leaderboard record" in r.getMessage()]
-    assert {r.method_name for r in snapshot.records} == {r.method_name for r in
-                                                         _demo_records(DECISION)}
+    assert {r.method_name for r in snapshot.records} == {
+        r.method_name for r in _demo_records(DECISION)
+    }

@@ -29,12 +29,43 @@ BENCHMARK_DIR = HERE.parent
 SEED = 20260713
 KEY_VERSION = "demo-1"
 IDENTITIES = ("A1_JAKE", "A2_ALICE", "A3_TASHA", "A4_LUCIA", "A5_KATRINA", "A6_SHURE")
-THINGS = ("mug", "laptop", "flower vase", "guitar", "whiteboard marker", "power bank",
-          "rice cooker", "umbrella", "camera", "tape measure", "sketchbook", "kettle")
-PLACES = ("kitchen", "living room", "courtyard", "bedroom", "balcony", "supermarket",
-          "dining table", "staircase", "garden", "meeting room")
-ACTIVITIES = ("cooking", "dancing", "shopping", "playing guitar", "assembling furniture",
-              "arranging flowers", "watching a movie", "doing makeup", "tidying up")
+THINGS = (
+    "mug",
+    "laptop",
+    "flower vase",
+    "guitar",
+    "whiteboard marker",
+    "power bank",
+    "rice cooker",
+    "umbrella",
+    "camera",
+    "tape measure",
+    "sketchbook",
+    "kettle",
+)
+PLACES = (
+    "kitchen",
+    "living room",
+    "courtyard",
+    "bedroom",
+    "balcony",
+    "supermarket",
+    "dining table",
+    "staircase",
+    "garden",
+    "meeting room",
+)
+ACTIVITIES = (
+    "cooking",
+    "dancing",
+    "shopping",
+    "playing guitar",
+    "assembling furniture",
+    "arranging flowers",
+    "watching a movie",
+    "doing makeup",
+    "tidying up",
+)
 FOODS = ("Pancake", "Rice", "Burger", "Dumplings", "Noodles", "Hot pot", "Salad", "Pizza")
 #: How many options each query type's questions have (4 to 10; ordering goes up to J).
 OPTION_RANGE = {
@@ -52,16 +83,22 @@ def _question(rng: random.Random, query_type: str, name: str) -> tuple[str, list
     if query_type == "Cumulative State Tracking":
         return f"Where is the {thing} {name} last moved?", [f"In the {p}" for p in PLACES]
     if query_type == "Temporal Counting":
-        return (f"How many times did {name} use the {thing} this week?",
-                [f"{n} times" for n in range(1, 13)])
+        return (
+            f"How many times did {name} use the {thing} this week?",
+            [f"{n} times" for n in range(1, 13)],
+        )
     if query_type == "Event Ordering":
         steps = [f"{a} in the {p}" for a in ACTIVITIES for p in PLACES[:3]]
         day = rng.randint(1, 7)
-        return (f"Which sequence matches the order of {name}'s activities on day {day}?",
-                [" -> ".join(rng.sample(steps, 3)) for _ in range(12)])
+        return (
+            f"Which sequence matches the order of {name}'s activities on day {day}?",
+            [" -> ".join(rng.sample(steps, 3)) for _ in range(12)],
+        )
     if query_type == "Event Linking":
-        return (f"Why did {name} go to the {place} after {act}?",
-                [f"To fetch the {t}" for t in THINGS])
+        return (
+            f"Why did {name} go to the {place} after {act}?",
+            [f"To fetch the {t}" for t in THINGS],
+        )
     if query_type == "Spatial Preference":
         return f"Where does {name} usually prefer to do {act}?", [f"In the {p}" for p in PLACES]
     return f"What did {name} most often eat for breakfast?", list(FOODS)
@@ -85,16 +122,18 @@ def generate(track: spec.MultipleChoiceTrack, seed: int = SEED) -> list[dict[str
             text, pool = _question(rng, query_type, name)
             count = rng.randint(low, high)
             texts = rng.sample(sorted(set(pool)), count)
-            samples.append({
-                f.id: example_id,
-                "p_id": f"{identity}_DAY{day}_{hour:02d}_00_00_q{n + 1:03d}",
-                "identity": identity,
-                "query_time": f"DAY{day}, {hour:02d}:00:00",
-                f.question: f"[SYNTHETIC DEMO] {text}",
-                f.options: dict(zip(letters, texts, strict=False)),
-                grouping.field: query_type,
-                f.answer: letters[rng.randrange(count)],
-            })
+            samples.append(
+                {
+                    f.id: example_id,
+                    "p_id": f"{identity}_DAY{day}_{hour:02d}_00_00_q{n + 1:03d}",
+                    "identity": identity,
+                    "query_time": f"DAY{day}, {hour:02d}:00:00",
+                    f.question: f"[SYNTHETIC DEMO] {text}",
+                    f.options: dict(zip(letters, texts, strict=False)),
+                    grouping.field: query_type,
+                    f.answer: letters[rng.randrange(count)],
+                }
+            )
     return samples
 
 
@@ -119,11 +158,15 @@ def sample_submission(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out-dir", type=Path, default=HERE,
-                        help="folder to write the demo files into (default: this script's "
-                             "folder)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=HERE,
+        help="folder to write the demo files into (default: this script's folder)",
+    )
     parser.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED})")
     args = parser.parse_args(argv)
 
@@ -134,16 +177,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     key = {"key_version": KEY_VERSION, "samples": samples}
     (out / track.key.name).write_text(
-        json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        json.dumps(key, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     public_lines = [
-        json.dumps({**{k: v for k, v in q.items() if k != track.fields.answer},
-                    "key_version": KEY_VERSION}, ensure_ascii=False)
+        json.dumps(
+            {
+                **{k: v for k, v in q.items() if k != track.fields.answer},
+                "key_version": KEY_VERSION,
+            },
+            ensure_ascii=False,
+        )
         for q in samples
     ]
     (out / track.public.name).write_text("\n".join(public_lines) + "\n", encoding="utf-8")
     (out / "sample_submission.json").write_text(
-        json.dumps(sample_submission(track, samples, args.seed), indent=1) + "\n",
-        encoding="utf-8")
+        json.dumps(sample_submission(track, samples, args.seed), indent=1) + "\n", encoding="utf-8"
+    )
     print(f"wrote {len(samples)} synthetic questions to {out}")
     return 0
 

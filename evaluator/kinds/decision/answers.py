@@ -70,12 +70,18 @@ def _top_level_hint(track: DecisionTrack, data: Any) -> str:
     if isinstance(data, dict):
         name = wrapped_list(data, _WRAPPERS)
         if name is not None:
-            return (f'the top level is an object with a "{name}" list; upload the list '
-                    f"itself (a JSON array of {_shape(track)} objects, or JSON Lines)")
-        return (f"the top level is a JSON object; expected a JSON list (or JSON Lines) of "
-                f"{_shape(track)} objects, one per episode")
-    return (f"the top level is a JSON {json_type(data)}; expected a JSON list (or "
-            f"JSON Lines) of {_shape(track)} objects, one per episode")
+            return (
+                f'the top level is an object with a "{name}" list; upload the list '
+                f"itself (a JSON array of {_shape(track)} objects, or JSON Lines)"
+            )
+        return (
+            f"the top level is a JSON object; expected a JSON list (or JSON Lines) of "
+            f"{_shape(track)} objects, one per episode"
+        )
+    return (
+        f"the top level is a JSON {json_type(data)}; expected a JSON list (or "
+        f"JSON Lines) of {_shape(track)} objects, one per episode"
+    )
 
 
 def decode(track: DecisionTrack, data: bytes) -> list[Any]:
@@ -99,67 +105,90 @@ def decode(track: DecisionTrack, data: bytes) -> list[Any]:
                 whole = json.loads(text)  # one document over several lines, e.g. an object
             except (ValueError, RecursionError):
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
-                raise SubmissionError([
-                    f"line {lineno} is not valid JSON ({reason}); a submission is a JSON list "
-                    f"of objects like {example}{_LINES}"
-                ]) from None
+                raise SubmissionError(
+                    [
+                        f"line {lineno} is not valid JSON ({reason}); a submission is a JSON list "
+                        f"of objects like {example}{_LINES}"
+                    ]
+                ) from None
             raise SubmissionError([_top_level_hint(track, whole)]) from None
     if len(entries) == 1 and not (isinstance(entries[0], dict) and track.fields.id in entries[0]):
         raise SubmissionError([_top_level_hint(track, entries[0])])
     return entries
 
 
-def _read_assist(entry: dict[str, Any], position: int,
-                 problems: Problems) -> tuple[bool, bool | None]:
+def _read_assist(
+    entry: dict[str, Any], position: int, problems: Problems
+) -> tuple[bool, bool | None]:
     """(usable, the entry's assist); a problem is noted when it is not usable."""
     if ASSIST not in entry:
-        problems.add(f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
-                     "[entry|entries]); write true or false, or null if the model gave no answer",
-                     ordinal(position + 1))
+        problems.add(
+            f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
+            "[entry|entries]); write true or false, or null if the model gave no answer",
+            ordinal(position + 1),
+        )
         return False, None
     raw = entry[ASSIST]
     if raw is None or isinstance(raw, bool):
         return True, raw
     shown = f"{nth(position, 'entry')}: {preview(raw)}"
     if isinstance(raw, str) and raw.strip().lower() in _BOOLEAN_WORDS:
-        problems.add(f'{{n}} [entry writes|entries write] "{ASSIST}" as a string (e.g. '
-                     "{examples}); write the JSON literal true or false, without quotes: "
-                     f'"{ASSIST}": true, not "{ASSIST}": "yes"', shown)
+        problems.add(
+            f'{{n}} [entry writes|entries write] "{ASSIST}" as a string (e.g. '
+            "{examples}); write the JSON literal true or false, without quotes: "
+            f'"{ASSIST}": true, not "{ASSIST}": "yes"',
+            shown,
+        )
     else:
-        problems.add(f'{{n}} [entry has|entries have] an "{ASSIST}" that is not true, false or '
-                     "null (e.g. {examples}); write true or false, or null if the model gave "
-                     "no answer", shown)
+        problems.add(
+            f'{{n}} [entry has|entries have] an "{ASSIST}" that is not true, false or '
+            "null (e.g. {examples}); write true or false, or null if the model gave "
+            "no answer",
+            shown,
+        )
     return False, None
 
 
-def _read_time(entry: dict[str, Any], position: int,
-               problems: Problems) -> tuple[bool, float | None]:
+def _read_time(
+    entry: dict[str, Any], position: int, problems: Problems
+) -> tuple[bool, float | None]:
     """(usable, the entry's time in seconds); a problem is noted when it is not usable."""
     if TIME not in entry:
-        problems.add(f'{{n}} [entry has|entries have] no "{TIME}" (e.g. the {{examples}} '
-                     "[entry|entries]); give the time in seconds, or null when there is none",
-                     ordinal(position + 1))
+        problems.add(
+            f'{{n}} [entry has|entries have] no "{TIME}" (e.g. the {{examples}} '
+            "[entry|entries]); give the time in seconds, or null when there is none",
+            ordinal(position + 1),
+        )
         return False, None
     raw = entry[TIME]
     if raw is None:
         return True, None
     shown = f"{nth(position, 'entry')}: {preview(raw)}"
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        problems.add(f'{{n}} [entry has|entries have] an "{TIME}" that is not a number (e.g. '
-                     "{examples}); write seconds as a JSON number such as 12.5, not a string, "
-                     "or null", shown)
+        problems.add(
+            f'{{n}} [entry has|entries have] an "{TIME}" that is not a number (e.g. '
+            "{examples}); write seconds as a JSON number such as 12.5, not a string, "
+            "or null",
+            shown,
+        )
         return False, None
     try:
         value = float(raw)
     except OverflowError:
         value = math.inf
     if not math.isfinite(value):
-        problems.add(f'{{n}} [entry has|entries have] an "{TIME}" that is not a finite number '
-                     "(e.g. {examples}); write a number of seconds, or null", shown)
+        problems.add(
+            f'{{n}} [entry has|entries have] an "{TIME}" that is not a finite number '
+            "(e.g. {examples}); write a number of seconds, or null",
+            shown,
+        )
         return False, None
     if value < 0:
-        problems.add(f'{{n}} [entry has|entries have] a negative "{TIME}" (e.g. {{examples}}); '
-                     "times are seconds from the start of the video, 0 or more", shown)
+        problems.add(
+            f'{{n}} [entry has|entries have] a negative "{TIME}" (e.g. {{examples}}); '
+            "times are seconds from the start of the video, 0 or more",
+            shown,
+        )
         return False, None
     return True, value
 
@@ -171,8 +200,9 @@ def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
     entries = decode(track, data)
     check_count(entries, len(episodes), _words(track))
 
-    def read(entry: dict[str, Any], position: int, ident: int | str | None,
-             problems: Problems) -> tuple[bool, Prediction]:
+    def read(
+        entry: dict[str, Any], position: int, ident: int | str | None, problems: Problems
+    ) -> tuple[bool, Prediction]:
         assist_ok, assist = _read_assist(entry, position, problems)
         time_ok, time_s = _read_time(entry, position, problems)
         return assist_ok and time_ok, Prediction(assist, time_s)

@@ -103,13 +103,17 @@ def _row_problems(track: DecisionTrack, record: object, index: int, *, key: bool
         elif not isinstance(record[name], str):
             out.append(f"{where}: {name}: Input should be a valid string")
     if isinstance(record.get(ASSIST_TYPE), str) and record[ASSIST_TYPE] not in ASSIST_TYPES:
-        out.append(f"{where}: {ASSIST_TYPE}: expected one of {', '.join(ASSIST_TYPES)}, got "
-                   f"{preview(record[ASSIST_TYPE])}")
+        out.append(
+            f"{where}: {ASSIST_TYPE}: expected one of {', '.join(ASSIST_TYPES)}, got "
+            f"{preview(record[ASSIST_TYPE])}"
+        )
     if TIME not in record:
         out.append(f"{where}: {TIME}: Field required (null on a no-assistance episode)")
     elif record[TIME] is not None and not is_time(record[TIME]):
-        out.append(f"{where}: {TIME}: expected a number of seconds >= 0, or null; got "
-                   f"{preview(record[TIME])}")
+        out.append(
+            f"{where}: {TIME}: expected a number of seconds >= 0, or null; got "
+            f"{preview(record[TIME])}"
+        )
     return out
 
 
@@ -124,17 +128,21 @@ def _valid_rows(track: DecisionTrack, data: Sequence[Any], *, key: bool) -> list
     (PublicFileError) lists every problem. A public file's checks are the key's for the ids."""
     error: type[ValueError] = AnswerKeyError if key else PublicFileError
     what = "the answer key" if key else f"the public file {track.public.name}"
-    bad = [p for index, record in enumerate(data)
-           for p in _row_problems(track, record, index, key=key)]
+    bad = [
+        p for index, record in enumerate(data) for p in _row_problems(track, record, index, key=key)
+    ]
     if bad:
-        raise error(agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
-                    + "; ".join(bad[:MAX_EXAMPLES]))
+        raise error(
+            agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
+            + "; ".join(bad[:MAX_EXAMPLES])
+        )
     f = track.fields
     rows: list[dict[str, Any]] = list(data)
     problems: list[str] = []
     counts = Counter(r[f.id] for r in rows)
-    _some(problems, f"duplicate [{f.id}|{f.id}s]", sorted(i for i, n in counts.items() if n > 1),
-          "")
+    _some(
+        problems, f"duplicate [{f.id}|{f.id}s]", sorted(i for i, n in counts.items() if n > 1), ""
+    )
     if key:
         problems += _answer_problems(track, rows)
     elif not rows:
@@ -149,22 +157,40 @@ def _answer_problems(track: DecisionTrack, rows: Sequence[Mapping[str, Any]]) ->
     f, field, silent = track.fields, track.scenarios.field, track.silent_scenario
     problems: list[str] = []
     values = [g.value for g in track.scenarios.groups]
-    _some(problems, "[episode|episodes] with an unknown " + field,
-          [r[f.id] for r in rows if r[field] not in values],
-          f"; expected one of: {', '.join(values)}")
-    _some(problems, f"[episode|episodes] of an assistance {field} whose {ASSIST_TYPE} is none",
-          [r[f.id] for r in rows if r[field] in values and r[field] != silent
-           and r[ASSIST_TYPE] == NONE],
-          f"; {ASSIST_TYPE} is none exactly on the {silent} episodes")
-    _some(problems, f"{silent} [episode|episodes] whose {ASSIST_TYPE} is not none",
-          [r[f.id] for r in rows if r[field] == silent and r[ASSIST_TYPE] != NONE],
-          f"; a {silent} episode needs no assistance: write none")
-    _some(problems, f"assistance [episode|episodes] without an {TIME}",
-          [r[f.id] for r in rows if r[ASSIST_TYPE] != NONE and r[TIME] is None],
-          "; each needs its reviewed earliest useful time in seconds")
-    _some(problems, f"no-assistance [episode|episodes] with an {TIME}",
-          [r[f.id] for r in rows if r[ASSIST_TYPE] == NONE and r[TIME] is not None],
-          "; write null: such an episode has no intervention time")
+    _some(
+        problems,
+        "[episode|episodes] with an unknown " + field,
+        [r[f.id] for r in rows if r[field] not in values],
+        f"; expected one of: {', '.join(values)}",
+    )
+    _some(
+        problems,
+        f"[episode|episodes] of an assistance {field} whose {ASSIST_TYPE} is none",
+        [
+            r[f.id]
+            for r in rows
+            if r[field] in values and r[field] != silent and r[ASSIST_TYPE] == NONE
+        ],
+        f"; {ASSIST_TYPE} is none exactly on the {silent} episodes",
+    )
+    _some(
+        problems,
+        f"{silent} [episode|episodes] whose {ASSIST_TYPE} is not none",
+        [r[f.id] for r in rows if r[field] == silent and r[ASSIST_TYPE] != NONE],
+        f"; a {silent} episode needs no assistance: write none",
+    )
+    _some(
+        problems,
+        f"assistance [episode|episodes] without an {TIME}",
+        [r[f.id] for r in rows if r[ASSIST_TYPE] != NONE and r[TIME] is None],
+        "; each needs its reviewed earliest useful time in seconds",
+    )
+    _some(
+        problems,
+        f"no-assistance [episode|episodes] with an {TIME}",
+        [r[f.id] for r in rows if r[ASSIST_TYPE] == NONE and r[TIME] is not None],
+        "; write null: such an episode has no intervention time",
+    )
     present = {r[field] for r in rows}
     absent = [v for v in values if v not in present]
     if absent and rows:
@@ -174,8 +200,9 @@ def _answer_problems(track: DecisionTrack, rows: Sequence[Mapping[str, Any]]) ->
     return problems
 
 
-def parse_key(track: DecisionTrack, data: Any, sha256: str = "",
-              key_version: str | None = None) -> DecisionKey:
+def parse_key(
+    track: DecisionTrack, data: Any, sha256: str = "", key_version: str | None = None
+) -> DecisionKey:
     """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``;
     AnswerKeyError lists every problem."""
     if isinstance(data, dict) and "samples" in data:
@@ -184,14 +211,22 @@ def parse_key(track: DecisionTrack, data: Any, sha256: str = "",
             raise AnswerKeyError("the answer key's key_version must be a string")
         data = data["samples"]
     if not isinstance(data, (list, tuple)):
-        raise AnswerKeyError('a decision answer key must be JSON Lines of episodes, a JSON list '
-                             'of them or an object {"samples": [...]}')
+        raise AnswerKeyError(
+            "a decision answer key must be JSON Lines of episodes, a JSON list "
+            'of them or an object {"samples": [...]}'
+        )
     rows = _valid_rows(track, data, key=True)
     f, field = track.fields, track.scenarios.field
     episodes = tuple(
-        Episode(id=r[f.id], scenario=r[field], assist_type=r[ASSIST_TYPE],
-                time_s=None if r[TIME] is None else float(r[TIME]), record=r)
-        for r in rows)
+        Episode(
+            id=r[f.id],
+            scenario=r[field],
+            assist_type=r[ASSIST_TYPE],
+            time_s=None if r[TIME] is None else float(r[TIME]),
+            record=r,
+        )
+        for r in rows
+    )
     return DecisionKey(track, episodes, key_version, sha256, {e.id: e for e in episodes})
 
 
@@ -201,8 +236,7 @@ def load_key(track: DecisionTrack, data: bytes) -> DecisionKey:
         rows = read_rows(track, data, track.key.format)
     except DataFileError as exc:
         raise AnswerKeyError(f"the answer key is {exc}") from None
-    return parse_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
-                     rows.key_version)
+    return parse_key(track, list(rows.records), hashlib.sha256(data).hexdigest(), rows.key_version)
 
 
 def load_questions(track: DecisionTrack, data: bytes) -> EpisodeSet:
@@ -220,12 +254,17 @@ def size_problems(key: DecisionKey) -> list[str]:
     """Where the key's scenarios disagree with the sizes its spec declares."""
     grouping = key.track.scenarios
     found = Counter(e.scenario for e in key.episodes)
-    wrong = [f"{g.value} has {found[g.value]} (expected {g.size})"
-             for g in grouping.groups if found[g.value] != g.size]
+    wrong = [
+        f"{g.value} has {found[g.value]} (expected {g.size})"
+        for g in grouping.groups
+        if found[g.value] != g.size
+    ]
     if not wrong:
         return []
-    return [f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ from the "
-            f"spec: {'; '.join(wrong[:MAX_EXAMPLES])}"]
+    return [
+        f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ from the "
+        f"spec: {'; '.join(wrong[:MAX_EXAMPLES])}"
+    ]
 
 
 def same_questions(a: DecisionKey, b: DecisionKey) -> bool:

@@ -29,16 +29,23 @@ def shape_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
     not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
     problems = []
     if not_objects:
-        problems.append(f"{counted(len(not_objects), 'row', 'rows')} of the public file "
-                        f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-                        f"({first_few(nth(i, 'row') for i in not_objects)})")
+        problems.append(
+            f"{counted(len(not_objects), 'row', 'rows')} of the public file "
+            f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
+            f"({first_few(nth(i, 'row') for i in not_objects)})"
+        )
     kind = "an integer" if track.fields.id_type == "integer" else "a non-empty string"
-    bad_id = [nth(i, "row") for i, r in enumerate(records)
-              if isinstance(r, dict) and not track.fields.is_id(r.get(track.fields.id))]
+    bad_id = [
+        nth(i, "row")
+        for i, r in enumerate(records)
+        if isinstance(r, dict) and not track.fields.is_id(r.get(track.fields.id))
+    ]
     if bad_id:
-        problems.append(f"{counted(len(bad_id), 'row', 'rows')} of the public file "
-                        f"{'has' if len(bad_id) == 1 else 'have'} no {track.fields.id} that is "
-                        f"{kind} ({first_few(bad_id)})")
+        problems.append(
+            f"{counted(len(bad_id), 'row', 'rows')} of the public file "
+            f"{'has' if len(bad_id) == 1 else 'have'} no {track.fields.id} that is "
+            f"{kind} ({first_few(bad_id)})"
+        )
     return problems
 
 
@@ -49,11 +56,13 @@ def leak_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
     for name in (track.scenarios.field, ASSIST_TYPE, TIME):
         leaked = [_where(track, r, i) for i, r in rows if name in r]
         if leaked:
-            problems.append(f"{counted(len(leaked), 'row', 'rows')} of the public file "
-                            f"{'carries' if len(leaked) == 1 else 'carry'} a {name} "
-                            f"({first_few(leaked)}); a public file must not contain answers (the "
-                            f"{track.silent_scenario} {track.scenarios.field} alone says whether "
-                            "to assist): drop the field")
+            problems.append(
+                f"{counted(len(leaked), 'row', 'rows')} of the public file "
+                f"{'carries' if len(leaked) == 1 else 'carry'} a {name} "
+                f"({first_few(leaked)}); a public file must not contain answers (the "
+                f"{track.silent_scenario} {track.scenarios.field} alone says whether "
+                "to assist): drop the field"
+            )
     return problems
 
 
@@ -72,11 +81,18 @@ def agreement_problems(key: DecisionKey, public: Sequence[Mapping[str, Any]]) ->
     shared = dict.fromkeys(n for i in both for n in public_by_id[i] if n in private_by_id[i])
     problems = []
     for name in shared:
-        differ = [i for i in both if name in private_by_id[i] and name in public_by_id[i]
-                  and private_by_id[i][name] != public_by_id[i][name]]
+        differ = [
+            i
+            for i in both
+            if name in private_by_id[i]
+            and name in public_by_id[i]
+            and private_by_id[i][name] != public_by_id[i][name]
+        ]
         if differ:
-            problems.append(f"{counted(len(differ), 'episode', 'episodes')} whose {name} "
-                            f"{'differs' if len(differ) == 1 else 'differ'} ({first_few(differ)})")
+            problems.append(
+                f"{counted(len(differ), 'episode', 'episodes')} whose {name} "
+                f"{'differs' if len(differ) == 1 else 'differ'} ({first_few(differ)})"
+            )
     return problems
 
 
@@ -86,7 +102,10 @@ def release_summary(key: DecisionKey) -> str:
     track = key.track
     grouping = track.scenarios
     types = ", ".join(f"{t} {n}" for t, n in assist_types(key).items())
-    return (f"{len(key)} episodes in {track.key.name} and {track.public.name}, the same ids in "
-            f"both and no answers in the public file; {len(grouping.groups)} {grouping.field} "
-            "groups (" + ", ".join(f"{g.value} {g.size}" for g in grouping.groups)
-            + f"); {ASSIST_TYPE}: {types}")
+    return (
+        f"{len(key)} episodes in {track.key.name} and {track.public.name}, the same ids in "
+        f"both and no answers in the public file; {len(grouping.groups)} {grouping.field} "
+        "groups ("
+        + ", ".join(f"{g.value} {g.size}" for g in grouping.groups)
+        + f"); {ASSIST_TYPE}: {types}"
+    )

@@ -24,8 +24,15 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20260601  # part of the definition: changing it changes every F1 interval
 LOWER_RANK, UPPER_RANK = 50, 1950  # of the sorted resampled F1s: the 2.5 % and 97.5 % points
 #: The proportions, each with its Wilson interval (F1 with its bootstrap one).
-PROPORTIONS = ("decision_f1", "decision_precision", "decision_recall", "safety_fn_rate",
-               "non_safety_fn_rate", "no_assist_fp_rate", BY_SCENARIO)
+PROPORTIONS = (
+    "decision_f1",
+    "decision_precision",
+    "decision_recall",
+    "safety_fn_rate",
+    "non_safety_fn_rate",
+    "no_assist_fp_rate",
+    BY_SCENARIO,
+)
 
 
 @dataclass(frozen=True)
@@ -70,11 +77,18 @@ def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tall
             else:
                 errors.append(guess.time_s - episode.time_s)
     no_assist = outcomes["fp"] + outcomes["tn"]
-    return Tally(tp=outcomes["tp"], fn=outcomes["fn"], fp=outcomes["fp"], tn=outcomes["tn"],
-                 right={k: (v[0], v[1]) for k, v in right.items()},
-                 missed={k: (v[0], v[1]) for k, v in missed.items()},
-                 alarms=(outcomes["fp"], no_assist), errors=tuple(errors), untimed=untimed,
-                 abstained=abstained)
+    return Tally(
+        tp=outcomes["tp"],
+        fn=outcomes["fn"],
+        fp=outcomes["fp"],
+        tn=outcomes["tn"],
+        right={k: (v[0], v[1]) for k, v in right.items()},
+        missed={k: (v[0], v[1]) for k, v in missed.items()},
+        alarms=(outcomes["fp"], no_assist),
+        errors=tuple(errors),
+        untimed=untimed,
+        abstained=abstained,
+    )
 
 
 def _is_proportion(key: str) -> bool:
@@ -101,8 +115,11 @@ def counts_of(track: DecisionTrack, t: Tally) -> dict[str, Count]:
         BY_SCENARIO: (t.tp + t.tn, t.tp + t.fn + t.fp + t.tn),
     }
     pairs.update({track.scenario_key(g): t.right[g.value] for g in track.scenarios.groups})
-    return {k: Count(correct=pairs[k][0], total=pairs[k][1])
-            for k in track.metric_keys if k in pairs and pairs[k][1] > 0}
+    return {
+        k: Count(correct=pairs[k][0], total=pairs[k][1])
+        for k in track.metric_keys
+        if k in pairs and pairs[k][1] > 0
+    }
 
 
 def _outcomes(counts: Mapping[str, Count]) -> tuple[int, int, int, int]:
@@ -147,8 +164,9 @@ def f1_interval(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
     return (resampled[LOWER_RANK - 1], resampled[UPPER_RANK - 1])
 
 
-def wilson_intervals(track: DecisionTrack,
-                     counts: Mapping[str, Count]) -> dict[str, tuple[float, float]]:
+def wilson_intervals(
+    track: DecisionTrack, counts: Mapping[str, Count]
+) -> dict[str, tuple[float, float]]:
     """The Wilson interval of every proportion but F1, in its display (the whole range when
     nothing is counted)."""
     out = {}
@@ -209,18 +227,23 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     display = track.display[ranking]
     low, high = result.intervals[ranking]
     digits = DECIMALS[display]
-    facts = [f"{result.n_questions} episodes",
-             f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)"]
+    facts = [
+        f"{result.n_questions} episodes",
+        f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)",
+    ]
     accuracy = track.by_scenario
     if accuracy is not None and accuracy in result.metrics:
         shown = format_metric(track.display[accuracy], result.metrics[accuracy])
         facts.append(f"{track.labels[accuracy]} {shown}")
-    facts.append(f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
-                 "without an answer (scored as not assisting)")
+    facts.append(
+        f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
+        "without an answer (scored as not assisting)"
+    )
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
-    headline = (f"{track.title} {track.labels[ranking]}: "
-                f"{format_metric(display, result.metrics[ranking])}")
+    headline = (
+        f"{track.title} {track.labels[ranking]}: {format_metric(display, result.metrics[ranking])}"
+    )
     return Summary(headline=headline, facts=tuple(facts))
 
 
@@ -234,13 +257,16 @@ def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str 
         count = result.counts.get(key)
         interval = result.intervals.get(key)
         digits = DECIMALS[display]
-        rows.append({
-            "Metric": track.names[key],
-            "Value": format_metric(display, result.metrics.get(key)),
-            "Count": "—" if count is None else f"{count.correct} of {count.total}",
-            "95% CI": "—" if interval is None
-            else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
-        })
+        rows.append(
+            {
+                "Metric": track.names[key],
+                "Value": format_metric(display, result.metrics.get(key)),
+                "Count": "—" if count is None else f"{count.correct} of {count.total}",
+                "95% CI": "—"
+                if interval is None
+                else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
+            }
+        )
     return rows
 
 
@@ -251,13 +277,17 @@ def counts_problems(track: DecisionTrack, counts: Mapping[str, Count]) -> list[s
     extra = [k for k in counts if k not in counted]
     if not extra:
         return []
-    return [f"counts: unexpected {', '.join(extra)} (only the proportions other than F1 have "
-            "counts)"]
+    return [
+        f"counts: unexpected {', '.join(extra)} (only the proportions other than F1 have counts)"
+    ]
 
 
-def record_problems(track: DecisionTrack, metrics: Mapping[str, float],
-                    counts: Mapping[str, Count],
-                    intervals: Mapping[str, tuple[float, float]] | None) -> list[str]:
+def record_problems(
+    track: DecisionTrack,
+    metrics: Mapping[str, float],
+    counts: Mapping[str, Count],
+    intervals: Mapping[str, tuple[float, float]] | None,
+) -> list[str]:
     """Where a re-scored record's numbers do not follow from its counts: every proportion
     (F1 from the outcomes), every Wilson interval, and the timing metrics' presence.
 
@@ -268,34 +298,48 @@ def record_problems(track: DecisionTrack, metrics: Mapping[str, float],
     if problems:
         return problems
     expected = proportions(track, counts)
-    off = [k for k, v in expected.items()
-           if k in metrics and not math.isclose(metrics[k], v, rel_tol=1e-9, abs_tol=1e-9)]
+    off = [
+        k
+        for k, v in expected.items()
+        if k in metrics and not math.isclose(metrics[k], v, rel_tol=1e-9, abs_tol=1e-9)
+    ]
     if off:
         problems.append(f"metrics do not match counts for {', '.join(off)}")
     tp, _, _, _ = _outcomes(counts)
     timed, untimed = metrics.get("timing_n"), metrics.get("timing_missing")
     if timed is not None and untimed is not None and timed + untimed != tp:
-        problems.append(f"timing_n ({timed:g}) and timing_missing ({untimed:g}) do not add up "
-                        f"to the {tp} TP episodes of the counts")
+        problems.append(
+            f"timing_n ({timed:g}) and timing_missing ({untimed:g}) do not add up "
+            f"to the {tp} TP episodes of the counts"
+        )
     means = sorted(k for k in NULLABLE if k in metrics)
     if timed is not None and means != ([] if timed == 0 else sorted(NULLABLE)):
-        problems.append(f"{' and '.join(sorted(NULLABLE))} must be absent exactly when "
-                        f"timing_n is 0 (timing_n {timed:g}, present: "
-                        f"{', '.join(sorted(means)) or 'none'})")
+        problems.append(
+            f"{' and '.join(sorted(NULLABLE))} must be absent exactly when "
+            f"timing_n is 0 (timing_n {timed:g}, present: "
+            f"{', '.join(sorted(means)) or 'none'})"
+        )
     if intervals is None:
         return problems
     missing = [k for k in expected if k not in intervals]
     extra = sorted(k for k in intervals if k not in expected)
     if missing or extra:
         found = ([f"missing {', '.join(missing)}"] if missing else []) + (
-            [f"unexpected {', '.join(extra)}"] if extra else [])
-        problems.append(f"intervals: must have exactly the keys {', '.join(expected)} "
-                        f"({'; '.join(found)})")
+            [f"unexpected {', '.join(extra)}"] if extra else []
+        )
+        problems.append(
+            f"intervals: must have exactly the keys {', '.join(expected)} ({'; '.join(found)})"
+        )
         return problems
     wilson = wilson_intervals(track, counts)
-    wrong = [k for k, v in wilson.items()
-             if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-                        for a, b in zip(intervals[k], v, strict=True))]
+    wrong = [
+        k
+        for k, v in wilson.items()
+        if not all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+            for a, b in zip(intervals[k], v, strict=True)
+        )
+    ]
     low, high = intervals["decision_f1"]
     if not 0 <= low <= high <= _scale(track, "decision_f1"):
         wrong.append("decision_f1")

@@ -37,8 +37,10 @@ def own_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
 def _entry_example(track: MultipleChoiceTrack) -> str:
     """``{"example_id": 1, "predicted_answer": "B"}``, in the track's names."""
     ident = "1" if track.fields.id_type == "integer" else '"<id>"'
-    return (f'{{"{track.fields.id}": {ident}, "{track.fields.prediction}": '
-            f'"{track.options.letters[1]}"}}')
+    return (
+        f'{{"{track.fields.id}": {ident}, "{track.fields.prediction}": '
+        f'"{track.options.letters[1]}"}}'
+    )
 
 
 def _words(track: MultipleChoiceTrack) -> EntryWords:
@@ -57,8 +59,9 @@ def _decorated(track: MultipleChoiceTrack) -> re.Pattern[str]:
     return re.compile(rf"^[\(\[\{{<\"']?\s*([{letters}])\s*(?:[\)\]\}}>\"'.:,\-]|$)")
 
 
-def _read_answer(track: MultipleChoiceTrack, entry: dict[str, Any], position: int,
-                 problems: Problems) -> str | None:
+def _read_answer(
+    track: MultipleChoiceTrack, entry: dict[str, Any], position: int, problems: Problems
+) -> str | None:
     """The trimmed, upper-cased answer ("" for an abstention), or None if it is unusable."""
     pred = track.fields.prediction
     if pred not in entry:
@@ -103,8 +106,9 @@ def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]
     check_count(decoded, len(questions), _words(track))
     decorated = _decorated(track)
 
-    def read(entry: dict[str, Any], position: int, ident: int | str | None,
-             problems: Problems) -> tuple[bool, str | None]:
+    def read(
+        entry: dict[str, Any], position: int, ident: int | str | None, problems: Problems
+    ) -> tuple[bool, str | None]:
         answer = _read_answer(track, entry, position, problems)
         if answer is None or ident is None:
             return False, None
@@ -182,24 +186,34 @@ def _results_hint(track: MultipleChoiceTrack, results: list[Any]) -> str:
     """How to turn the reference scripts' ``{"results": [...]}`` into a submission, with code
     that runs on this very file (its own field names, entries that lack one, odd entries)."""
     f = track.fields
-    head = ('the file is an object with a "results" list, as the reference evaluation scripts '
-            "write it")
+    head = (
+        'the file is an object with a "results" list, as the reference evaluation scripts write it'
+    )
     entries = [r for r in results if isinstance(r, dict)]
     id_names, pred_names = (f.id, *f.id_aliases), (f.prediction, *f.prediction_aliases)
     if entries:
         ids, preds = _read_from(entries, id_names), _read_from(entries, pred_names)
     else:  # nothing to go by: the names the scripts write
         ids, preds = [f.id], [REFERENCE_PREDICTION]
-    lacking = [f"{what} ({either(names)})" for what, names, used in
-               (("an id", id_names, ids), ("a prediction", pred_names, preds)) if not used]
+    lacking = [
+        f"{what} ({either(names)})"
+        for what, names, used in (("an id", id_names, ids), ("a prediction", pred_names, preds))
+        if not used
+    ]
     if lacking:
-        return (f"{head}, but no entry of it has {' or '.join(lacking)}; a submission is a JSON "
-                f'list of {{"{f.id}": ..., "{f.prediction}": ...}} objects, one per question')
-    renames = [f'{either(others)} to "{name}"'
-               for name, used in ((f.id, ids), (f.prediction, preds))
-               if (others := [n for n in used if n != name])]
+        return (
+            f"{head}, but no entry of it has {' or '.join(lacking)}; a submission is a JSON "
+            f'list of {{"{f.id}": ..., "{f.prediction}": ...}} objects, one per question'
+        )
+    renames = [
+        f'{either(others)} to "{name}"'
+        for name, used in ((f.id, ids), (f.prediction, preds))
+        if (others := [n for n in used if n != name])
+    ]
     odd = "" if len(entries) == len(results) else " if isinstance(r, dict)"
-    code = (f'[{{"{f.id}": {_reading(entries, ids)}, "{f.prediction}": '
-            f'{_reading(entries, preds)}}} for r in data["results"]{odd}]')
+    code = (
+        f'[{{"{f.id}": {_reading(entries, ids)}, "{f.prediction}": '
+        f'{_reading(entries, preds)}}} for r in data["results"]{odd}]'
+    )
     rename = f" and rename {' and '.join(renames)} in each entry" if renames else ""
     return f'{head}; take its "results" list{rename}, e.g. {code}'

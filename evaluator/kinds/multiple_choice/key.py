@@ -84,8 +84,9 @@ class AnswerKey:
         )
 
 
-def _row_problems(track: MultipleChoiceTrack, record: object, index: int, *,
-                  key: bool) -> list[str]:
+def _row_problems(
+    track: MultipleChoiceTrack, record: object, index: int, *, key: bool
+) -> list[str]:
     """What makes one row of a key (or, without ``key``, of a public file: no answer fields)
     unusable, each as "<where>: <field>: <problem>"."""
     f = track.fields
@@ -114,23 +115,31 @@ def _row_problems(track: MultipleChoiceTrack, record: object, index: int, *,
     ):
         out.append(f"{where}: {f.options}: Input should be an object of letters to texts")
     flag = track.out_of_option
-    if key and flag is not None and flag.field in record and not isinstance(record[flag.field],
-                                                                            str):
+    if (
+        key
+        and flag is not None
+        and flag.field in record
+        and not isinstance(record[flag.field], str)
+    ):
         out.append(f"{where}: {flag.field}: Input should be a valid string")
     return out
 
 
-def _valid_rows(track: MultipleChoiceTrack, data: Sequence[Any], *,
-                key: bool) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
+def _valid_rows(
+    track: MultipleChoiceTrack, data: Sequence[Any], *, key: bool
+) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
     """The rows of a key (or, without ``key``, of a public file), each checked, and per grouping
     the index of each group value; AnswerKeyError (PublicFileError) lists the problems."""
     error: type[ValueError] = AnswerKeyError if key else PublicFileError
     what = "the answer key" if key else f"the public file {track.public.name}"
-    bad = [p for index, record in enumerate(data)
-           for p in _row_problems(track, record, index, key=key)]
+    bad = [
+        p for index, record in enumerate(data) for p in _row_problems(track, record, index, key=key)
+    ]
     if bad:
-        raise error(agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
-                    + "; ".join(bad[:MAX_EXAMPLES]))
+        raise error(
+            agree(f"{what} has {len(bad)} invalid [field|fields]: ", len(bad))
+            + "; ".join(bad[:MAX_EXAMPLES])
+        )
 
     f, opts = track.fields, track.options
     rows: list[dict[str, Any]] = list(data)
@@ -138,10 +147,12 @@ def _valid_rows(track: MultipleChoiceTrack, data: Sequence[Any], *,
     counts = Counter(r[f.id] for r in rows)
     dupes = sorted(i for i, n in counts.items() if n > 1)
     if dupes:
-        problems.append(agree(f"{len(dupes)} duplicate [{f.id}|{f.id}s]", len(dupes))
-                        + f" ({examples(dupes)})")
+        problems.append(
+            agree(f"{len(dupes)} duplicate [{f.id}|{f.id}s]", len(dupes)) + f" ({examples(dupes)})"
+        )
     bad_options = [
-        r[f.id] for r in rows
+        r[f.id]
+        for r in rows
         if not opts.min <= len(r[f.options]) <= opts.max
         or sorted(r[f.options]) != list(opts.letters[: len(r[f.options])])
     ]
@@ -186,13 +197,18 @@ def _answer_problems(track: MultipleChoiceTrack, rows: Sequence[Mapping[str, Any
     answers that are."""
     f, flag = track.fields, track.out_of_option
     problems = []
-    bad_answer = [r[f.id] for r in rows if r[f.answer] not in r[f.options] and not is_flagged(track, r)]
+    bad_answer = [
+        r[f.id] for r in rows if r[f.answer] not in r[f.options] and not is_flagged(track, r)
+    ]
     if bad_answer:
         problems.append(
             agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
             + f" whose {f.answer} is not one of their options ({examples(bad_answer)})"
-            + (f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
-               if flag is not None else "")
+            + (
+                f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
+                if flag is not None
+                else ""
+            )
         )
     if flag is not None:
         wrongly = [r[f.id] for r in rows if is_flagged(track, r) and r[f.answer] in r[f.options]]
@@ -205,8 +221,9 @@ def _answer_problems(track: MultipleChoiceTrack, rows: Sequence[Mapping[str, Any
     return problems
 
 
-def parse_answer_key(track: MultipleChoiceTrack, data: Any, sha256: str = "",
-                     key_version: str | None = None) -> AnswerKey:
+def parse_answer_key(
+    track: MultipleChoiceTrack, data: Any, sha256: str = "", key_version: str | None = None
+) -> AnswerKey:
     """Validate already-decoded key rows (a list, or ``{"samples": ...}``) against ``track``."""
     if isinstance(data, dict) and "samples" in data:
         key_version = data.get("key_version") if key_version is None else key_version
@@ -221,8 +238,12 @@ def parse_answer_key(track: MultipleChoiceTrack, data: Any, sha256: str = "",
     f = track.fields
     questions = tuple(
         Question(
-            id=r[f.id], text=r[f.question], options=dict(r[f.options]), answer=r[f.answer],
-            groups=tuple(r[g.field] for g in track.groupings), out_of_option=is_flagged(track, r),
+            id=r[f.id],
+            text=r[f.question],
+            options=dict(r[f.options]),
+            answer=r[f.answer],
+            groups=tuple(r[g.field] for g in track.groupings),
+            out_of_option=is_flagged(track, r),
             record=r,
         )
         for r in rows
@@ -248,8 +269,9 @@ def load_key(track: MultipleChoiceTrack, data: bytes) -> AnswerKey:
                 'an answer key must be a JSON list of questions or an object {"samples": [...]}'
             ) from None
         raise AnswerKeyError(f"the answer key is {exc}") from None
-    return parse_answer_key(track, list(rows.records), hashlib.sha256(data).hexdigest(),
-                            rows.key_version)
+    return parse_answer_key(
+        track, list(rows.records), hashlib.sha256(data).hexdigest(), rows.key_version
+    )
 
 
 def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet:
@@ -271,8 +293,11 @@ def size_problems(key: AnswerKey) -> list[str]:
     track, problems = key.track, []
     for i, grouping in enumerate(track.groupings):
         found = Counter(q.groups[i] for q in key.questions)
-        wrong = [f"{g.value} has {found[g.value]} (expected {g.size})"
-                 for g in grouping.groups if found[g.value] != g.size]
+        wrong = [
+            f"{g.value} has {found[g.value]} (expected {g.size})"
+            for g in grouping.groups
+            if found[g.value] != g.size
+        ]
         if wrong:
             problems.append(
                 f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "

@@ -33,27 +33,37 @@ def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[s
     rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
     problems = []
     if not_objects:
-        problems.append(f"{counted(len(not_objects), 'row', 'rows')} of the public file "
-                        f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-                        f"({first_few(nth(i, 'row') for i in not_objects)})")
+        problems.append(
+            f"{counted(len(not_objects), 'row', 'rows')} of the public file "
+            f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
+            f"({first_few(nth(i, 'row') for i in not_objects)})"
+        )
     kind = "an integer" if f.id_type == "integer" else "a non-empty string"
     bad_id = [nth(i, "row") for i, r in rows if not f.is_id(r.get(f.id))]
     if bad_id:
-        problems.append(f"{counted(len(bad_id), 'row', 'rows')} of the public file "
-                        f"{_has(len(bad_id))} no {f.id} that is {kind} ({first_few(bad_id)})")
+        problems.append(
+            f"{counted(len(bad_id), 'row', 'rows')} of the public file "
+            f"{_has(len(bad_id))} no {f.id} that is {kind} ({first_few(bad_id)})"
+        )
     for name in (f.question, *(g.field for g in track.groupings)):
         bad = [_where(track, r, i) for i, r in rows if not isinstance(r.get(name), str)]
         if bad:
-            problems.append(f"{counted(len(bad), 'row', 'rows')} of the public file "
-                            f"{_has(len(bad))} no text {name} ({first_few(bad)})")
-    bad_options = [_where(track, r, i) for i, r in rows
-                   if not isinstance(r.get(f.options), dict)
-                   or not all(isinstance(k, str) and isinstance(v, str)
-                              for k, v in r[f.options].items())]
+            problems.append(
+                f"{counted(len(bad), 'row', 'rows')} of the public file "
+                f"{_has(len(bad))} no text {name} ({first_few(bad)})"
+            )
+    bad_options = [
+        _where(track, r, i)
+        for i, r in rows
+        if not isinstance(r.get(f.options), dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in r[f.options].items())
+    ]
     if bad_options:
-        problems.append(f"{counted(len(bad_options), 'row', 'rows')} of the public file "
-                        f"{_has(len(bad_options))} no {f.options} object of letters to texts "
-                        f"({first_few(bad_options)})")
+        problems.append(
+            f"{counted(len(bad_options), 'row', 'rows')} of the public file "
+            f"{_has(len(bad_options))} no {f.options} object of letters to texts "
+            f"({first_few(bad_options)})"
+        )
     return problems
 
 
@@ -64,9 +74,11 @@ def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[st
     problems = []
     leaked = [_where(track, r, i) for i, r in rows if f.answer in r]
     if leaked:
-        problems.append(f"{counted(len(leaked), 'row', 'rows')} of the public file "
-                        f"{'carries' if len(leaked) == 1 else 'carry'} a {f.answer} "
-                        f"({first_few(leaked)}); a public file must not contain answers")
+        problems.append(
+            f"{counted(len(leaked), 'row', 'rows')} of the public file "
+            f"{'carries' if len(leaked) == 1 else 'carry'} a {f.answer} "
+            f"({first_few(leaked)}); a public file must not contain answers"
+        )
     flag = track.out_of_option
     if flag is not None:
         flagged = [_where(track, r, i) for i, r in rows if flag.field in r]
@@ -75,12 +87,14 @@ def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[st
                 f"{counted(len(flagged), 'row', 'rows')} of the public file "
                 f"{'carries' if len(flagged) == 1 else 'carry'} the {flag.field} field "
                 f"({first_few(flagged)}); a public file must not say which rows are out of "
-                "option (that is answer information): drop the field")
+                "option (that is answer information): drop the field"
+            )
     return problems
 
 
-def public_problems(track: MultipleChoiceTrack,
-                    records: Sequence[Any]) -> tuple[list[str], list[str]]:
+def public_problems(
+    track: MultipleChoiceTrack, records: Sequence[Any]
+) -> tuple[list[str], list[str]]:
     """What makes the public rows unusable on their own, and the answers left in them."""
     return shape_problems(track, records), leak_problems(track, records)
 
@@ -92,15 +106,20 @@ def agreement_problems(key: AnswerKey, public: Sequence[Mapping[str, Any]]) -> l
     f = track.fields
     private_by_id = {q.id: q.record for q in key.questions}
     public_by_id = {r[f.id]: r for r in public}
-    compared = [(f.question, "question texts"), (f.options, "options"),
-                *((g.field, g.title.lower()) for g in track.groupings)]
+    compared = [
+        (f.question, "question texts"),
+        (f.options, "options"),
+        *((g.field, g.title.lower()) for g in track.groupings),
+    ]
     both = [i for i in private_by_id if i in public_by_id]
     problems = []
     for name, label in compared:
         differ = [i for i in both if private_by_id[i].get(name) != public_by_id[i].get(name)]
         if differ:
-            problems.append(f"{counted(len(differ), 'question', 'questions')} whose {label} "
-                            f"differ ({first_few(differ)})")
+            problems.append(
+                f"{counted(len(differ), 'question', 'questions')} whose {label} "
+                f"differ ({first_few(differ)})"
+            )
     return problems
 
 
@@ -110,12 +129,17 @@ def release_summary(key: AnswerKey) -> str:
     track = key.track
     groupings = "; ".join(
         f"{len(g.groups)} {g.field} groups ("
-        + ", ".join(f"{x.value} {x.size}" for x in g.groups) + ")"
+        + ", ".join(f"{x.value} {x.size}" for x in g.groups)
+        + ")"
         for g in track.groupings
     )
     flag = track.out_of_option
-    flagged = (f"{key.flagged} rows flagged {flag.field} = {flag.value}, as the spec declares"
-               if flag is not None else "no out-of-option rows")
-    return (f"{len(key)} rows in {track.key.name} and {track.public.name}, the same ids, "
-            f"questions, options and groups in both; {groupings}; {flagged}")
-
+    flagged = (
+        f"{key.flagged} rows flagged {flag.field} = {flag.value}, as the spec declares"
+        if flag is not None
+        else "no out-of-option rows"
+    )
+    return (
+        f"{len(key)} rows in {track.key.name} and {track.public.name}, the same ids, "
+        f"questions, options and groups in both; {groupings}; {flagged}"
+    )

@@ -67,7 +67,9 @@ def _macro(track: MultipleChoiceTrack) -> dict[str, Aggregate]:
     return {a.key: a for a in track.summaries if a.aggregation == "macro"}
 
 
-def metrics_from_counts(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> dict[str, float]:
+def metrics_from_counts(
+    track: MultipleChoiceTrack, counts: Mapping[str, Count]
+) -> dict[str, float]:
     """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
     out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
     for key, aggregate in _macro(track).items():
@@ -77,8 +79,9 @@ def metrics_from_counts(track: MultipleChoiceTrack, counts: Mapping[str, Count])
     return out
 
 
-def intervals_from_counts(track: MultipleChoiceTrack,
-                          counts: Mapping[str, Count]) -> dict[str, tuple[float, float]]:
+def intervals_from_counts(
+    track: MultipleChoiceTrack, counts: Mapping[str, Count]
+) -> dict[str, tuple[float, float]]:
     """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
     out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
     for key, aggregate in _macro(track).items():
@@ -89,24 +92,29 @@ def intervals_from_counts(track: MultipleChoiceTrack,
     return out
 
 
-def aggregate(track: MultipleChoiceTrack, per_group: Mapping[str, Count],
-              answerable: Count | None = None) -> dict[str, Count]:
+def aggregate(
+    track: MultipleChoiceTrack, per_group: Mapping[str, Count], answerable: Count | None = None
+) -> dict[str, Count]:
     """Counts of every metric key, in display order, from the counts of every group.
 
     ``overall`` sums the first grouping (each grouping covers every row); an aggregate sums
     its members; ``answerable`` is the count over rows that are not out of option.
     """
     first = [per_group[g.key] for g in track.groupings[0].groups]
-    out: dict[str, Count] = {track.overall.key: Count(correct=sum(c.correct for c in first),
-                                                      total=sum(c.total for c in first))}
+    out: dict[str, Count] = {
+        track.overall.key: Count(
+            correct=sum(c.correct for c in first), total=sum(c.total for c in first)
+        )
+    }
     for summary in track.summaries:
         if track.out_of_option is not None and summary is track.out_of_option.answerable:
             if answerable is not None:
                 out[summary.key] = answerable
             continue
         members = [per_group[k] for k in track.members(summary)]
-        out[summary.key] = Count(correct=sum(c.correct for c in members),
-                                 total=sum(c.total for c in members))
+        out[summary.key] = Count(
+            correct=sum(c.correct for c in members), total=sum(c.total for c in members)
+        )
     out.update({g.key: per_group[g.key] for g in track.groups})
     return out
 
@@ -133,7 +141,7 @@ def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | Non
         f"version of the answer key than this one, key version {version}. Answer the "
         f"questions of the public file of key version {version} (its rows name their "
         f"{KEY_VERSION_FIELD}); a file made against older letters can be remapped by the "
-        "maintainer with the README's command (\"Rotating the answer key\": "
+        'maintainer with the README\'s command ("Rotating the answer key": '
         "scripts/reshuffle_options.py --remap-submission OLD.json --letter-map "
         "letter_map.json --out NEW.json)."
     )
@@ -169,8 +177,12 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
         if not isinstance(entry, dict) or track.fields.prediction not in entry:
             return None
         ident, raw = entry.get(track.fields.id), entry[track.fields.prediction]
-        if (not isinstance(ident, (int, str)) or not track.fields.is_id(ident)
-                or ident in answers or not (raw is None or isinstance(raw, str))):
+        if (
+            not isinstance(ident, (int, str))
+            or not track.fields.is_id(ident)
+            or ident in answers
+            or not (raw is None or isinstance(raw, str))
+        ):
             return None
         answers[ident] = (raw or "").strip().upper() or None
     return _answers_digest(answers)
@@ -184,14 +196,19 @@ def counts_problems(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> 
     if not missing and not extra:
         return []
     found = ([f"missing {', '.join(missing)}"] if missing else []) + (
-        [f"unexpected {', '.join(extra)}"] if extra else [])
-    return [f"counts: must have exactly the keys {', '.join(track.metric_keys)} "
-            f"({'; '.join(found)})"]
+        [f"unexpected {', '.join(extra)}"] if extra else []
+    )
+    return [
+        f"counts: must have exactly the keys {', '.join(track.metric_keys)} ({'; '.join(found)})"
+    ]
 
 
-def record_problems(track: MultipleChoiceTrack, metrics: Mapping[str, float],
-                    counts: Mapping[str, Count],
-                    intervals: Mapping[str, tuple[float, float]] | None) -> list[str]:
+def record_problems(
+    track: MultipleChoiceTrack,
+    metrics: Mapping[str, float],
+    counts: Mapping[str, Count],
+    intervals: Mapping[str, tuple[float, float]] | None,
+) -> list[str]:
     """Where a re-scored record's numbers do not follow from its counts: its counts' keys
     (``counts_problems``), then each metric its count's accuracy, a macro mean its groups'
     mean. A record keeps no intervals: they follow from its counts."""
@@ -199,8 +216,11 @@ def record_problems(track: MultipleChoiceTrack, metrics: Mapping[str, float],
     if problems:
         return problems
     recomputed = metrics_from_counts(track, counts)
-    off = [k for k in track.metric_keys
-           if not math.isclose(metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)]
+    off = [
+        k
+        for k in track.metric_keys
+        if not math.isclose(metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)
+    ]
     return [f"metrics do not match counts for {', '.join(off)}"] if off else []
 
 
@@ -209,14 +229,22 @@ def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
     version, and the below-chance warning if it has one."""
     ranking = track.ranking
     count, (low, high) = result.counts[ranking], result.intervals[ranking]
-    abstained = (f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
-                 "without an answer (scored as wrong)")
-    facts = [f"{count.correct} of {count.total} correct", f"95 % CI {low:.1f}–{high:.1f}",
-             abstained]
+    abstained = (
+        f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
+        "without an answer (scored as wrong)"
+    )
+    facts = [
+        f"{count.correct} of {count.total} correct",
+        f"95 % CI {low:.1f}–{high:.1f}",
+        abstained,
+    ]
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
-    return Summary(headline=f"{track.labels[ranking]}: {result.metrics[ranking]:.1f} %",
-                   facts=tuple(facts), warning=chance_warning(track, result))
+    return Summary(
+        headline=f"{track.labels[ranking]}: {result.metrics[ranking]:.1f} %",
+        facts=tuple(facts),
+        warning=chance_warning(track, result),
+    )
 
 
 def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str, str | int]]:
@@ -228,7 +256,13 @@ def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str
         if key not in result.counts:
             continue
         count, (low, high) = result.counts[key], result.intervals[key]
-        rows.append({"Split": track.names[key], "Accuracy (%)": f"{result.metrics[key]:.1f}",
-                     "Correct": "—" if key in track.macro_keys else count.correct,
-                     "Questions": count.total, "95% CI": f"{low:.1f}–{high:.1f}"})
+        rows.append(
+            {
+                "Split": track.names[key],
+                "Accuracy (%)": f"{result.metrics[key]:.1f}",
+                "Correct": "—" if key in track.macro_keys else count.correct,
+                "Questions": count.total,
+                "95% CI": f"{low:.1f}–{high:.1f}",
+            }
+        )
     return rows
