@@ -1,7 +1,7 @@
 """Intervals: Wilson's for a proportion, and the normal approximation for a mean of several.
 
 >>> [round(x, 2) for x in wilson_interval(45, 100)]
-[35.62, 54.73]
+[35.61, 54.76]
 >>> wilson_interval(0, 10)[0], wilson_interval(10, 10)[1]
 (0.0, 100.0)
 """

@@ -6,6 +6,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -249,9 +250,13 @@ def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
     )
     [snippet] = _blocks(API, "bash")
     assert f"URL={EXAMPLE_URL}\n" in snippet and f"FILE={EXAMPLE_FILE}\n" in snippet
-    sample = BENCH.demo_dir / "sample_submission.json"
+    # A path as a checkout may have it: long, with a hyphen and a space.
+    sample = tmp_path / "a checkout-folder with spaces" / "sample_submission.json"
+    sample.parent.mkdir()
+    shutil.copyfile(BENCH.demo_dir / "sample_submission.json", sample)
     script = snippet.replace(f"URL={EXAMPLE_URL}", f"URL={api_server.url.rstrip('/')}").replace(
-        f"FILE={EXAMPLE_FILE}", f"FILE={sample}"
+        f"FILE={EXAMPLE_FILE}",
+        f"FILE={shlex.quote(str(sample))}",  # as a shell user writes it
     )
     done = subprocess.run(
         ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120

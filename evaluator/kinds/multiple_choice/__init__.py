@@ -36,7 +36,7 @@ Example:
 >>> key = load_key(track, bench.demo_key(track).read_bytes())
 >>> result = score(key, (bench.demo_dir / "sample_submission.json").read_bytes())
 >>> result.counts["overall"].total, round(result.chance, 2)
-(500, 20.69)
+(500, 20.67)
 """
 
 from __future__ import annotations

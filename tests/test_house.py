@@ -1,0 +1,375 @@
+"""The house's shape: layers that import one way, kinds behind one registry, modules a reader
+can take in, one error tree, docs that run, and keys that never enter git."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import inspect
+import subprocess
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import errors
+import evaluator
+import spec
+from evaluator.kinds.base import Kind
+from tests.support import ROOT
+
+#: The project's own packages and root modules (what the Space and the maintainer run).
+PACKAGES = ("evaluator", "spec", "ledger", "web", "guard", "maintainer", "scripts", "perf")
+ROOT_MODULES = ("app", "errors")
+#: Which layer may import which: each name may import those listed, and nothing else of the
+#: project's (a package may always import its own modules).
+LAYERS: dict[str, set[str]] = {
+    "errors": set(),
+    "spec": {"errors"},
+    "evaluator": {"errors", "spec"},
+    "ledger": {"errors", "spec", "evaluator"},
+    "guard": {"errors", "spec", "ledger"},
+    "web": {"errors", "spec", "evaluator", "ledger", "guard"},
+    "maintainer": {"errors", "spec", "evaluator", "ledger"},
+    "app": {"errors", "spec", "evaluator", "ledger", "guard", "web"},
+    "scripts": {"errors", "spec", "evaluator", "ledger", "maintainer"},
+    "perf": {"errors", "spec", "evaluator", "ledger", "guard", "web", "app", "tests"},
+}
+MAX_LINES = 500  # a module a reader can take in
+
+
+def _project_files() -> list[Path]:
+    """Every Python file of the project, tests and the benchmarks' demo scripts aside."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(
+        ROOT / p
+        for p in listed.stdout.split()
+        if p.split("/")[0] in (*PACKAGES, *(f"{m}.py" for m in ROOT_MODULES))
+    )
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``path`` imports (inside functions too), as the longest module name
+    each import names (``from a.b import c`` imports ``a.b.c`` if that is a module, else
+    ``a.b``)."""
+    own = _module_name(path)
+    package = own.split(".") if path.name == "__init__.py" else own.split(".")[:-1]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package[: len(package) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            names = [f"{base}.{a.name}" for a in node.names] or [base]
+            names = [n if n in modules else base for n in names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            found = next(
+                (
+                    ".".join(parts[:i])
+                    for i in range(len(parts), 0, -1)
+                    if ".".join(parts[:i]) in modules
+                ),
+                None,
+            )
+            if found is not None and found != own:
+                out.add(found)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in _project_files()}
+    return {name: _imports(path, modules) for name, path in modules.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_a_circle_is_found_where_there_is_one() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_import_graph_has_no_circle() -> None:
+    graph = _graph()
+    assert {"evaluator", "evaluator.kinds", "spec.tracks", "web.board_page"} <= set(graph)
+    assert "evaluator.kinds" in graph["evaluator"]  # the walk sees the imports at all
+    assert _cycles(graph) == []
+
+
+def test_the_layers_import_downwards_only() -> None:
+    wrong = []
+    for module, imported in _graph().items():
+        layer = module.split(".")[0]
+        allowed = LAYERS[layer] | {layer}
+        wrong += [
+            f"{module} imports {other}"
+            for other in sorted(imported)
+            if other.split(".")[0] not in allowed
+        ]
+    assert not wrong, wrong
+
+
+def test_a_kind_imports_the_shared_helpers_never_the_registry_nor_another_kind() -> None:
+    graph = _graph()
+    kinds = {
+        name
+        for name in graph
+        if name.startswith("evaluator.kinds.")
+        and name.count(".") >= 2
+        and name != "evaluator.kinds.base"
+    }
+    assert {"evaluator.kinds.multiple_choice", "evaluator.kinds.decision"} <= kinds
+    wrong = []
+    for module in sorted(kinds):
+        own = ".".join(module.split(".")[:3])
+        for other in sorted(graph[module]):
+            if other in ("evaluator", "evaluator.kinds") or (
+                other.startswith("evaluator.kinds.")
+                and other != "evaluator.kinds.base"
+                and not other.startswith(own)
+            ):
+                wrong.append(f"{module} imports {other}")
+    assert not wrong, wrong
+
+
+#: Modules being split this round (each is one idea too many); the list only shrinks.
+BEING_SPLIT = {
+    "scripts/reshuffle_options.py",
+    "web/board_view.py",
+    "ledger/records.py",
+    "ledger/stores.py",
+    "guard/uploads.py",
+}
+
+
+def test_no_module_is_longer_than_a_reader_takes_in() -> None:
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in _project_files()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not set(long) - BEING_SPLIT, f"over {MAX_LINES} lines: {long}"
+
+
+def _edits_sys_path(path: Path) -> bool:
+    """Whether the code (not its strings) calls a method of ``sys.path`` or assigns it."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) == "sys.path":
+            return True
+        if isinstance(node, ast.Assign) and any(ast.unparse(t) == "sys.path" for t in node.targets):
+            return True
+    return False
+
+
+def test_no_project_file_edits_sys_path() -> None:
+    """The project is installed into the venv (editable): nothing needs the path edited."""
+    files = [*_project_files(), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*/demo/*.py")]
+    assert len(files) > 100
+    edits = [str(p.relative_to(ROOT)) for p in files if _edits_sys_path(p)]
+    assert not edits, edits
+
+
+# --- kinds --------------------------------------------------------------------------------
+
+
+def test_the_spec_and_the_evaluator_name_the_same_kinds() -> None:
+    assert set(spec.KINDS) == set(evaluator.KINDS)
+    for name, kind in evaluator.KINDS.items():
+        assert name == kind.NAME
+        model = spec.KINDS[name]
+        assert model.model_fields["kind"].annotation.__args__ == (name,)  # type: ignore[union-attr]
+
+
+def _members(protocol: type) -> set[str]:
+    return {n for n in vars(protocol) if not n.startswith("_")} | set(
+        getattr(protocol, "__annotations__", {})
+    )
+
+
+@pytest.mark.parametrize("name", sorted(evaluator.KINDS))
+def test_every_kind_implements_the_whole_protocol(name: str) -> None:
+    kind = evaluator.KINDS[name]
+    wanted = {n for n in _members(Kind) if n not in ("__parameters__",)}
+    missing = sorted(n for n in wanted if not hasattr(kind, n))
+    assert not missing, f"{name} lacks {missing}"
+    for member in wanted:
+        expected = getattr(Kind, member, None)
+        if callable(expected):
+            have = inspect.signature(getattr(kind, member)).parameters
+            want = [p for p in inspect.signature(expected).parameters if p != "self"]
+            assert list(have) == want or len(have) == len(want), (name, member)
+
+
+#: The types of one kind: testing an object against one of them is a kind switch.
+KIND_TYPES = (
+    "MultipleChoiceTrack",
+    "DecisionTrack",
+    "AnswerKey",
+    "DecisionKey",
+    "QuestionSet",
+    "EpisodeSet",
+)
+
+
+def _kind_switches(source: str) -> list[str]:
+    """The kind switches of a module's code: ``isinstance`` against a kind's type, a
+    comparison of a ``.kind``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
+            if any(k in ast.unparse(node.args[1]) for k in KIND_TYPES):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.Compare) and any(
+            ast.unparse(side).endswith(".kind") for side in (node.left, *node.comparators)
+        ):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_a_kind_switch_is_found_where_there_is_one() -> None:
+    source = (
+        "if isinstance(track, spec.DecisionTrack): pass\n"
+        "if key.track.kind == 'decision': pass\n"
+        "if isinstance(track, str) and track.kind_of: pass\n"
+    )
+    assert _kind_switches(source) == [
+        "isinstance(track, spec.DecisionTrack)",
+        "key.track.kind == 'decision'",
+    ]
+
+
+def test_no_code_outside_a_kind_tests_a_track_s_kind() -> None:
+    """A kind switch lives in its kind: elsewhere, code asks the kind (``kind_of``) or the
+    track's model."""
+    found = [
+        f"{_module_name(p)}: {switch}"
+        for p in _project_files()
+        if not _module_name(p).startswith(("evaluator.kinds.", "spec"))
+        for switch in _kind_switches(p.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+
+
+# --- one error tree ---------------------------------------------------------------------------
+
+
+def test_every_domain_error_is_under_one_root() -> None:
+    classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, Exception)]
+    assert len(classes) > 15
+    assert all(issubclass(c, errors.LeaderboardError) for c in classes)
+    defined = []
+    for path in _project_files():
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(b) in ("Exception", "ValueError", "RuntimeError") for b in node.bases
+            ):
+                defined.append(f"{_module_name(path)}.{node.name}")
+    assert not defined, f"define these in errors.py, under LeaderboardError: {defined}"
+
+
+# --- docs that run ----------------------------------------------------------------------------
+
+
+def _documented_modules() -> Iterator[str]:
+    for path in _project_files():
+        if "\n>>> " in path.read_text(encoding="utf-8") or "    >>> " in path.read_text(
+            encoding="utf-8"
+        ):
+            yield _module_name(path)
+
+
+DOCUMENTED = sorted(_documented_modules())
+
+
+def test_the_core_modules_carry_examples() -> None:
+    assert {"evaluator", "spec", "errors", "evaluator.messages", "evaluator.kinds"} <= set(
+        DOCUMENTED
+    )
+
+
+@pytest.mark.parametrize("name", DOCUMENTED)
+def test_the_docstring_examples_run(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS, raise_on_error=False, report=True
+    )
+    assert result.attempted > 0 and result.failed == 0, result
+
+
+# --- keys never enter git ---------------------------------------------------------------------
+
+
+def _key_names() -> list[tuple[str, str]]:
+    """(benchmark folder, key file name) of every track of every shipped spec."""
+    out = []
+    for path in sorted((ROOT / "benchmarks").glob(f"*/{spec.SPEC_FILENAME}")):
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        out += [(path.parent.name, track["key"]["name"]) for track in document["tracks"]]
+    return out
+
+
+@pytest.mark.parametrize(("folder", "name"), _key_names())
+def test_git_ignores_every_track_s_key_where_a_maintainer_may_drop_it(
+    folder: str, name: str
+) -> None:
+    places = [name, f"benchmarks/{folder}/{name}", f"rotated/{name}", f"some/where/{name}"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", *places], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.stdout.split() == places, done.stdout
+    demo = f"benchmarks/{folder}/demo/{name}"
+    shipped = subprocess.run(
+        ["git", "check-ignore", "--no-index", demo], cwd=ROOT, capture_output=True, text=True
+    )
+    assert shipped.returncode == 1, f"the shipped demo key {demo} must stay in git"
+    assert (ROOT / demo).is_file()
