@@ -30,10 +30,33 @@ from ledger.config import DEFAULT_BENCHMARK
 
 BENCHMARK_VARIABLE = "LEADERBOARD_BENCHMARK"
 DIR_HELP = "a local folder laid out like the leaderboard dataset instead"
+EPILOG_WIDTH = 88  # what describe() wraps to, whatever the terminal
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, broken at spaces only.
+
+    textwrap's defaults also break after a hyphen and inside a word longer than a line, so a
+    repo id or a clone's long folder path would be cut in two ("Ted412/EgoMemReason-" then
+    "Leaderboard"); a word longer than a line stays whole on a line of its own.
+
+    >>> wrap("records repo Ted412/EgoMemReason-Leaderboard", 30)
+    ['records repo', 'Ted412/EgoMemReason-Leaderboard']
+    """
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """The description and epilog as written (the module docstring, ``describe``), and each
+    argument's help wrapped as ``wrap`` does: never at a hyphen or inside a word."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap(self._whitespace_matcher.sub(" ", text).strip(), width)
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with exit status 1 for usage errors, like every other problem here.
+    """argparse with exit status 1 for usage errors, like every other problem here, and help
+    wrapped by ``HelpFormatter``.
 
     Abbreviated flags are refused: ``--bench`` must not pass the full parser while the
     benchmark is read from the unabbreviated ``--benchmark`` beforehand.
@@ -41,6 +64,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(**kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
@@ -234,13 +258,13 @@ def describe(chosen: Chosen) -> str:
     bench, track = chosen.bench, chosen.track
     tracks = ", ".join(t.id for t in bench.tracks)
     choices = "; ".join(f"{k} = {v}" for k, v in bench.input.choices.items())
-    return textwrap.fill(
+    text = (
         f"This benchmark ({bench.id}, {bench.folder}): tracks {tracks}; this track ({track.id}) "
         f"has the answer key {track.key.name} ({track.key.format}) and the public file "
         f"{track.public.name} ({track.public.format}); records repo {bench.hub.records_repo}; "
-        f"{bench.input.label.lower()} choices (--uses-frames): {choices}.",
-        width=88,
+        f"{bench.input.label.lower()} choices (--uses-frames): {choices}."
     )
+    return "\n".join(wrap(text, EPILOG_WIDTH))
 
 
 def chance_line(result: evaluator.ScoreResult) -> str:

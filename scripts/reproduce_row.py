@@ -61,7 +61,6 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     parser = Parser(
         description=__doc__,
         epilog=describe(chosen),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_benchmark_arguments(parser)
     parser.add_argument(

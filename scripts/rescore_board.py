@@ -58,7 +58,6 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     parser = Parser(
         description=__doc__,
         epilog=_cli.describe(chosen),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _cli.add_benchmark_arguments(parser)
     parser.add_argument(

@@ -814,7 +814,7 @@ def _parser(chosen: _cli.Chosen) -> argparse.ArgumentParser:
         prog="reshuffle_options.py",
         description=__doc__,
         epilog=_cli.describe(chosen),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_cli.HelpFormatter,
         allow_abbrev=False,
     )
     _cli.add_benchmark_arguments(parser)

@@ -64,7 +64,6 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     parser = Parser(
         description=__doc__,
         epilog=describe(chosen),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_benchmark_arguments(parser)
     paper = chosen.bench.paper

@@ -10,9 +10,12 @@ same scripts on a second benchmark (EgoArgus) are in test_release.py.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -180,6 +183,52 @@ def test_help_names_the_chosen_benchmark_s_files_and_repo(
         assert main(argv) == 0
         text = " ".join(capsys.readouterr().out.split())
         assert TRACK.key.name in text and BENCH.hub.records_repo in text
+
+
+#: Every script of scripts/ (reshuffle_options.py too), by file name.
+EVERY_SCRIPT = sorted(p.name for p in (ROOT / "scripts").glob("[!_]*.py"))
+
+
+#: How many clones, each one character deeper than the last: a line of --help is at most
+#: 88 characters, so the words after the folder's path land at many places of a line.
+CLONE_DEPTHS = 45
+
+
+@pytest.fixture(scope="module")
+def far_clones(tmp_path_factory: pytest.TempPathFactory) -> list[spec.Benchmark]:
+    """The benchmark's folder (its demo data aside) copied where a clone may well be: a long
+    path with hyphens and a space, one character longer each time."""
+    parent = tmp_path_factory.mktemp("clones") / "my projects" / "leaderboard-spaces-for-the"
+    clones = []
+    for depth in range(CLONE_DEPTHS):
+        folder = parent / f"egomemreason-leaderboard-checkout{'x' * depth}" / BENCH.id
+        shutil.copytree(BENCH.folder, folder, ignore=shutil.ignore_patterns(DEMO.name))
+        clones.append(spec.load_benchmark(str(folder)))
+    return clones
+
+
+@pytest.mark.parametrize("script", EVERY_SCRIPT)
+def test_help_keeps_the_repo_id_and_file_names_whole_wherever_the_clone_is(
+    script: str,
+    far_clones: list[spec.Benchmark],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A line of --help breaks at a space only: never at a hyphen of the repo id
+    ("Ted412/EgoMemReason-" then "Leaderboard", read as two words), nor inside a long path."""
+    monkeypatch.setenv("COLUMNS", "80")  # argparse's width (the terminal's); the epilog's is 88
+    module = importlib.import_module(f"scripts.{script.removesuffix('.py')}")
+    broken = []
+    for clone in far_clones:
+        with contextlib.suppress(SystemExit):  # reshuffle_options.py's --help exits, as argparse's
+            assert module.main(["--benchmark", str(clone.folder), "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        track = clone.track()
+        wholes = (clone.hub.records_repo, track.key.name, track.public.name, str(clone.folder))
+        broken += [
+            f"{whole} (at {len(str(clone.folder))})" for whole in wholes if whole not in text
+        ]
+    assert not broken, f"broken across lines: {broken[:4]} ({len(broken)} in all)"
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
