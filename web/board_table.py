@@ -28,10 +28,10 @@ import pandas as pd
 import ledger
 from errors import BadInput
 from spec import DECIMALS, Benchmark, Track, format_metric
+from web.board_layout import BoardLayout
 from web.board_view import (
     NOT_REPORTED,
     SOURCE_TEXT,
-    BoardLayout,
     input_label,
     quoted,
     record_links,

@@ -1,36 +1,32 @@
-"""The board as a table, pure: its columns from the spec, ranks, filters and exports.
+"""The board as a table, pure: its rows, filters, status line and exports.
 
-``board_layout`` turns a track's views into column groups; ``board_frame`` turns records into
-the whole board (best first, unrounded, with rank ranges from the ranking metric's intervals);
-``board_filter`` checks what a visitor asked to see before any work (``BoardFilter``: in every
-filter, none ticked is any); ``status_line`` and ``empty_text`` say what the view shows;
-``board_csv`` (the board as shown) and ``export_rows`` (full precision, code names) are what
-Download and ``/leaderboard`` give.
+``board_frame`` turns records into the whole board under board_layout's headers (best first,
+unrounded, with board_ranks' rank ranges from the ranking metric's intervals); ``board_filter``
+checks what a visitor asked to see before any work (``BoardFilter``: in every filter, none
+ticked is any); ``status_line`` and ``empty_text`` say what the view shows; ``board_csv`` (the
+board as shown) and ``export_rows`` (full precision, code names) are what Download and
+``/leaderboard`` give.
 
-A track of either kind: every metric is shown as its spec's ``display`` says (a percent to one
-decimal, a 0-1 ratio to three, seconds to two, a count whole) and ranked the way it is better.
-Rows are ranked against the rows ranked by the same metric: on a decision board the re-scored
-rows by this Space's F1, the paper rows after them by the paper's own F1 (``ranking_for``),
-since the two need not be the same quantity.
+A track of either kind: every metric is shown as its spec's ``display`` says (board_layout's
+formats) and ranked the way it is better (board_ranks).
 """
 
 from __future__ import annotations
 
-import bisect
 import csv
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-import evaluator
 import ledger
-from errors import BadInput, LayoutError
-from evaluator import Count
+from errors import BadInput
 from spec import DECIMALS, Benchmark, Display, Track
+from web.board_layout import INFO_LABELS, BoardLayout, board_layout
+from web.board_ranks import ranked, ranking_interval
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -61,66 +57,6 @@ SIZE_BUCKETS = ("< 10B", "10B – 40B", "≥ 40B", "API / not stated")
 EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
 
 
-#: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
-#: "input" are named by the track's ranking metric and the benchmark's input label.
-INFO_LABELS = {
-    "rank_range": "Rank range",
-    "source": "Source",
-    "team": "Team",
-    "size": "Size",
-    "date": "Date",
-    "external": "External data",
-    "links": "Links",
-    "note": "Note",
-    "key": "Key version",
-}
-
-
-#: The generic groups after the spec's views, as info columns in order.
-DETAILS = (
-    "ci",
-    "rank_range",
-    "team",
-    "size",
-    "external",
-    "input",
-    "source",
-    "date",
-    "key",
-    "links",
-    "note",
-)
-
-
-ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then the metrics
-
-
-ALL_TAIL = ("ci", "date", "key", "links", "note")
-
-
-WIDTHS = {
-    "rank_range": "86px",
-    "team": "200px",
-    "size": "80px",
-    "source": "136px",
-    "date": "108px",
-    "links": "140px",
-    "note": "260px",
-    "ci": "120px",
-    "external": "96px",
-    "input": "150px",
-}
-
-
-DEFAULT_WIDTH_PX = 84
-
-
-DEFAULT_WIDTH = f"{DEFAULT_WIDTH_PX}px"
-#: A metric column is as wide as its header's longest word needs, at least the default width
-#: (which holds 8 characters).
-HEADER_CHAR_PX, HEADER_PAD_PX = 9, 12
-
-
 #: Columns of the board frame that are never shown: ids and what filters and search read.
 HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_text", "_note"]
 
@@ -128,119 +64,6 @@ HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_t
 #: The longest note a board cell shows whole; a longer one is cut there (the notes under the
 #: board give it in full), so one long note does not make its row a column of text.
 NOTE_CELL_CHARS = 60
-
-
-@dataclass(frozen=True)
-class BoardLayout:
-    """How a track's board is shown: its column groups, headers, widths and number formats."""
-
-    groups: Mapping[str, tuple[str, ...]]  # title -> headers; the spec's views, Details, All
-    metrics: Mapping[str, str]  # metric key -> header, in display order
-    info: Mapping[str, str]  # info column of the spec's vocabulary -> header
-    widths: Mapping[str, str]
-    formats: Mapping[str, str]  # metric header -> how its cells are formatted ("{:.1f}")
-
-    @property
-    def ranking(self) -> str:
-        """The ranking metric's header (it leads every group after Rank and Method)."""
-        return next(iter(self.metrics.values()))
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Every shown column, in the order of the "All" group."""
-        return self.groups["All"]
-
-
-def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
-    """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
-    metric, then the view's metrics and columns), then Details and All; LayoutError if two
-    columns or groups would share a header. Paper-only metrics are columns too."""
-    metrics = {track.ranking: track.labels[track.ranking]}
-    metrics.update({k: track.labels[k] for k in track.all_metric_keys if k != track.ranking})
-    info = {**INFO_LABELS, "ci": f"{metrics[track.ranking]} 95% CI", "input": bench.input.label}
-    lead = ("Rank", "Method", metrics[track.ranking])
-    groups: dict[str, tuple[str, ...]] = {}
-    problems: list[str] = []
-    for view in track.views:
-        if view.title in groups or view.title in ("Details", "All"):
-            problems.append(
-                f"the column group {view.title!r} is declared twice (Details and All are the app's)"
-            )
-        groups[view.title] = (
-            *lead,
-            *(metrics[k] for k in view.metrics if k != track.ranking),
-            *(info[c] for c in view.columns),
-        )
-    groups["Details"] = (*lead, *(info[c] for c in DETAILS))
-    groups["All"] = (
-        *lead,
-        *(info[c] for c in ALL_HEAD),
-        *(label for k, label in metrics.items() if k != track.ranking),
-        *(info[c] for c in ALL_TAIL),
-    )
-    for title, headers in groups.items():
-        twice = sorted({h for h in headers if headers.count(h) > 1})
-        if twice:
-            problems.append(
-                f"the column group {title!r} has the header(s) "
-                f"{', '.join(map(repr, twice))} more than once"
-            )
-    if problems:
-        raise LayoutError(
-            f"{bench.id}/{track.id}: the board cannot be laid out: "
-            f"{'; '.join(problems)}. Rename the labels or view titles in "
-            f"{bench.folder / 'benchmark.toml'}"
-        )
-    widths = {
-        "Rank": "62px",
-        "Method": "200px",
-        **{info[c]: w for c, w in WIDTHS.items()},
-        **{label: _metric_width(label) for label in metrics.values()},
-    }
-    formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
-    return BoardLayout(groups, metrics, info, widths, formats)
-
-
-def _metric_width(label: str) -> str:
-    """Wide enough that a header breaks between words, not inside one ("Contradi-ctory")."""
-    longest = max((len(word) for word in label.split()), default=0)
-    return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
-
-
-def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
-    """A record's counts; for paper rows, its percentages over the track's sizes (a macro mean
-    has no count of its own to recover, so it gets none)."""
-    if record.counts is not None:
-        return dict(record.counts)
-    macro = track.macro_keys
-    return {
-        key: Count(correct=round(record.metrics[key] * total / 100), total=total)
-        for key, total in track.sizes.items()
-        if key in record.metrics and key not in macro
-    }
-
-
-def rank_ranges(
-    intervals: Sequence[tuple[float, float]], higher_is_better: bool | None = True
-) -> list[tuple[int, int]]:
-    """Per row: 1 + rows whose interval lies entirely better than it (above it; below it when
-    lower is better; nearer 0 for a signed error), and the worst rank it could hold."""
-    if higher_is_better is False:
-        intervals = [(-high, -low) for low, high in intervals]
-    elif higher_is_better is None:  # the distance from 0, negated: nearer is better
-        intervals = [
-            (-max(abs(low), abs(high)), 0.0 if low <= 0 <= high else -min(abs(low), abs(high)))
-            for low, high in intervals
-        ]
-    lows = sorted(low for low, _ in intervals)
-    highs = sorted(high for _, high in intervals)
-    n = len(intervals)
-    out = []
-    for low, high in intervals:
-        above = n - bisect.bisect_right(lows, high)
-        below = bisect.bisect_left(highs, low)
-        out.append((1 + above, n - below))
-    return out
 
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([BbMmTt])\b")
@@ -289,56 +112,6 @@ def _links(record: ledger.Record) -> str:
     return " · ".join(name for name, _ in record_links(record))
 
 
-def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float] | None:
-    """The 95 % interval of the metric a row is ranked by, in its display: the one it keeps or
-    Wilson's from its count (a paper row's from its percentage over the sizes); None when there
-    is neither (a paper row's F1) or the row lacks the metric."""
-    key = track.ranking_for(record.source)
-    if key not in record.metrics:
-        return None
-    interval = ledger.metric_interval(record, track, key)
-    if interval is not None:
-        return interval
-    count = record_counts(record, track).get(key)
-    if count is not None and track.display.get(key) == "percent":
-        return evaluator.wilson_interval(count.correct, count.total)
-    return None
-
-
-def _ranked(
-    records: Sequence[ledger.Record], track: Track
-) -> list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]]:
-    """Rows best first, each with its rank range and ranking interval. Rows are ranked against
-    those ranked by the same metric: the track's ranking first, then a paper-only ranking; rows
-    lacking their metric come last, unranked. A row without an interval is ranked by its value
-    alone (a point interval)."""
-    metrics = list(dict.fromkeys([track.ranking, *(track.ranking_for(r.source) for r in records)]))
-    out: list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]] = []
-    unranked = []
-    for key in metrics:
-        better = track.higher_is_better.get(key, True)
-        rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
-
-        def order(
-            r: ledger.Record, better: bool | None = better, key: str = key
-        ) -> tuple[float, str]:
-            value = r.metrics[key]  # best first: the highest, the lowest, or the nearest 0
-            return ({True: -value, False: value, None: abs(value)}[better], r.method_name)
-
-        rows.sort(key=order)
-        intervals = [ranking_interval(r, track) for r in rows]
-        points = [
-            i or (r.metrics[key], r.metrics[key]) for r, i in zip(rows, intervals, strict=True)
-        ]
-        ranks = rank_ranges(points, better)
-        out.extend(zip(rows, ranks, intervals, strict=True))
-        unranked += [
-            r for r in records if track.ranking_for(r.source) == key and key not in r.metrics
-        ]
-    out.extend((r, None, None) for r in sorted(unranked, key=lambda r: r.method_name))
-    return out
-
-
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -368,7 +141,7 @@ def board_frame(
     layout = board_layout(bench, track)
     info = layout.info
     table = []
-    for record, ranks, interval in _ranked(records, track):
+    for record, ranks, interval in ranked(records, track):
         best, worst = ranks or (None, None)
         display = track.display[track.ranking_for(record.source)]
         method = record.method_name + (" †" if record.note else "")

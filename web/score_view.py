@@ -19,7 +19,8 @@ import pandas as pd
 import evaluator
 import ledger
 from spec import Benchmark, Track, format_metric
-from web.board_view import md_escape, rank_ranges, ranking_interval
+from web.board_ranks import rank_ranges, ranking_interval
+from web.board_view import md_escape
 
 SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
 NOTHING_STORED = "Nothing about this file was stored."
@@ -76,7 +77,7 @@ def would_rank(
     result: evaluator.ScoreResult, records: Sequence[ledger.Record], track: Track
 ) -> tuple[int, int, int]:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
-    ``records``, by the board's own rule (``board_view.rank_ranges``): 1 + the rows whose
+    ``records``, by the board's own rule (``board_ranks.rank_ranges``): 1 + the rows whose
     interval of the ranking metric lies entirely better, against the rows ranked by the same
     metric (re-scored rows are ranked by the track's ranking; paper rows ranked by a paper-only
     metric are not compared). A row without an interval counts by its value alone."""

@@ -26,7 +26,7 @@ import ledger
 import spec
 from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
-from web import board_view, charts, score_page, score_view
+from web import board_layout, board_ranks, board_view, charts, score_page, score_view
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track("memory", kind=spec.MultipleChoiceTrack)
@@ -169,12 +169,12 @@ def test_a_refusal_becomes_a_markdown_list_with_its_text_escaped() -> None:
 
 def test_rank_is_one_plus_rows_entirely_above() -> None:
     intervals = [(60.0, 70.0), (55.0, 65.0), (40.0, 50.0), (20.0, 30.0), (21.0, 29.0)]
-    assert board_view.rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 5), (4, 5)]
+    assert board_ranks.rank_ranges(intervals) == [(1, 2), (1, 2), (3, 3), (4, 5), (4, 5)]
 
 
 def test_paper_rows_counts_follow_from_percentages_over_split_sizes() -> None:
     paper = _record("P", 36.8, source="paper")
-    counts = board_view.record_counts(paper, TRACK)
+    counts = board_ranks.record_counts(paper, TRACK)
     assert counts["overall"] == evaluator.Count(correct=184, total=500)
     assert counts["behavior"].total == 100 and counts["spatial_preference"].total == 50
 
@@ -197,7 +197,7 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
     assert list(frame["_name"]) == ["Alpha", "Beta", "Gamma"]
     assert str(frame.loc[0, "Method"]).endswith("†")
     assert frame["Overall"].dtype.kind == "f"  # unrounded: board_table formats the cells
-    assert set(board_view.board_layout(BENCH, TRACK).groups["Memory types"]) <= set(frame)
+    assert set(board_layout.board_layout(BENCH, TRACK).groups["Memory types"]) <= set(frame)
     only_paper = board_view.BoardFilter(sources=("Paper",)).apply(frame)
     assert list(only_paper["_name"]) == ["Gamma"]
     big = board_view.BoardFilter(sizes=("< 10B",)).apply(frame)
@@ -536,7 +536,7 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
 
 
 def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
-    layout = board_view.board_layout(BENCH, TRACK)
+    layout = board_layout.board_layout(BENCH, TRACK)
     assert {title: list(cols) for title, cols in layout.groups.items()} == {
         "Memory types": [
             "Rank",
@@ -795,10 +795,10 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
         uses_frames="sampled-frames",
     )
     paper = _record("Paper row", 50.0, source="paper", bench=bench)
-    assert "scenario_mean" not in board_view.record_counts(paper, track)  # a mean has no count
+    assert "scenario_mean" not in board_ranks.record_counts(paper, track)  # a mean has no count
     frame = board_view.board_frame([rescored, paper], bench, track)
     assert list(frame["_name"]) == ["Paper row", "Sample"]
-    assert list(board_view.board_layout(bench, track).groups["Scenarios"])[:4] == [
+    assert list(board_layout.board_layout(bench, track).groups["Scenarios"])[:4] == [
         "Rank",
         "Method",
         "Overall",
@@ -806,8 +806,8 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
     ]
     assert frame.loc[1, "Mean"] == result.metrics["scenario_mean"]
     assert frame.loc[1, "Input"] == "Sampled frames"
-    widths = board_view.board_layout(bench, track).widths  # headers break between words only
-    assert widths["Contradictory"] == "129px" and widths["Mean"] == board_view.DEFAULT_WIDTH
+    widths = board_layout.board_layout(bench, track).widths  # headers break between words only
+    assert widths["Contradictory"] == "129px" and widths["Mean"] == board_layout.DEFAULT_WIDTH
     only = board_view.BoardFilter(inputs=("Sampled frames",)).apply(frame)
     assert list(only["_name"]) == ["Sample"]
     rows = board_view.export_rows(frame, [rescored, paper], track)

@@ -29,7 +29,7 @@ from errors import BadInput
 from scripts import reproduce_row
 from tests.support import ROOT
 from tests.support.board_html import read_board, row_ids
-from web import board_table, board_view
+from web import board_layout, board_table, board_view
 from web.board_table import Sort, kept_sort, next_sort, sort_frame
 
 MEM = spec.load_benchmark("egomemreason")
@@ -98,7 +98,7 @@ class View:
     ) -> None:
         self.records = list(records)
         self.bench, self.track = bench, track
-        self.layout = board_view.board_layout(bench, track)
+        self.layout = board_layout.board_layout(bench, track)
         self.frame = board_view.board_frame(self.records, bench, track)
         self.by_id = {str(r.id): r for r in self.records}
 

@@ -19,7 +19,7 @@ import pytest
 import errors
 import ledger
 import spec
-from web import board_view
+from web import board_layout, board_view
 from web.board_view import BoardFilter
 
 EGOMEM = spec.load_benchmark("egomemreason")
@@ -246,7 +246,7 @@ def _csv(data: bytes) -> list[list[str]]:
     return list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
 
 
-def _expected_header(layout: board_view.BoardLayout) -> list[str]:
+def _expected_header(layout: board_layout.BoardLayout) -> list[str]:
     links = layout.info["links"]
     header: list[str] = []
     for column in layout.columns:
@@ -260,7 +260,7 @@ def _by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:
 
 
 def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
-    layout = board_view.board_layout(EGOMEM, MEMORY)
+    layout = board_layout.board_layout(EGOMEM, MEMORY)
     frame = _frame(MEMORY_RECORDS)
     rows = _csv(board_view.board_csv(frame, layout, MEMORY_RECORDS))
     assert rows[0] == _expected_header(layout)
@@ -287,7 +287,7 @@ def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
 
 
 def test_an_empty_view_exports_its_header_line() -> None:
-    layout = board_view.board_layout(EGOMEM, MEMORY)
+    layout = board_layout.board_layout(EGOMEM, MEMORY)
     empty = BoardFilter(search="no such method").apply(_frame(MEMORY_RECORDS))
     data = board_view.board_csv(empty, layout, MEMORY_RECORDS)
     header = ",".join(_expected_header(layout))
@@ -306,7 +306,7 @@ def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not(
     formula = _like(template, "+cmd|' /C calc'!A0", metrics=metrics, **formulas)
     ranged = _like(template, "Plain – en dash", note="1–3 — fine")
     records = [formula, ranged]
-    layout = board_view.board_layout(ARGUS, DECISION)
+    layout = board_layout.board_layout(ARGUS, DECISION)
     cells = _by_id(_csv(board_view.board_csv(_frame(records, ARGUS, DECISION), layout, records)))
     bad, good = cells[str(formula.id)], cells[str(ranged.id)]
     info = layout.info
@@ -318,7 +318,7 @@ def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not(
 
 
 def test_the_decision_csv_shows_each_metric_in_its_display() -> None:
-    layout = board_view.board_layout(ARGUS, DECISION)
+    layout = board_layout.board_layout(ARGUS, DECISION)
     frame = _frame(DECISION_RECORDS, ARGUS, DECISION)
     rows = _csv(board_view.board_csv(frame, layout, DECISION_RECORDS))
     assert rows[0] == _expected_header(layout)

@@ -26,7 +26,7 @@ import ledger
 import spec
 from tests.support.board_html import read_board
 from tests.support.score_path import page_path
-from web import board_view, score_page, score_view, served
+from web import board_layout, board_ranks, board_view, score_page, score_view, served
 
 ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
@@ -237,7 +237,7 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
     kind, out = page.queue(view, [*defaults[:5], "Decision", None, "decision"], session="visitor")
     assert kind == "complete", out
     table, status, notes = out[0], out[1], out[2]
-    layout = board_view.board_layout(ARGUS, DECISION)
+    layout = board_layout.board_layout(ARGUS, DECISION)
     headers, rows = read_board(table)
     assert headers == list(layout.groups["Decision"])
     assert status.startswith(f"{len(_demo_records(DECISION))} entries")
@@ -523,16 +523,16 @@ def test_a_key_that_fails_to_load_disables_its_track_until_it_loads(tmp_path: Pa
 
 def test_a_lower_is_better_ranking_ranks_the_lowest_interval_first() -> None:
     intervals = [(0.1, 0.2), (0.15, 0.3), (0.5, 0.6)]
-    assert board_view.rank_ranges(intervals, higher_is_better=False) == [(1, 2), (1, 2), (3, 3)]
-    assert board_view.rank_ranges(intervals) == [(2, 3), (2, 3), (1, 1)]
+    assert board_ranks.rank_ranges(intervals, higher_is_better=False) == [(1, 2), (1, 2), (3, 3)]
+    assert board_ranks.rank_ranges(intervals) == [(2, 3), (2, 3), (1, 1)]
     # A signed error is best at 0: an interval around 0 is better than one entirely away.
-    assert board_view.rank_ranges(
+    assert board_ranks.rank_ranges(
         [(-3.0, -2.0), (-0.5, 0.5), (1.0, 4.0)], higher_is_better=None
     ) == [(2, 3), (1, 1), (2, 3)]
 
 
 def test_the_decision_layout_carries_the_paper_columns_under_the_paper_s_names() -> None:
-    layout = board_view.board_layout(ARGUS, DECISION)
+    layout = board_layout.board_layout(ARGUS, DECISION)
     paper = list(layout.groups["Paper (Table 2)"])
     assert paper[:3] == ["Rank", "Method", "F1"]
     assert paper[3 : 3 + len(DECISION.paper_metric_keys)] == [

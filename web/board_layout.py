@@ -1,0 +1,152 @@
+"""A track's board laid out, pure: its column groups, headers, widths and number formats.
+
+``board_layout`` turns a track's views into column groups (one per spec view, then Details and
+All), names the info columns of the spec's vocabulary, and says how wide each column is and how
+each metric's cells are formatted (as its spec's ``display`` says: a percent to one decimal, a
+0-1 ratio to three, seconds to two, a count whole). board_view builds the board's rows under
+these headers; board_table renders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from errors import LayoutError
+from spec import DECIMALS, Benchmark, Track
+
+#: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
+#: "input" are named by the track's ranking metric and the benchmark's input label.
+INFO_LABELS = {
+    "rank_range": "Rank range",
+    "source": "Source",
+    "team": "Team",
+    "size": "Size",
+    "date": "Date",
+    "external": "External data",
+    "links": "Links",
+    "note": "Note",
+    "key": "Key version",
+}
+
+
+#: The generic groups after the spec's views, as info columns in order.
+DETAILS = (
+    "ci",
+    "rank_range",
+    "team",
+    "size",
+    "external",
+    "input",
+    "source",
+    "date",
+    "key",
+    "links",
+    "note",
+)
+
+
+ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then the metrics
+
+
+ALL_TAIL = ("ci", "date", "key", "links", "note")
+
+
+WIDTHS = {
+    "rank_range": "86px",
+    "team": "200px",
+    "size": "80px",
+    "source": "136px",
+    "date": "108px",
+    "links": "140px",
+    "note": "260px",
+    "ci": "120px",
+    "external": "96px",
+    "input": "150px",
+}
+
+
+DEFAULT_WIDTH_PX = 84
+
+
+DEFAULT_WIDTH = f"{DEFAULT_WIDTH_PX}px"
+#: A metric column is as wide as its header's longest word needs, at least the default width
+#: (which holds 8 characters).
+HEADER_CHAR_PX, HEADER_PAD_PX = 9, 12
+
+
+@dataclass(frozen=True)
+class BoardLayout:
+    """How a track's board is shown: its column groups, headers, widths and number formats."""
+
+    groups: Mapping[str, tuple[str, ...]]  # title -> headers; the spec's views, Details, All
+    metrics: Mapping[str, str]  # metric key -> header, in display order
+    info: Mapping[str, str]  # info column of the spec's vocabulary -> header
+    widths: Mapping[str, str]
+    formats: Mapping[str, str]  # metric header -> how its cells are formatted ("{:.1f}")
+
+    @property
+    def ranking(self) -> str:
+        """The ranking metric's header (it leads every group after Rank and Method)."""
+        return next(iter(self.metrics.values()))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every shown column, in the order of the "All" group."""
+        return self.groups["All"]
+
+
+def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
+    """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
+    metric, then the view's metrics and columns), then Details and All; LayoutError if two
+    columns or groups would share a header. Paper-only metrics are columns too."""
+    metrics = {track.ranking: track.labels[track.ranking]}
+    metrics.update({k: track.labels[k] for k in track.all_metric_keys if k != track.ranking})
+    info = {**INFO_LABELS, "ci": f"{metrics[track.ranking]} 95% CI", "input": bench.input.label}
+    lead = ("Rank", "Method", metrics[track.ranking])
+    groups: dict[str, tuple[str, ...]] = {}
+    problems: list[str] = []
+    for view in track.views:
+        if view.title in groups or view.title in ("Details", "All"):
+            problems.append(
+                f"the column group {view.title!r} is declared twice (Details and All are the app's)"
+            )
+        groups[view.title] = (
+            *lead,
+            *(metrics[k] for k in view.metrics if k != track.ranking),
+            *(info[c] for c in view.columns),
+        )
+    groups["Details"] = (*lead, *(info[c] for c in DETAILS))
+    groups["All"] = (
+        *lead,
+        *(info[c] for c in ALL_HEAD),
+        *(label for k, label in metrics.items() if k != track.ranking),
+        *(info[c] for c in ALL_TAIL),
+    )
+    for title, headers in groups.items():
+        twice = sorted({h for h in headers if headers.count(h) > 1})
+        if twice:
+            problems.append(
+                f"the column group {title!r} has the header(s) "
+                f"{', '.join(map(repr, twice))} more than once"
+            )
+    if problems:
+        raise LayoutError(
+            f"{bench.id}/{track.id}: the board cannot be laid out: "
+            f"{'; '.join(problems)}. Rename the labels or view titles in "
+            f"{bench.folder / 'benchmark.toml'}"
+        )
+    widths = {
+        "Rank": "62px",
+        "Method": "200px",
+        **{info[c]: w for c, w in WIDTHS.items()},
+        **{label: _metric_width(label) for label in metrics.values()},
+    }
+    formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
+    return BoardLayout(groups, metrics, info, widths, formats)
+
+
+def _metric_width(label: str) -> str:
+    """Wide enough that a header breaks between words, not inside one ("Contradi-ctory")."""
+    longest = max((len(word) for word in label.split()), default=0)
+    return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
