@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export GRADIO_ANALYTICS_ENABLED := False
 export HF_HUB_DISABLE_TELEMETRY := 1
 
-.PHONY: run test lint chromium axe demo-data bench
+.PHONY: run test check lint chromium axe demo-data bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ lint: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+## check: the fast tier, to run after every edit: lint, types, and every test that needs no
+## server process and no Chromium (markers in tests/conftest.py); make test runs them all
+check: $(VENV)/.dev-deps lint
+	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -m "not server and not browser"
 
 ## test: lint, type-check and run the whole suite
 test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint

@@ -1,9 +1,19 @@
-"""Shared fixtures: an isolated Hugging Face environment for every test, and a loopback Hub."""
+"""Shared fixtures: an isolated Hugging Face environment for every test, and a loopback Hub;
+the test tiers.
+
+Two markers say what a test needs beyond this process (pyproject.toml registers them):
+``server`` (it starts a server process: the app, olah) and ``browser`` (it drives Chromium).
+``make check``, the fast tier, runs the tests that need neither, with
+``LEADERBOARD_TEST_TIER=fast``: then a test that starts a server or Chromium without its marker
+fails at once, naming the marker, so the tiers cannot drift. ``make test`` runs everything.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +25,12 @@ isolate_hub_environment("leaderboard-tests-hf-home-")
 
 from ledger.config import RENAMED  # noqa: E402
 from tests.support.hub_server import HubServer  # noqa: E402
+from tests.support.procs import ServerProcess  # noqa: E402
+
+#: ``make check`` sets this: the fast tier, where no test may start a server or Chromium.
+TIER_VARIABLE = "LEADERBOARD_TEST_TIER"
+FAST_TIER = os.environ.get(TIER_VARIABLE) == "fast"
+_running: dict[str, frozenset[str]] = {"marks": frozenset()}
 
 _OURS = (
     "LEADERBOARD_BENCHMARK",
@@ -53,3 +69,31 @@ def hub() -> Iterator[HubServer]:
     with HubServer() as server:
         yield server
     assert not server.errors, f"the loopback Hub failed in a handler: {server.errors}"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Note the markers of the test about to run (its fixtures are set up after this)."""
+    _running["marks"] = frozenset(m.name for m in item.iter_markers())
+
+
+def _only_when_marked(start: Callable[..., Any], marker: str, what: str) -> Callable[..., Any]:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if marker not in _running["marks"]:
+            raise RuntimeError(
+                f"this test {what}: mark it @pytest.mark.{marker} (make check, the "
+                "fast tier, leaves such tests to make test)"
+            )
+        return start(*args, **kwargs)
+
+    return guarded
+
+
+if FAST_TIER:
+    from playwright.sync_api import BrowserType
+
+    ServerProcess.start = _only_when_marked(  # type: ignore[method-assign]
+        ServerProcess.start, "server", "starts a server process"
+    )
+    BrowserType.launch = _only_when_marked(  # type: ignore[method-assign]
+        BrowserType.launch, "browser", "launches Chromium"
+    )
