@@ -224,6 +224,7 @@ def api_server() -> Iterator[AppServer]:
         yield server
 
 
+@pytest.mark.server
 def test_the_readme_gradio_client_example_runs_against_a_real_server(
     api_server: AppServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -239,6 +240,7 @@ def test_the_readme_gradio_client_example_runs_against_a_real_server(
     assert isinstance(rows, list) and rows and "method_name" in rows[0]
 
 
+@pytest.mark.server
 def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
     api_server: AppServer, tmp_path: Path
 ) -> None:

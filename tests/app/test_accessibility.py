@@ -390,6 +390,8 @@ def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo:
     return visit
 
 
+@pytest.mark.server
+@pytest.mark.browser
 @pytest.mark.parametrize("device", list(VIEWPORTS))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_every_tab_has_no_serious_violation_and_names_every_control(

@@ -54,6 +54,7 @@ def _queue_call(
     return kind, stream
 
 
+@pytest.mark.server
 def test_score_through_gradio_client_gives_numbers(client: Client) -> None:
     numbers = client.predict(handle_file(str(SAMPLE)), api_name="/score")
     expected = evaluator.score(KEY, SAMPLE.read_bytes())
@@ -62,6 +63,7 @@ def test_score_through_gradio_client_gives_numbers(client: Client) -> None:
     assert numbers["counts"]["overall"] == {"correct": 223, "total": 500}
 
 
+@pytest.mark.server
 def test_gradio_client_refuses_a_file_over_5_mb_itself(client: Client, tmp_path: Path) -> None:
     """Before any upload, in gradio_client's own words: it names the limit in bytes (and an
     empty component name: gradio_client 2.7 reads a label Gradio 6 keeps elsewhere)."""
@@ -71,6 +73,7 @@ def test_gradio_client_refuses_a_file_over_5_mb_itself(client: Client, tmp_path:
         client.predict(handle_file(str(big)), api_name="/score")
 
 
+@pytest.mark.server
 def test_bad_file_through_gradio_client_raises_the_evaluators_message(
     client: Client, tmp_path: Path
 ) -> None:
@@ -80,6 +83,7 @@ def test_bad_file_through_gradio_client_raises_the_evaluators_message(
         client.predict(handle_file(str(bad)), api_name="/score")
 
 
+@pytest.mark.server
 def test_leaderboard_endpoint_returns_the_demo_board(client: Client) -> None:
     rows = client.predict(api_name="/leaderboard")
     names = {row["method_name"] for row in rows}
@@ -89,6 +93,7 @@ def test_leaderboard_endpoint_returns_the_demo_board(client: Client) -> None:
     assert all(set(TRACK.metric_keys) <= set(row) for row in rows)
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     "path",
     [
@@ -106,6 +111,7 @@ def test_score_cannot_be_pointed_at_a_server_file(server: AppServer, path: str) 
     assert "correct_answer" not in stream and "samples" not in stream
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     "route",
     [
@@ -123,6 +129,7 @@ def test_real_server_file_routes_refuse_the_key(server: AppServer, route: str) -
     assert b"correct_answer" not in response.content
 
 
+@pytest.mark.server
 def test_nothing_about_a_submission_reaches_the_log(server: AppServer, client: Client) -> None:
     client.predict(handle_file(str(SAMPLE)), api_name="/score")
     log = server.log()
@@ -131,6 +138,7 @@ def test_nothing_about_a_submission_reaches_the_log(server: AppServer, client: C
     assert digest not in log and "predicted_answer" not in log and "sample_submission" not in log
 
 
+@pytest.mark.server
 def test_forged_forwarded_for_does_not_escape_the_limit_on_a_real_server(tmp_path: Path) -> None:
     with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "2"}) as limited:
         with httpx.Client(base_url=limited.url, timeout=30) as http:
@@ -146,6 +154,7 @@ def test_forged_forwarded_for_does_not_escape_the_limit_on_a_real_server(tmp_pat
         assert "limited to 2 files per day" in outcomes[2][1]
 
 
+@pytest.mark.server
 def test_unreachable_hub_at_boot_starts_with_score_disabled_and_no_token_shown() -> None:
     closed = f"http://127.0.0.1:{free_port()}"
     env = {
@@ -161,6 +170,7 @@ def test_unreachable_hub_at_boot_starts_with_score_disabled_and_no_token_shown()
         assert READ_TOKEN not in page + stream + offline.log()
 
 
+@pytest.mark.server
 def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
     with HubServer() as hub:
         hub.create_repo(BENCH.hub.private_repo, repo_type="dataset", private=True)
@@ -187,6 +197,7 @@ def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
             assert READ_TOKEN not in real.log()
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
@@ -240,6 +251,7 @@ def argus() -> Iterator[AppServer]:
         yield running
 
 
+@pytest.mark.server
 def test_both_tracks_score_through_gradio_client_the_file_telling_its_track(
     argus: AppServer,
 ) -> None:
@@ -262,6 +274,7 @@ def test_both_tracks_score_through_gradio_client_the_file_telling_its_track(
     ]
 
 
+@pytest.mark.server
 def test_plain_http_scores_with_the_track_null_for_detect(argus: AppServer) -> None:
     with httpx.Client(base_url=argus.url, timeout=30) as http:
         uploaded = http.post(
@@ -273,6 +286,7 @@ def test_plain_http_scores_with_the_track_null_for_detect(argus: AppServer) -> N
     assert kind == "complete" and '"track": "decision"' in stream
 
 
+@pytest.mark.server
 def test_a_folder_without_one_track_s_key_boots_with_that_track_s_score_off(tmp_path: Path) -> None:
     understanding = ARGUS.track()
     (tmp_path / understanding.key.name).write_bytes(ARGUS.demo_key(understanding).read_bytes())

@@ -293,6 +293,8 @@ def _wait_for_board(visit: Visit, shown: list[str], gone: list[str]) -> None:
 # --- Leaderboard --------------------------------------------------------------------------------
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
     page = board.page
     assert page.title() == "EgoMemReason Leaderboard"
@@ -312,6 +314,8 @@ def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
         print("failed loads of external resources (ignored):", *board.external, sep="\n  ")
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_board_shows_rescored_rows_by_their_names(board: Visit) -> None:
     text = board.board_text()
     missing = [name for name in RESCORED_NAMES if name not in text]
@@ -323,6 +327,8 @@ def test_board_shows_rescored_rows_by_their_names(board: Visit) -> None:
     assert overall == sorted(overall, reverse=True), "the board is not best Overall first"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_board_metrics_are_shown_to_one_decimal(board: Visit) -> None:
     headers, rows = board.grid("board-table")
     metrics = [i for i, h in enumerate(headers) if h in ("Overall", "Entity", "Event", "Behavior")]
@@ -331,6 +337,8 @@ def test_board_metrics_are_shown_to_one_decimal(board: Visit) -> None:
     assert all(re.fullmatch(r"\d+\.\d", cell) for cell in shown), shown
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_search_filters_the_board(open_page: Callable[..., Visit]) -> None:
     visit = open_page()
     qwen = [n for n in ALL_NAMES if "qwen" in n.lower()]
@@ -341,6 +349,8 @@ def test_search_filters_the_board(open_page: Callable[..., Visit]) -> None:
     _wait_for_board(visit, shown=[*qwen, PAPER_ROW], gone=[])
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_column_group_query_types_shows_query_type_columns(
     open_page: Callable[..., Visit],
 ) -> None:
@@ -356,6 +366,8 @@ def test_column_group_query_types_shows_query_type_columns(
     expect(table).to_contain_text(PAPER_ROW)
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_download_csv_is_the_current_view(open_page: Callable[..., Visit]) -> None:
     visit = open_page()
     page = visit.page
@@ -399,6 +411,8 @@ def _numbers(cells: list[str]) -> list[float]:
     return [float(c) for c in cells if c != "—"]
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
     open_page: Callable[..., Visit],
 ) -> None:
@@ -440,6 +454,8 @@ def test_a_header_click_sorts_that_column_best_first_and_a_second_reverses_it(
     assert not visit.errors, visit.errors
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     open_page: Callable[..., Visit],
 ) -> None:
@@ -468,6 +484,8 @@ def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     visit.shot("egomemreason-leaderboard-empty.png")
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_method_opens_its_card_and_the_address_opens_it_again(
     open_page: Callable[..., Visit], server: AppServer, browser: Browser
 ) -> None:
@@ -506,6 +524,8 @@ def test_a_method_opens_its_card_and_the_address_opens_it_again(
         again.context.close()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_the_size_and_date_plots_show_every_row(open_page: Callable[..., Visit]) -> None:
     visit = open_page()
     page = visit.page
@@ -518,6 +538,8 @@ def test_the_size_and_date_plots_show_every_row(open_page: Callable[..., Visit])
     assert not visit.errors, visit.errors
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
     phone.tab("Leaderboard")
     table = phone.page.locator("#board-table")
@@ -531,6 +553,8 @@ def test_phone_has_no_horizontal_overflow(phone: Visit) -> None:
     assert not phone.errors, f"JS errors on load: {phone.errors}"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_phone_shows_overall_whole_and_the_table_on_the_first_screen(phone: Visit) -> None:
     phone.tab("Leaderboard")
     header = phone.page.locator('#board-table thead button[data-sort="Overall"]')
@@ -544,12 +568,16 @@ def test_phone_shows_overall_whole_and_the_table_on_the_first_screen(phone: Visi
     )
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_phone_board_chart_fits_the_screen(phone: Visit) -> None:
     phone.tab("Leaderboard")
     box = phone.page.locator("#board-chart [data-testid=altair] canvas").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_phone_about_has_no_horizontal_overflow(phone: Visit) -> None:
     phone.tab("About")
     expect(phone.page.locator("#citation")).to_be_visible()
@@ -578,6 +606,8 @@ def _upload(visit: Visit, path: Path) -> None:
     visit.page.locator("#score-upload input[type=file]").set_input_files(str(path))
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit]) -> None:
     result = evaluator.score(_demo_key(), SAMPLE.read_bytes())
     visit = open_page()
@@ -602,6 +632,8 @@ def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit])
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_score_tab_shows_the_evaluators_error(
     open_page: Callable[..., Visit], tmp_path: Path
 ) -> None:
@@ -628,6 +660,8 @@ def test_score_tab_shows_the_evaluators_error(
 # --- About --------------------------------------------------------------------------------------
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_about_tab_shows_how_to_get_listed_and_the_citation(
     open_page: Callable[..., Visit],
 ) -> None:
@@ -685,6 +719,8 @@ def _view_headers(demo: Demo, title: str) -> list[str]:
     return ["Rank", "Method", track.labels[track.ranking], *(track.labels[k] for k in view.metrics)]
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Visit) -> None:
     page = argus_board.page
     assert page.title() == "EgoArgus Leaderboard"
@@ -715,6 +751,8 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     assert not argus_board.errors, f"JS errors on load: {argus_board.errors}"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_egoargus_tasks_group_shows_the_task_columns(open_argus: Callable[..., Visit]) -> None:
     visit = open_argus()
     visit.page.locator("#column-group label", has_text="Tasks").click()
@@ -733,6 +771,8 @@ def test_egoargus_tasks_group_shows_the_task_columns(open_argus: Callable[..., V
     assert "Multimodal" not in headers  # a scenario column: not in this group
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_egoargus_score_tab_scores_its_sample(open_argus: Callable[..., Visit]) -> None:
     result = evaluator.score(ARGUS.key(), ARGUS.sample.read_bytes())
     visit = open_argus()
@@ -754,6 +794,8 @@ def test_egoargus_score_tab_scores_its_sample(open_argus: Callable[..., Visit]) 
 SITES = {"egomemreason": ("server", EGOMEM), "egoargus": ("argus_server", ARGUS)}
 
 
+@pytest.mark.server
+@pytest.mark.browser
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_every_tab_fits_the_screen_and_is_photographed(
@@ -811,6 +853,8 @@ def _switch_to_decision(visit: Visit) -> None:
     expect(visit.page.locator("#column-group")).to_contain_text(DECISION.views[0].title)
 
 
+@pytest.mark.server
+@pytest.mark.browser
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_egoargus_decision_board_and_score(
     argus_server: AppServer, browser: Browser, device: str
@@ -884,6 +928,8 @@ def test_egoargus_decision_board_and_score(
         visit.context.close()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_the_decision_board_sorts_lower_and_nearer_zero_first_and_keeps_its_track_in_links(
     argus_server: AppServer, browser: Browser
 ) -> None:
@@ -915,6 +961,8 @@ def test_the_decision_board_sorts_lower_and_nearer_zero_first_and_keeps_its_trac
         visit.context.close()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_egoargus_score_says_which_track_a_file_fits(open_argus: Callable[..., Visit]) -> None:
     visit = open_argus()
     page = visit.page
@@ -931,6 +979,8 @@ def test_egoargus_score_says_which_track_a_file_fits(open_argus: Callable[..., V
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_egoargus_about_gives_the_decision_definitions(open_argus: Callable[..., Visit]) -> None:
     visit = open_argus(PHONE)
     visit.tab("About")

@@ -206,6 +206,8 @@ def _check_result(
     expect(page.locator("#score-error")).to_be_hidden()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 @pytest.mark.parametrize("device", list(DEVICES))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
@@ -225,6 +227,8 @@ def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
     assert not visit.errors, f"JS errors: {visit.errors}"
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_decision_score_ranks_among_the_rescored_decision_rows(
     visit_site: Callable[[str, dict[str, int]], Visit],
 ) -> None:
@@ -255,6 +259,8 @@ def _two_problems(tmp_path: Path, demo: Demo) -> tuple[Path, evaluator.Submissio
     return bad, refused.value
 
 
+@pytest.mark.server
+@pytest.mark.browser
 @pytest.mark.parametrize("device", list(DEVICES))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_a_refusal_is_a_list_under_the_upload_until_the_next_file(
@@ -307,6 +313,8 @@ def _clear(page: Page) -> None:
     page.locator("#score-upload button[aria-label='Clear']").first.click()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_file_for_the_other_track_is_told_inline(
     visit_site: Callable[[str, dict[str, int]], Visit],
 ) -> None:
@@ -325,6 +333,8 @@ def test_a_file_for_the_other_track_is_told_inline(
     expect(error).to_be_hidden()
 
 
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_file_over_5_mb_is_refused_in_a_readable_sentence(
     visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
 ) -> None:

@@ -199,6 +199,7 @@ HOSTILE_API_DATA: list[Callable[[str], Any]] = [
 ]
 
 
+@pytest.mark.server
 def test_server_stays_up_through_hostile_files_and_payloads(server: AppServer) -> None:
     # A visitor of its own (127.0.0.2): the limit test below counts 127.0.0.3's allowance.
     with GradioHTTP(server.url, local_address="127.0.0.2") as http:
@@ -288,6 +289,7 @@ def _raw_oversize_upload(url: str, body_bytes: int) -> tuple[int, int, bytes]:
     return sent, int(time.monotonic() - start), answer[:200]
 
 
+@pytest.mark.server
 def test_upload_over_5mb_is_refused_before_the_handler_sees_it(server: AppServer) -> None:
     before = scored_lines(server)
     with GradioHTTP(server.url, local_address="127.0.0.3") as http:

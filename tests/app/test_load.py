@@ -60,6 +60,7 @@ def test_variants_score_differently() -> None:
     assert len({json.dumps(r.model_dump(mode="json")["counts"]) for r in EXPECTED}) == len(PAYLOADS)
 
 
+@pytest.mark.server
 def test_500_scores_from_8_clients_without_errors_or_memory_growth() -> None:
     with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "100000"}) as server:
         assert server.proc is not None
