@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import evaluator
 import spec
 from tests.support.app_server import AppServer
