@@ -49,7 +49,8 @@ import evaluator
 import ledger
 import spec
 from errors import SpecError, UsageError
-from scripts import _cli, reshuffle_options
+from maintainer import letter_map as letter_maps
+from scripts import _cli
 from scripts._cli import Chosen, Parser
 
 
@@ -68,7 +69,7 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
         "--letter-map",
         type=Path,
         metavar="MAP",
-        help=f"the {reshuffle_options.LETTER_MAP_NAME} the rotation wrote: the rows "
+        help=f"the {letter_maps.LETTER_MAP_NAME} the rotation wrote: the rows "
         "scored on the key it rotated are remapped and re-scored",
     )
     old.add_argument(
@@ -121,12 +122,12 @@ class Carry:
 
 def _old_key_sha256(
     args: argparse.Namespace, track: spec.MultipleChoiceTrack, key: evaluator.AnswerKey
-) -> tuple[str, str | None, reshuffle_options.LetterMap | None]:
+) -> tuple[str, str | None, letter_maps.LetterMap | None]:
     """The sha256 and version of the key the rows to carry were scored on, and the letter map
     (None with --same-letters, once the two keys are checked to share every letter)."""
     if args.letter_map is not None:
         try:
-            letter_map = reshuffle_options.read_letter_map(
+            letter_map = letter_maps.read_letter_map(
                 track, _cli.read_input(args.letter_map, "letter map"), args.letter_map
             )
         except errors.ReshuffleError as exc:
@@ -225,7 +226,7 @@ def plan(
         data = _cli.read_input(source, "submission")
         if letter_map is not None:
             try:
-                data, _, _ = reshuffle_options.remap_submission(track, data, letter_map, source)
+                data, _, _ = letter_maps.remap_submission(track, data, letter_map, source)
             except errors.ReshuffleError as exc:
                 raise UsageError(f"{_cli.row_name(row)}: {exc}") from None
         result, record = _new_record(chosen, key, row, data, source)

@@ -1065,7 +1065,7 @@ def test_the_walkthrough_s_board_names_every_row_s_key_version(walked_app: AppSe
 
 
 def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
-    from web import board_view
+    from web import board_layout, board_view
 
     records = [
         ledger.Record.from_json(p.read_bytes())
@@ -1079,7 +1079,7 @@ def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
     assert "demo-1" in set(same["Key version"]) and not any(
         "older" in cell for cell in same["Key version"]
     )
-    details = board_view.board_layout(BENCH, TRACK).groups["Details"]
+    details = board_layout.board_layout(BENCH, TRACK).groups["Details"]
     assert "Key version" in details
     rows = board_view.export_rows(frame, records, TRACK)
     assert {r["key_version"] for r in rows if r["source"] == "rescored"} == {"demo-1"}

@@ -1,54 +1,61 @@
-"""scripts/reshuffle_options.py: rotating the answer key's letters and remapping submissions.
+"""scripts/reshuffle_options.py: the command line that rotates a key and remaps submissions.
 
-On EgoMemReason (the default benchmark): generated keys, refusals, the demo key, and a pin of
-the demo rotation's bytes as the script wrote them before benchmarks were specs. The same
-script on EgoArgus (CSV files, string ids, out-of-option rows) is in test_release.py.
+On EgoMemReason (the default benchmark): what it writes is the library's rotation and remapping
+(maintainer.rotation, maintainer.letter_map: their properties are in test_rotation.py and
+test_letter_map.py), its refusals with nothing written, the demo key as a maintainer rotates
+it, and a pin of the demo rotation's bytes as the script wrote them before benchmarks were
+specs. The same script on EgoArgus (CSV files, string ids, out-of-option rows) is in
+test_release.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import io
 import json
 import subprocess
 import sys
-import tempfile
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import evaluator
-import spec
-from evaluator import AnswerKey, score
+from evaluator import score
+from maintainer.letter_map import read_letter_map, remap_submission
 from scripts import reshuffle_options
+from tests.maintainer.keys import (
+    DEMO_PRIVATE,
+    DEMO_PUBLIC,
+    DEMO_SUBMISSION,
+    FAST,
+    LETTERS,
+    OUTPUTS,
+    QUERY_TYPES,
+    SALT,
+    SALTS,
+    TRACK,
+    Key,
+    answers_for,
+    check_spread,
+    files_of,
+    keys,
+    load_answer_key,
+    small_key,
+    submission_for,
+    workdir,
+)
+from tests.maintainer.keys import rotated as library_rotation
+from tests.maintainer.keys import valid_submission as _valid_submission
 from tests.support import ROOT
 
 SCRIPT = ROOT / "scripts" / "reshuffle_options.py"
-BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
-LETTERS = TRACK.options.letters
-QUERY_TYPES = tuple(g.value for g in TRACK.groupings[0].groups)
-DEMO_PRIVATE = BENCH.demo_key(TRACK)
-DEMO_PUBLIC = BENCH.demo_public(TRACK)
-DEMO_SUBMISSION = BENCH.demo_dir / "sample_submission.json"
-SALT = "test-salt-7f3a9c2e41d8b605"
-OUTPUTS = ("annotations_private.json", "annotations_public.jsonl", "letter_map.json")
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def load_answer_key(data: bytes) -> AnswerKey:
-    return evaluator.load_answer_key(TRACK, data)
 
 
 def run(argv: Sequence[str]) -> tuple[int, str, str]:
@@ -57,72 +64,6 @@ def run(argv: Sequence[str]) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = reshuffle_options.main(list(argv))
     return status, out.getvalue(), err.getvalue()
-
-
-@contextlib.contextmanager
-def workdir() -> Iterator[Path]:
-    """A fresh folder per hypothesis example (tmp_path is shared across examples)."""
-    with tempfile.TemporaryDirectory() as name:
-        yield Path(name)
-
-
-@dataclass
-class Key:
-    """A generated answer key, as the two files a maintainer holds."""
-
-    samples: list[dict[str, Any]]
-    public_order: list[int]  # indices into samples: the public file may list them otherwise
-    key_version: str | None  # None: written as a bare JSON list
-
-    def public_records(self) -> list[dict[str, Any]]:
-        return [
-            {k: copy.deepcopy(v) for k, v in self.samples[i].items() if k != "correct_answer"}
-            for i in self.public_order
-        ]
-
-    def write(self, folder: Path) -> tuple[Path, Path]:
-        private, public = folder / OUTPUTS[0], folder / OUTPUTS[1]
-        payload: Any = (
-            self.samples
-            if self.key_version is None
-            else {"key_version": self.key_version, "samples": self.samples}
-        )
-        private.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in self.public_records()]
-        public.write_text("".join(lines), encoding="utf-8")
-        return private, public
-
-
-OPTION_TEXT = st.text(alphabet='abcxyz é→ \u2028"', max_size=5)
-
-
-@st.composite
-def keys(draw: st.DrawFn) -> Key:
-    """Keys of 6 to 30 questions, every query type present (the evaluator requires it)."""
-    n = draw(st.integers(6, 30))
-    ids = draw(st.lists(st.integers(0, 10_000), min_size=n, max_size=n, unique=True))
-    types = [
-        *QUERY_TYPES,
-        *draw(st.lists(st.sampled_from(list(QUERY_TYPES)), min_size=n - 6, max_size=n - 6)),
-    ]
-    samples = []
-    for example_id, query_type in zip(ids, types, strict=True):
-        k = draw(st.integers(4, 10))
-        texts = draw(st.lists(OPTION_TEXT, min_size=k, max_size=k))
-        sample: dict[str, Any] = {
-            "example_id": example_id,
-            "p_id": f"P{example_id}",
-            "question": draw(OPTION_TEXT),
-            "options": dict(zip(LETTERS, texts, strict=False)),
-            "query_type": query_type,
-            "correct_answer": LETTERS[draw(st.integers(0, k - 1))],
-        }
-        if draw(st.booleans()):
-            sample["notes"] = {"kept": [1, "as is"]}
-        samples.append(sample)
-    order = draw(st.permutations(range(n)))
-    version = draw(st.sampled_from([None, "v1.1", "demo-1"]))
-    return Key(samples, list(order), version)
 
 
 def rotate(
@@ -152,39 +93,14 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def check_spread(old: AnswerKey, new: AnswerKey) -> None:
-    """Within each (query type, option count), a letter holds 2+ fewer correct answers than
-    another only if every question that could take it had its answer there before."""
-    old_by_id = {q.id: q for q in old.questions}
-    strata: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
-    for q in new.questions:
-        strata[(q.groups[0], len(q.options))].append((old_by_id[q.id].answer, q.answer))
-    for (_, k), pairs in strata.items():
-        now = Counter(new_letter for _, new_letter in pairs)
-        before = Counter(old_letter for old_letter, _ in pairs)
-        for high in LETTERS[:k]:
-            for low in LETTERS[:k]:
-                if now[high] >= now[low] + 2:
-                    assert now[low] == len(pairs) - before[low], (k, now, before)
-
-
-def submission_for(key: Key, answers: Sequence[str | None]) -> bytes:
-    return json.dumps(
-        [
-            {"example_id": s["example_id"], "predicted_answer": a, "confidence": 0.5}
-            for s, a in zip(key.samples, answers, strict=True)
-        ]
-    ).encode()
-
-
-# --- properties over generated keys ----------------------------------------------------------
+# --- what the command line writes: the library's files ----------------------------------------
 
 
 @FAST
-@given(
-    key=keys(), salt=st.text(alphabet="ABCDEFGHJKMNPQRSTVWXYZ0123456789ü", min_size=16, max_size=40)
-)
-def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str) -> None:
+@given(key=keys(), salt=SALTS)
+def test_the_command_line_writes_the_library_s_rotation_and_never_the_salt(
+    key: Key, salt: str
+) -> None:
     with workdir() as folder:
         private, public = key.write(folder)
         inputs = {private: private.read_bytes(), public: public.read_bytes()}
@@ -192,65 +108,15 @@ def test_rotation_keeps_every_answer_and_moves_every_letter(key: Key, salt: str)
         assert (status, err) == (0, "")
         assert {p: p.read_bytes() for p in inputs} == inputs
         files = read_outputs(folder)
-
-    old = load_answer_key(inputs[private])
-    new = load_answer_key(files["annotations_private.json"])
-    assert new.key_version == "v9"
-    letter_map = json.loads(files["letter_map.json"])
-    maps = {e["example_id"]: e["old_to_new"] for e in letter_map["questions"]}
-    new_samples = json.loads(files["annotations_private.json"])["samples"]
-    assert [s["example_id"] for s in new_samples] == [s["example_id"] for s in key.samples]
-    for before, after in zip(key.samples, new_samples, strict=True):
-        mapping = maps[before["example_id"]]
-        assert (
-            after["options"][after["correct_answer"]] == before["options"][before["correct_answer"]]
-        )
-        assert after["correct_answer"] != before["correct_answer"]
-        assert after["correct_answer"] == mapping[before["correct_answer"]]
-        assert list(after["options"]) == list(LETTERS[: len(before["options"])])
-        for old_letter, text in before["options"].items():
-            assert after["options"][mapping[old_letter]] == text
-        assert {k: v for k, v in after.items() if k not in ("options", "correct_answer")} == {
-            k: v for k, v in before.items() if k not in ("options", "correct_answer")
-        }
-    check_spread(old, new)
-
-    new_public = [json.loads(line) for line in files["annotations_public.jsonl"].splitlines()]
-    by_id = {s["example_id"]: s for s in new_samples}
-    for before, after in zip(key.public_records(), new_public, strict=True):
-        # Only the letters change, and every row names the new key version.
-        assert {k: v for k, v in after.items() if k != "options"} == {
-            **{k: v for k, v in before.items() if k != "options"},
-            "key_version": "v9",
-        }
-        assert after["options"] == by_id[after["example_id"]]["options"]
-        assert "correct_answer" not in after
-
-    assert letter_map["old_key_version"] == key.key_version
-    assert letter_map["new_key_version"] == "v9"
-    assert letter_map["old_private_sha256"] == hashlib.sha256(inputs[private]).hexdigest()
-    assert letter_map["new_private_sha256"] == new.sha256
-    assert (
-        letter_map["new_public_sha256"]
-        == hashlib.sha256(files["annotations_public.jsonl"]).hexdigest()
-    )
+    assert files == files_of(library_rotation(key, salt=salt))
     for blob in [*files.values(), out.encode()]:
         assert salt.encode() not in blob
 
 
 @FAST
 @given(key=keys(), data=st.data())
-def test_remapped_submission_scores_what_it_scored(key: Key, data: st.DataObject) -> None:
-    answers = [
-        data.draw(
-            st.one_of(
-                st.sampled_from(list(s["options"])),
-                st.sampled_from(list(s["options"])).map(lambda a: f" {a.lower()}\n"),
-                st.sampled_from([None, "", "  "]),
-            )
-        )
-        for s in key.samples
-    ]
+def test_the_command_line_remaps_as_the_library_does(key: Key, data: st.DataObject) -> None:
+    answers = answers_for(key, data)
     submission = submission_for(key, answers)
     with workdir() as folder:
         private, public = key.write(folder)
@@ -267,17 +133,17 @@ def test_remapped_submission_scores_what_it_scored(key: Key, data: st.DataObject
             ]
         )
         assert (status, err) == (0, "")
-        old_key = load_answer_key(private.read_bytes())
-        new_key = load_answer_key((folder / "rotated" / "annotations_private.json").read_bytes())
+        letter_map = (folder / "rotated" / "letter_map.json").read_bytes()
         remapped = (folder / "new.json").read_bytes()
-    before, after = score(old_key, submission), score(new_key, remapped)
-    assert after.counts == before.counts
-    assert after.n_abstained == before.n_abstained
-    entries = json.loads(remapped)
-    for answer, entry in zip(answers, entries, strict=True):
-        assert entry["confidence"] == 0.5
-        if answer is None or not answer.strip():
-            assert entry["predicted_answer"] == answer
+    expected, _, _ = remap_submission(
+        TRACK, submission, read_letter_map(TRACK, letter_map, Path()), Path()
+    )
+    assert remapped == expected
+    new_key = library_rotation(key).new_key
+    assert (
+        score(new_key, remapped).counts
+        == score(load_answer_key(key.private_bytes()), submission).counts
+    )
     abstained = sum(a is None or not a.strip() for a in answers)
     assert f"Remapped {len(answers) - abstained} answers ({abstained} abstentions kept)" in out
 
@@ -323,14 +189,6 @@ def test_mismatched_public_file_is_refused(key: Key, kind: str, data: st.DataObj
 
 
 # --- refusals, each with the message it must give -------------------------------------------
-
-
-def small_key() -> Key:
-    samples = [
-        q for q in json.loads(DEMO_PRIVATE.read_bytes())["samples"] if q["example_id"] % 25 == 1
-    ]
-    assert {q["query_type"] for q in samples} == set(QUERY_TYPES)
-    return Key(samples, list(range(len(samples))), "demo-1")
 
 
 def _corrupt_key(folder: Path) -> None:
@@ -491,17 +349,6 @@ def test_salt_file_gives_the_same_rotation_as_salt(tmp_path: Path) -> None:
     assert read_outputs(tmp_path) == first
 
 
-def test_another_salt_or_version_gives_another_rotation(tmp_path: Path) -> None:
-    private, public = small_key().write(tmp_path)
-    maps: list[Any] = []
-    for salt, version in ((SALT, "v9"), (SALT + "x", "v9"), (SALT, "v10")):
-        folder = tmp_path / f"{len(maps)}"
-        folder.mkdir()
-        assert rotate(folder, private, public, salt=salt, version=version)[0] == 0
-        maps.append(json.loads((folder / "rotated" / "letter_map.json").read_bytes())["questions"])
-    assert maps[0] != maps[1] and maps[0] != maps[2]
-
-
 # --- remapping refusals ----------------------------------------------------------------------
 
 
@@ -511,10 +358,6 @@ def rotated(tmp_path: Path) -> Path:
     private, public = small_key().write(tmp_path)
     assert rotate(tmp_path, private, public)[0] == 0
     return tmp_path
-
-
-def _valid_submission() -> list[dict[str, Any]]:
-    return [{"example_id": s["example_id"], "predicted_answer": "A"} for s in small_key().samples]
 
 
 def _with(change: Callable[[list[dict[str, Any]]], object]) -> Any:

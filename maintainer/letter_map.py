@@ -1,0 +1,236 @@
+"""Letter maps: per question, the option letters of the old key -> those of the new one.
+
+A rotation (maintainer.rotation) writes one beside the new key: ``letter_map.json``, private,
+with both key versions and the sha256 of the four files, never the salt. ``read_letter_map``
+reads it back checked (every question's map a reordering of its letters, each id once, ids of
+the track's type); ``remap_submission`` translates a submission made against the old letters
+into the new key's, keeping abstentions and every other field as they are, so it scores on the
+new key what it scored on the old one. Pure: bytes in, bytes out; ``ReshuffleError`` says what
+is wrong and how to fix it.
+
+Example (the demo sample, remapped onto a rotation of the demo key, made in memory):
+
+>>> import hashlib
+>>> from pathlib import Path
+>>> import evaluator, spec
+>>> from maintainer import rotation, tables
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track(kind=spec.MultipleChoiceTrack)
+>>> key_path, public_path = bench.demo_key(track), bench.demo_public(track)
+>>> table, key = tables.read_private(track, key_path.read_bytes(), key_path)
+>>> public = tables.read_public(track, public_path.read_bytes(), public_path)
+>>> rotated = rotation.rotate(table, key, public, hashlib.sha256(public_path.read_bytes())
+...                           .hexdigest(), "a salt of sixteen or more", "demo-2")
+>>> letter_map = read_letter_map(track, rotated.letter_map, Path(LETTER_MAP_NAME))
+>>> letter_map.old_key_version, letter_map.new_key_version, len(letter_map.questions)
+('demo-1', 'demo-2', 500)
+>>> sample = (bench.demo_dir / "sample_submission.json").read_bytes()
+>>> new, translated, abstained = remap_submission(track, sample, letter_map, Path("old.json"))
+>>> evaluator.score(rotated.new_key, new).counts == evaluator.score(key, sample).counts
+True
+>>> try:
+...     remap_submission(track, b'[{"example_id": 1}]', letter_map, Path("old.json"))
+... except ReshuffleError as error:
+...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+--remap-submission old.json cannot be remapped, nothing was written: 1 entry lacks a
+"predicted_answer" (rename pred, answer or prediction; null to abstain) (e.g. #0)
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from errors import ReshuffleError
+from evaluator import MAX_EXAMPLES, counted
+from maintainer.tables import decode_json, dump_json
+from spec import MultipleChoiceTrack
+
+LETTER_MAP_FORMAT = "egomemreason-letter-map/1"
+LETTER_MAP_NAME = "letter_map.json"
+
+
+class LetterMapEntry(BaseModel):
+    """One question of a letter map: its option letters under the old key -> the new key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    example_id: int | str  # the row's id (the map's own field name, whatever the track's)
+    old_to_new: dict[str, str]
+
+
+class LetterMap(BaseModel):
+    """The ``letter_map.json`` a rotation writes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    format: str
+    note: str
+    derivation: str
+    old_key_version: str | None
+    new_key_version: str
+    old_private_sha256: str
+    new_private_sha256: str
+    old_public_sha256: str
+    new_public_sha256: str
+    questions: tuple[LetterMapEntry, ...] = Field(strict=False)
+
+
+def _some(items: Iterable[object]) -> str:
+    """The first few, in order, as listed (a repeat stays a repeat)."""
+    listed = list(items)
+    shown = ", ".join(str(i) for i in listed[:MAX_EXAMPLES])
+    return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
+
+
+def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> LetterMap:
+    """A validated letter map: a bijection of A.. onto itself for every question."""
+    letters = track.options.letters
+    decoded = decode_json(data, "--letter-map", path, f"the {LETTER_MAP_NAME} of a rotation")
+    hint = f"pass the {LETTER_MAP_NAME} that the rotation wrote, unedited"
+    try:
+        parsed = LetterMap.model_validate(decoded)
+    except ValidationError as exc:
+        fields = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'file'}: {err['msg']}"
+            for err in exc.errors()[:3]
+        )
+        raise ReshuffleError(
+            f"--letter-map {path} is not a letter map ({fields}); {hint}"
+        ) from None
+    if parsed.format != LETTER_MAP_FORMAT:
+        raise ReshuffleError(
+            f"--letter-map {path} has format {parsed.format!r}, expected "
+            f"{LETTER_MAP_FORMAT!r}; {hint}"
+        )
+    counts = Counter(e.example_id for e in parsed.questions)
+    dupes = [i for i, n in counts.items() if n > 1]
+    dupes.sort(key=str)
+    broken = [
+        e.example_id
+        for e in parsed.questions
+        if list(e.old_to_new) != list(letters[: len(e.old_to_new)])
+        or sorted(e.old_to_new.values()) != list(letters[: len(e.old_to_new)])
+    ]
+    damage = []
+    if dupes:
+        damage.append(
+            f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice ({_some(dupes)})"
+        )
+    if broken:
+        damage.append(
+            f"{counted(len(broken), 'map is', 'maps are')} not a reordering of "
+            f"{letters[0]}.. ({_some(broken)})"
+        )
+    if not parsed.questions:
+        damage.append("no questions")
+    id_type = int if track.fields.id_type == "integer" else str
+    foreign = [e.example_id for e in parsed.questions if type(e.example_id) is not id_type]
+    if foreign and not damage:
+        raise ReshuffleError(
+            f"--letter-map {path}: {counted(len(foreign), 'id is', 'ids are')} not of the "
+            f"{track.fields.id_type} ids of the {track.id} track ({_some(foreign)}); is it the "
+            "map of another benchmark? Pass its --benchmark (the map's note names it)"
+        )
+    if damage:
+        raise ReshuffleError(f"--letter-map {path} is damaged: {'; '.join(damage)}; {hint}")
+    return parsed
+
+
+def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
+    """What can be wrong with entries of a submission to remap, and how to fix it."""
+    f = track.fields
+    kind, write = (
+        ("integer", "write ids as numbers")
+        if f.id_type == "integer"
+        else ("string", "write ids as strings")
+    )
+
+    def rename(aliases: Sequence[str]) -> str:
+        if not aliases:
+            return ""
+        names = ", ".join(aliases[:-1]) + (" or " if len(aliases) > 1 else "") + aliases[-1]
+        return f"rename {names}; "
+
+    return {
+        ("entry is", "entries are"): f'not a JSON object; each must be {{"{f.id}", '
+        f'"{f.prediction}"}}',
+        ("entry has", "entries have"): f'no {kind} "{f.id}" ({rename(f.id_aliases)}{write})',
+        ("entry lacks", "entries lack"): f'a "{f.prediction}" ({rename(f.prediction_aliases)}'
+        "null to abstain)",
+        (f"{f.id} is", f"{f.id}s are"): "not in the letter map (is this the right map?)",
+        ("answer is", "answers are"): "not an option letter of their question (keep only the "
+        "letter, or null to abstain)",
+    }
+
+
+def remap_submission(
+    track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
+) -> tuple[bytes, int, int]:
+    """The submission with every letter translated; abstentions and other fields kept as they are.
+
+    Returns the new bytes, the number of translated answers and of abstentions.
+    """
+    f = track.fields
+    decoded = decode_json(data, "--remap-submission", path, "a submission (a JSON list)")
+    where = f"--remap-submission {path}"
+    if isinstance(decoded, dict) and isinstance(decoded.get("results"), list):
+        pred = f.prediction_aliases[0] if f.prediction_aliases else f.prediction
+        raise ReshuffleError(
+            f'{where} is an object with a "results" list, as the evaluation scripts write it; '
+            f'convert it to the submission format first: [{{"{f.id}": r["{f.id}"], '
+            f'"{f.prediction}": r["{pred}"]}} for r in data["results"]]'
+        )
+    if not isinstance(decoded, list):
+        raise ReshuffleError(
+            f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, '
+            f"found {'an object' if isinstance(decoded, dict) else 'a single value'}"
+        )
+    words = remap_problems(track)
+    no_id, lacks = ("entry has", "entries have"), ("entry lacks", "entries lack")
+    unknown_id = (f"{f.id} is", f"{f.id}s are")
+    maps = {e.example_id: e.old_to_new for e in letter_map.questions}
+    problems: dict[tuple[str, str], list[str]] = defaultdict(list)
+    out: list[Any] = []
+    translated = abstained = 0
+    id_type = int if f.id_type == "integer" else str
+    for position, entry in enumerate(decoded):
+        if not isinstance(entry, dict):
+            problems[("entry is", "entries are")].append(f"#{position}")
+            continue
+        ident = entry.get(f.id)
+        if type(ident) is not id_type:
+            problems[no_id].append(f"#{position}")
+            continue
+        if f.prediction not in entry:
+            problems[lacks].append(f"#{position}")
+            continue
+        raw = entry[f.prediction]
+        if ident not in maps:
+            problems[unknown_id].append(str(ident))
+            continue
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            abstained += 1
+            out.append(entry)
+            continue
+        answer = raw.strip().upper() if isinstance(raw, str) else None
+        if answer not in maps[ident]:
+            shown = json.dumps(raw, ensure_ascii=False)
+            shown = shown if len(shown) <= 20 else shown[:17] + "..."
+            valid = f"{min(maps[ident])}-{max(maps[ident])}"
+            problems[("answer is", "answers are")].append(f"id {ident}: {shown} (valid {valid})")
+            continue
+        translated += 1
+        out.append({**entry, f.prediction: maps[ident][answer]})
+    if problems:
+        listed = "; ".join(
+            f"{counted(len(examples), *kind)} {words[kind]} (e.g. {_some(examples)})"
+            for kind, examples in problems.items()
+        )
+        raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
+    return dump_json(out), translated, abstained
