@@ -11,6 +11,7 @@ fails at once, naming the marker, so the tiers cannot drift. ``make test`` runs 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,31 @@ def _only_when_marked(start: Callable[..., Any], marker: str, what: str) -> Call
     return guarded
 
 
+#: What a server process runs: the app (``python app.py`` and ``python -m perf.<app>``, whether it
+#: serves or stops its boot) and olah.
+SERVER_COMMANDS = ("app.py", "perf.bench_app", "perf.floor_app", "perf.hello_app", "olah-cli")
+
+
+def _starts_a_server(args: Any) -> bool:
+    words = [str(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
+    return any(Path(w).name in SERVER_COMMANDS or w in SERVER_COMMANDS for w in words) or any(
+        "app.main()" in w for w in words
+    )
+
+
+def _popen_guard(init: Callable[..., None]) -> Callable[..., None]:
+    def guarded(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        if _starts_a_server(args) and "server" not in _running["marks"]:
+            raise RuntimeError(
+                "this test starts the app (or olah) as a process: mark it "
+                "@pytest.mark.server (make check, the fast tier, leaves such tests "
+                "to make test)"
+            )
+        init(self, args, *rest, **kwargs)
+
+    return guarded
+
+
 if FAST_TIER:
     from playwright.sync_api import BrowserType
 
@@ -97,3 +123,4 @@ if FAST_TIER:
     BrowserType.launch = _only_when_marked(  # type: ignore[method-assign]
         BrowserType.launch, "browser", "launches Chromium"
     )
+    subprocess.Popen.__init__ = _popen_guard(subprocess.Popen.__init__)  # type: ignore[method-assign]
