@@ -1,0 +1,141 @@
+"""Who a client is behind the Space's proxy: the address the score limit counts, read from
+X-Forwarded-For or the peer, and a summary of that header for the log that names no address.
+
+>>> from starlette.requests import Request
+>>> def request(*forwarded: bytes) -> gr.Request:
+...     headers = [(b"x-forwarded-for", line) for line in forwarded]
+...     return gr.Request(request=Request({"type": "http", "client": ("10.16.4.2", 43210),
+...                                        "headers": headers}))
+>>> seen = request(b"203.0.113.9, 198.51.100.7", b"10.0.0.1")
+>>> client_address(seen, on_space=True)  # the rightmost public entry; internal hops skipped
+'198.51.100.7'
+>>> client_address(seen, on_space=True, trusted_hops=1)  # past one public proxy of its own
+'203.0.113.9'
+>>> client_address(seen, on_space=False)  # off a Space: the peer
+'10.16.4.2'
+>>> client_address(request(b"2001:db8:5:6::1"), on_space=True)  # IPv6: its /64
+'2001:db8:5:6::/64'
+>>> forwarded_summary(seen)
+'2 X-Forwarded-For lines with 3 entries (public, public, internal), peer address: internal'
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+from typing import Any
+
+import gradio as gr
+
+#: Addresses of no visitor, besides loopback, link-local, multicast, unspecified and reserved
+#: ones: private (RFC 1918), shared (RFC 6598, carrier and cloud NAT) and unique local IPv6.
+#: The documentation ranges (RFC 5737) stand for public addresses, as in the tests.
+INTERNAL_NETWORKS = tuple(
+    ipaddress.ip_network(net)
+    for net in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+)
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def client_address(request: gr.Request | None, on_space: bool, trusted_hops: int = 0) -> str:
+    """Who is scoring, as the limit counts them: an IPv4 address, or an IPv6 address's /64.
+
+    Behind the Space proxy: the rightmost public address of all X-Forwarded-For lines in
+    order, past ``trusted_hops`` more public ones. A client can write the entries to the left
+    of those its proxies append, in the same line or a line of its own; internal hops and
+    entries that are no address are skipped. Without such an entry, or off a Space: the peer
+    address (on a Space an internal one, so such requests share one allowance).
+    """
+    if request is None:
+        return "unknown"
+    if on_space:
+        entries = reversed(_forwarded_entries(request))
+        public = (a for a in map(_hop_address, entries) if a is not None and _is_public(a))
+        client = next(itertools.islice(public, trusted_hops, None), None)
+        if client is not None:
+            return _client_key(client)
+    host = _peer_host(request)
+    peer = _hop_address(host) if host else None
+    return _client_key(peer) if peer is not None else host or "unknown"
+
+
+def forwarded_summary(request: gr.Request) -> str:
+    """How a request's X-Forwarded-For is laid out, for the log: counts and kinds, no address."""
+    lines = _forwarded_lines(request)
+    entries = _forwarded_entries(request)
+    kinds = [_kind(_hop_address(e)) for e in entries]
+    shown = ", ".join(kinds[-8:]) if len(kinds) <= 8 else "…, " + ", ".join(kinds[-8:])
+    host = _peer_host(request)
+    return (
+        f"{len(lines)} X-Forwarded-For line{'s' if len(lines) != 1 else ''} with "
+        f"{len(entries)} entr{'ies' if len(entries) != 1 else 'y'} ({shown or 'none'}), "
+        f"peer address: {_kind(_hop_address(host) if host else None)}"
+    )
+
+
+def _forwarded_lines(request: gr.Request) -> list[str]:
+    """Every X-Forwarded-For line in order (Starlette's ``headers.get`` gives the first only)."""
+    raw = request.request  # the Starlette request, unless Gradio serialised it
+    headers: Any = raw.headers if raw is not None else request.headers
+    if hasattr(headers, "getlist"):
+        return [str(line) for line in headers.getlist("x-forwarded-for")]
+    line = headers.get("x-forwarded-for")  # serialised: one value per header name
+    return [] if line is None else [str(line)]
+
+
+def _forwarded_entries(request: gr.Request) -> list[str]:
+    return [entry for line in _forwarded_lines(request) for entry in line.split(",")]
+
+
+def _peer_host(request: gr.Request) -> str | None:
+    client = request.client
+    host = getattr(client, "host", None) if client is not None else None
+    return str(host) if host else None
+
+
+def _hop_address(entry: str) -> Address | None:
+    """An X-Forwarded-For entry as an address (quotes, brackets and a port dropped); None if
+    it is none.
+
+    >>> _hop_address(' "[2001:db8::1]:443"'), _hop_address("198.51.100.7:8080")
+    (IPv6Address('2001:db8::1'), IPv4Address('198.51.100.7'))
+    >>> _hop_address("::ffff:198.51.100.7"), _hop_address("unknown")
+    (IPv4Address('198.51.100.7'), None)
+    """
+    text = entry.strip().strip('"')
+    if text.startswith("["):
+        text, bracket, _ = text[1:].partition("]")
+        if not bracket:
+            return None
+    elif text.count(":") == 1:  # IPv4 with a port
+        text = text.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _is_public(address: Address) -> bool:
+    return not (
+        address.is_loopback
+        or address.is_link_local
+        or address.is_multicast
+        or address.is_unspecified
+        or address.is_reserved
+        or any(address in net for net in INTERNAL_NETWORKS)
+    )
+
+
+def _kind(address: Address | None) -> str:
+    return "garbage" if address is None else "public" if _is_public(address) else "internal"
+
+
+def _client_key(address: Address) -> str:
+    """One IPv4 address, or one IPv6 /64 (what a single subscriber is usually given)."""
+    if isinstance(address, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((int(address), 64), strict=False))
+    return str(address)
