@@ -5,7 +5,7 @@ live set of uploads in a worker thread while uploads add to it, dies of "Set cha
 iteration" under a burst and never runs again; one ``/gradio_api/upload`` request may carry
 1,000 files; a request refused with 400 (a bad file name, a part under another field name)
 leaves its files in the cache, untracked; an aborted or stalled upload leaves its partial file.
-Here instead:
+Here instead (what the cache may hold, its budget and its sweep are guard.upload_cache's):
 
 - ``UploadGuard`` (ASGI middleware in front of the upload route) lets through one ``files``
   part with an accepted name and suffix per request, at most ``max_file_bytes`` of it, within
@@ -27,20 +27,31 @@ Example::
     policy = uploads.cache_policy(max_file_bytes=5 * 2**20, suffixes=(".json",))
     cache = uploads.UploadCache(policy)
     demo.launch(app_kwargs={"middleware": [cache.middleware()], "lifespan": cache.lifespan})
+
+A request the guard refuses before its body is read is answered at once:
+
+>>> async def gradio(scope: Scope, receive: Receive, send: Send) -> None:
+...     raise AssertionError("never reached: the guard answers first")
+>>> async def receive() -> Message:
+...     return {"type": "http.request", "body": b"", "more_body": False}
+>>> sent: list[Message] = []
+>>> async def send(message: Message) -> None:
+...     sent.append(message)
+>>> upload_guard = UploadGuard(gradio, UploadCache(CachePolicy()))
+>>> scope = {"type": "http", "path": UPLOAD_ROUTE, "method": "GET", "headers": []}
+>>> asyncio.run(upload_guard(scope, receive, send))
+>>> sent[0]["status"], sent[1]["body"]
+(400, b'Upload a file as multipart/form-data.')
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import math
-import os
-import stat
-import tempfile
 import time
-from collections.abc import AsyncIterator, Collection, Mapping, MutableMapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -54,214 +65,34 @@ from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-import ledger
-from guard import UPLOAD_ROUTE
+from guard.body import UPLOAD_ROUTE
+from guard.upload_cache import (
+    CacheBudget,
+    CachePolicy,
+    Sweep,
+    cache_policy,
+    private_upload_folder,
+    sweep,
+)
+
+__all__ = [
+    "FIELD",
+    "UPLOAD_S",
+    "CachePolicy",
+    "Refused",
+    "UploadCache",
+    "UploadGuard",
+    "cache_policy",
+    "private_upload_folder",
+]
 
 FIELD = "files"  # the multipart field Gradio's upload route reads (the browser and gradio_client)
-
-MAX_AGE_S = 120.0  # an upload is deleted this long after its last write
-MAX_FILES = 2_000  # files the cache may hold, uploads of the last MAX_AGE_S included
-MAX_MB = 1_024  # and megabytes
-STALL_S = 30.0  # an upload that sends nothing for this long is dropped
-UPLOAD_S = 300.0  # and one that takes longer than this (5 MB at ~17 kB/s)
-PART_OVERHEAD_BYTES = 64 * 1024  # a body's boundaries and part headers beyond its file
-
-AGE_VAR = "LEADERBOARD_UPLOAD_MAX_AGE_S"
-FILES_VAR = "LEADERBOARD_UPLOAD_CACHE_FILES"
-MB_VAR = "LEADERBOARD_UPLOAD_CACHE_MB"
+UPLOAD_S = 300.0  # an upload that takes longer than this is dropped (5 MB at ~17 kB/s)
 
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class CachePolicy:
-    """How much the upload cache may hold, and for how long."""
-
-    max_age_s: float = MAX_AGE_S
-    max_files: int = MAX_FILES
-    max_bytes: int = MAX_MB * 2**20
-    max_file_bytes: int = 5 * 2**20
-    suffixes: tuple[str, ...] = ()  # accepted file name endings, lower case; empty: any
-
-    @property
-    def every_s(self) -> float:
-        """How often the cleanup runs: a file is gone at most 1.25 x ``max_age_s`` after its
-        last write."""
-        return min(30.0, self.max_age_s / 4)
-
-    @property
-    def stall_s(self) -> float:
-        """Below ``max_age_s``, so the partial file of an upload still arriving is never old."""
-        return min(STALL_S, self.max_age_s / 2)
-
-    @property
-    def max_body_bytes(self) -> int:
-        return self.max_file_bytes + PART_OVERHEAD_BYTES
-
-
-def cache_policy(
-    environ: Mapping[str, str] | None = None,
-    *,
-    max_file_bytes: int = 5 * 2**20,
-    suffixes: Collection[str] = (),
-) -> CachePolicy:
-    """The policy LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES and _CACHE_MB set (defaults 120 s,
-    2,000 files, 1,024 MB); ledger.ConfigError naming the variable on a bad value."""
-    env = os.environ if environ is None else environ
-    age = _number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
-    files = _number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
-    megabytes = _number(env, MB_VAR, MAX_MB, 1, 10_000_000)
-    return CachePolicy(
-        age, int(files), int(megabytes * 2**20), max_file_bytes, tuple(s.lower() for s in suffixes)
-    )
-
-
-def _number(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not low <= value <= high:  # nan and inf too
-        raise ledger.ConfigError(
-            f"{name} must be a number from {_shown(low)} to "
-            f"{_shown(high)}; found {raw!r}. Unset it for the default of "
-            f"{_shown(default)}"
-        )
-    return value
-
-
-def _shown(number: float) -> str:
-    return f"{number:,.0f}" if number == int(number) else f"{number:g}"
-
-
-def private_upload_folder(environ: MutableMapping[str, str] = os.environ) -> Path:
-    """GRADIO_TEMP_DIR, set to a new folder of this process's own if it was not set.
-
-    Call it before Gradio builds the page: each block reads the folder when it is created.
-    """
-    current = environ.get("GRADIO_TEMP_DIR", "").strip()
-    if not current:
-        current = tempfile.mkdtemp(prefix="leaderboard-uploads-")
-        environ["GRADIO_TEMP_DIR"] = current
-    return Path(current)
-
-
-# --- what is in the cache, and how much more it may take ----------------------------------------
-
-
-@dataclass
-class CacheBudget:
-    """Files and bytes in the cache: what the last sweep counted, plus what uploads reserved
-    since. Used on the event loop only (the middleware and the cleanup's bookkeeping).
-
-    An upload reserves one file and its declared length (a body of undeclared length: its
-    bytes as they arrive), and gives them back if it fails; a pass of the cleanup replaces the
-    count with what it found plus what was stored meanwhile, so the count errs high, never low.
-    """
-
-    max_files: int
-    max_bytes: int
-    files: int = 0  # at the last recount, plus uploads committed since
-    bytes: int = 0
-    in_flight_files: int = 0
-    in_flight_bytes: int = 0
-    committed_files: int = 0  # running totals of finished uploads, for the recount
-    committed_bytes: int = 0
-
-    def reserve_file(self) -> bool:
-        if self.used_files + 1 > self.max_files:
-            return False
-        self.in_flight_files += 1
-        return True
-
-    def reserve_bytes(self, size: int) -> bool:
-        if self.used_bytes + size > self.max_bytes:
-            return False
-        self.in_flight_bytes += size
-        return True
-
-    def settle(self, files: int, size: int, stored: bool) -> None:
-        """An upload ended: its reservation is in the cache now, or given back."""
-        self.in_flight_files -= files
-        self.in_flight_bytes -= size
-        if stored:
-            self.files += files
-            self.bytes += size
-            self.committed_files += files
-            self.committed_bytes += size
-
-    def mark(self) -> tuple[int, int]:
-        """Taken when a sweep starts; ``recount`` adds what was committed after it."""
-        return self.committed_files, self.committed_bytes
-
-    def recount(self, files: int, size: int, mark: tuple[int, int]) -> None:
-        self.files = files + self.committed_files - mark[0]
-        self.bytes = size + self.committed_bytes - mark[1]
-
-    @property
-    def used_files(self) -> int:
-        return self.files + self.in_flight_files
-
-    @property
-    def used_bytes(self) -> int:
-        return self.bytes + self.in_flight_bytes
-
-
-# --- the cleanup --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """What one pass over the cache folder found: deleted, kept, and what went wrong."""
-
-    removed: frozenset[str] = frozenset()
-    kept_files: int = 0
-    kept_bytes: int = 0
-    errors: tuple[str, ...] = ()
-
-
-def sweep(root: Path, max_age_s: float, now: float, keep: Collection[str] = frozenset()) -> Sweep:
-    """Delete every file under ``root`` last written more than ``max_age_s`` before ``now``
-    (ctime or mtime, whichever is later), then every empty folder as old; links are deleted,
-    never followed. ``keep`` are paths never deleted. An entry that cannot be handled is
-    reported in ``errors`` and left; it never stops the pass."""
-    removed: set[str] = set()
-    kept_files = kept_bytes = 0
-    errors: list[str] = []
-
-    def failed(exc: OSError) -> None:
-        if not isinstance(exc, FileNotFoundError):  # gone meanwhile: nothing to do
-            errors.append(f"{type(exc).__name__}: {exc}")
-
-    for folder, dirs, files in os.walk(root, topdown=False, onerror=failed):
-        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]:
-            path = os.path.join(folder, name)
-            try:
-                info = os.lstat(path)
-                if path in keep or now - max(info.st_ctime, info.st_mtime) <= max_age_s:
-                    kept_files += 1
-                    kept_bytes += info.st_size
-                    continue
-                os.unlink(path)
-            except OSError as exc:
-                failed(exc)
-                continue
-            removed.add(path)
-        if folder == str(root):
-            continue
-        try:
-            info = os.lstat(folder)
-            # An upload makes its folder, then renames its file in: a young folder may be
-            # about to get one.
-            if stat.S_ISDIR(info.st_mode) and now - info.st_mtime > max_age_s:
-                os.rmdir(folder)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):  # a file is still in it
-                failed(exc)
-    return Sweep(frozenset(removed), kept_files, kept_bytes, tuple(errors))
+# --- the cache of one server: the guard in front, the cleanup behind ---------------------------
 
 
 class UploadCache:

@@ -1,0 +1,1 @@
+"""Tests of guard/: the score limit, clients, request bodies, refusals, uploads, the queue."""

@@ -1,10 +1,11 @@
-"""The upload cache stays bounded (uploads.py): finding 2 of the security review, reproduced.
+"""The upload cache stays bounded (guard/uploads.py): finding 2 of the security review,
+reproduced; its policy, budget and sweep alone are tests/guard/test_upload_cache.py.
 
 Through a real server (``python app.py``, its ``temp_dir`` is Gradio's cache): a burst of
 uploads while the cleanup runs, a 2-file request, requests Gradio refuses with 400, an aborted
 and a stalled upload, scoring, and the cache's size under a bounded burst. The servers run with
 a cleanup age of a few seconds (LEADERBOARD_UPLOAD_MAX_AGE_S) so the tests can see it act;
-every loop is bounded in count and in time.
+every loop is bounded in count and in time. In process: the cleanup outlives a failing pass.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import json
 import logging
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,26 +27,24 @@ import httpx
 import pytest
 
 import guard
-import ledger
-from guard import uploads
+from guard import upload_cache, uploads
 from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
-from tests.support.procs import clean_env
 
 SAMPLE = (ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json").read_bytes()
 AGE_S = 3.0  # the servers' cleanup age: a pass every 0.75 s, a partial upload stalls at 1.5 s
-POLICY = uploads.CachePolicy(max_age_s=AGE_S)
+POLICY = upload_cache.CachePolicy(max_age_s=AGE_S)
 BOUNDARY = "leaderboard-test-boundary"
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    return {"LEADERBOARD_SCORE_LIMIT": "100000", uploads.AGE_VAR: str(AGE_S), **extra}
+    return {"LEADERBOARD_SCORE_LIMIT": "100000", upload_cache.AGE_VAR: str(AGE_S), **extra}
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
     # No file budget to speak of: the burst below is about the cleanup, not the budget.
-    with AppServer(env=server_env(**{uploads.FILES_VAR: "100000"})) as running:
+    with AppServer(env=server_env(**{upload_cache.FILES_VAR: "100000"})) as running:
         yield running
 
 
@@ -270,16 +267,16 @@ def test_scoring_leaves_nothing_in_the_cache_but_the_upload(server: AppServer) -
 @pytest.mark.parametrize(
     ("caps", "size", "count"),
     [
-        ({uploads.FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
-        ({uploads.MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
+        ({upload_cache.FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
+        ({upload_cache.MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
     ],
     ids=["files", "bytes"],
 )
 def test_the_cache_stays_within_its_budget_under_a_burst(
     caps: dict[str, str], size: int, count: int
 ) -> None:
-    max_files = int(caps.get(uploads.FILES_VAR, uploads.MAX_FILES))
-    max_bytes = int(caps.get(uploads.MB_VAR, uploads.MAX_MB)) * 2**20
+    max_files = int(caps.get(upload_cache.FILES_VAR, upload_cache.MAX_FILES))
+    max_bytes = int(caps.get(upload_cache.MB_VAR, upload_cache.MAX_MB)) * 2**20
     peak = [0, 0]
     done = threading.Event()
     with AppServer(env=server_env(**caps)) as srv:
@@ -313,32 +310,6 @@ def test_the_cache_stays_within_its_budget_under_a_burst(
 # --- in process ---------------------------------------------------------------------------------
 
 
-def _files(root: Path, n: int) -> list[Path]:
-    out = []
-    for i in range(n):
-        folder = root / f"{i:064x}"
-        folder.mkdir()
-        (folder / "s.json").write_bytes(b"[1]")
-        out.append(folder / "s.json")
-    (root / "tmpabcdef").write_bytes(b"")
-    return out
-
-
-def test_sweep_deletes_old_files_and_folders_and_keeps_young_ones(tmp_path: Path) -> None:
-    files = _files(tmp_path, 3)
-    (tmp_path / "link").symlink_to("/etc/passwd")
-    young = uploads.sweep(tmp_path, 60, time.time())
-    assert young.removed == frozenset() and young.kept_files == 5
-    result = uploads.sweep(tmp_path, 60, time.time() + 120, keep={str(files[0])})
-    assert result.removed == {str(f) for f in files[1:]} | {
-        str(tmp_path / "tmpabcdef"),
-        str(tmp_path / "link"),
-    }
-    assert result.kept_files == 1 and result.errors == ()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [files[0].parent.name]
-    assert Path("/etc/passwd").exists()
-
-
 class _Blocks:
     def __init__(self, tracked: set[str]) -> None:
         self.blocks: dict[int, Any] = {}
@@ -355,21 +326,24 @@ class _App:
 
 
 def test_the_cleanup_outlives_a_failing_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    cached_uploads: list[Path],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    files = _files(tmp_path, 3)
+    files = cached_uploads
     tracked = {str(f) for f in files}
-    real = uploads.sweep
+    real = upload_cache.sweep
     calls = []
 
-    def flaky(root: Path, age: float, now: float, keep: Any) -> uploads.Sweep:
+    def flaky(root: Path, age: float, now: float, keep: Any) -> upload_cache.Sweep:
         calls.append(now)
         if len(calls) == 1:  # what killed Gradio's cleanup for good
             raise RuntimeError("Set changed size during iteration")
         return real(root, age, now + 120, keep)
 
     monkeypatch.setattr(uploads, "sweep", flaky)
-    cache = uploads.UploadCache(uploads.CachePolicy(max_age_s=1.0))
+    cache = uploads.UploadCache(upload_cache.CachePolicy(max_age_s=1.0))
 
     async def run() -> None:
         async with cache.lifespan(_App(tmp_path, tracked)):
@@ -382,69 +356,3 @@ def test_the_cleanup_outlives_a_failing_pass(
     assert cache.passes >= 3
     assert "Set changed size during iteration" in caplog.text
     assert list(tmp_path.iterdir()) == [] and tracked == set()
-
-
-def test_the_budget_counts_uploads_between_sweeps_and_errs_high() -> None:
-    budget = uploads.CacheBudget(max_files=3, max_bytes=100)
-    assert budget.reserve_file() and budget.reserve_bytes(60)
-    assert not budget.reserve_bytes(41)  # 60 in flight
-    budget.settle(1, 60, stored=True)
-    mark = budget.mark()
-    assert budget.reserve_file() and budget.reserve_bytes(30)
-    budget.settle(1, 30, stored=True)  # stored while the sweep walks: it may or may not see it
-    budget.recount(files=1, size=60, mark=mark)  # the walk saw only the first
-    assert (budget.used_files, budget.used_bytes) == (2, 90)
-    assert budget.reserve_file() and not budget.reserve_file()
-    budget.settle(1, 0, stored=False)
-    assert budget.used_files == 2
-
-
-@pytest.mark.parametrize(
-    ("name", "raw"),
-    [
-        (uploads.AGE_VAR, "soon"),
-        (uploads.AGE_VAR, "0"),
-        (uploads.AGE_VAR, "inf"),
-        (uploads.FILES_VAR, "-1"),
-        (uploads.MB_VAR, "nan"),
-    ],
-)
-def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
-    with pytest.raises(ledger.ConfigError, match=f"{name} must be a number") as err:
-        uploads.cache_policy({name: raw})
-    assert repr(raw) in str(err.value)
-
-
-def test_the_cache_variables_set_the_policy() -> None:
-    policy = uploads.cache_policy(
-        {uploads.AGE_VAR: "8", uploads.FILES_VAR: "10", uploads.MB_VAR: "3"}, suffixes=(".JSON",)
-    )
-    assert policy == uploads.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20, (".json",))
-    assert (policy.every_s, policy.stall_s) == (2.0, 4.0)
-    assert uploads.cache_policy({}) == uploads.CachePolicy()
-
-
-def test_the_upload_folder_is_made_private_unless_given(tmp_path: Path) -> None:
-    env: dict[str, str] = {}
-    made = uploads.private_upload_folder(env)
-    assert made.is_dir() and env["GRADIO_TEMP_DIR"] == str(made)
-    assert made.name.startswith("leaderboard-uploads-")
-    made.rmdir()
-    given = {"GRADIO_TEMP_DIR": str(tmp_path)}
-    assert uploads.private_upload_folder(given) == tmp_path
-
-
-def test_a_bad_cache_variable_stops_the_boot_with_one_line() -> None:
-    done = subprocess.run(
-        [sys.executable, "app.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=clean_env({uploads.FILES_VAR: "many"}),
-        timeout=120,
-    )
-    assert done.returncode == 1, done.stderr[-2000:]
-    assert done.stderr.strip().splitlines() == [
-        f"error: {uploads.FILES_VAR} must be a number from 1 to 10,000,000; found 'many'. "
-        "Unset it for the default of 2,000"
-    ]

@@ -1,0 +1,105 @@
+"""What the upload cache may hold, its budget and its sweep (guard/upload_cache.py): finding 2
+of the security review, in process; through a real server: tests/guard/test_uploads.py.
+
+The policy the LEADERBOARD_UPLOAD_* variables set (and a bad one stopping the boot with one
+line), the budget's count between sweeps, one sweep of a folder laid out as Gradio's cache, and
+the private upload folder.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ledger
+from guard import upload_cache
+from tests.support.app_server import ROOT
+from tests.support.procs import clean_env
+
+
+def test_sweep_deletes_old_files_and_folders_and_keeps_young_ones(
+    tmp_path: Path, cached_uploads: list[Path]
+) -> None:
+    files = cached_uploads
+    (tmp_path / "link").symlink_to("/etc/passwd")
+    young = upload_cache.sweep(tmp_path, 60, time.time())
+    assert young.removed == frozenset() and young.kept_files == 5
+    result = upload_cache.sweep(tmp_path, 60, time.time() + 120, keep={str(files[0])})
+    assert result.removed == {str(f) for f in files[1:]} | {
+        str(tmp_path / "tmpabcdef"),
+        str(tmp_path / "link"),
+    }
+    assert result.kept_files == 1 and result.errors == ()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [files[0].parent.name]
+    assert Path("/etc/passwd").exists()
+
+
+def test_the_budget_counts_uploads_between_sweeps_and_errs_high() -> None:
+    budget = upload_cache.CacheBudget(max_files=3, max_bytes=100)
+    assert budget.reserve_file() and budget.reserve_bytes(60)
+    assert not budget.reserve_bytes(41)  # 60 in flight
+    budget.settle(1, 60, stored=True)
+    mark = budget.mark()
+    assert budget.reserve_file() and budget.reserve_bytes(30)
+    budget.settle(1, 30, stored=True)  # stored while the sweep walks: it may or may not see it
+    budget.recount(files=1, size=60, mark=mark)  # the walk saw only the first
+    assert (budget.used_files, budget.used_bytes) == (2, 90)
+    assert budget.reserve_file() and not budget.reserve_file()
+    budget.settle(1, 0, stored=False)
+    assert budget.used_files == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        (upload_cache.AGE_VAR, "soon"),
+        (upload_cache.AGE_VAR, "0"),
+        (upload_cache.AGE_VAR, "inf"),
+        (upload_cache.FILES_VAR, "-1"),
+        (upload_cache.MB_VAR, "nan"),
+    ],
+)
+def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
+    with pytest.raises(ledger.ConfigError, match=f"{name} must be a number") as err:
+        upload_cache.cache_policy({name: raw})
+    assert repr(raw) in str(err.value)
+
+
+def test_the_cache_variables_set_the_policy() -> None:
+    policy = upload_cache.cache_policy(
+        {upload_cache.AGE_VAR: "8", upload_cache.FILES_VAR: "10", upload_cache.MB_VAR: "3"},
+        suffixes=(".JSON",),
+    )
+    assert policy == upload_cache.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20, (".json",))
+    assert (policy.every_s, policy.stall_s) == (2.0, 4.0)
+    assert upload_cache.cache_policy({}) == upload_cache.CachePolicy()
+
+
+def test_the_upload_folder_is_made_private_unless_given(tmp_path: Path) -> None:
+    env: dict[str, str] = {}
+    made = upload_cache.private_upload_folder(env)
+    assert made.is_dir() and env["GRADIO_TEMP_DIR"] == str(made)
+    assert made.name.startswith("leaderboard-uploads-")
+    made.rmdir()
+    given = {"GRADIO_TEMP_DIR": str(tmp_path)}
+    assert upload_cache.private_upload_folder(given) == tmp_path
+
+
+def test_a_bad_cache_variable_stops_the_boot_with_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=clean_env({upload_cache.FILES_VAR: "many"}),
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [
+        f"error: {upload_cache.FILES_VAR} must be a number from 1 to 10,000,000; found 'many'. "
+        "Unset it for the default of 2,000"
+    ]
