@@ -1,9 +1,12 @@
 """All Hub and disk I/O for data: configuration, answer keys, records, stores, the board cache.
 
-``ledger.config`` reads the environment once; ``ledger.keys`` loads a track's answer key;
-``ledger.records`` is the record schema; ``ledger.stores`` reads and writes records in a folder
-or a Hub dataset; ``ledger.cache`` is the app's time-to-live view of the board. The names below
-are the package's interface; the app and the scripts use only these.
+``ledger.config`` reads the environment once; ``ledger.files`` reads a local input file safely;
+``ledger.hub`` is what every Hub call shares (a timeout, error descriptions, a bounded wait);
+``ledger.keys`` loads a track's answer key; ``ledger.records`` is the record schema and its
+checks against the spec, ``ledger.record_text`` what a record's names, prose and links may say;
+``ledger.stores`` reads and writes records in a folder or a Hub dataset; ``ledger.cache`` is the
+app's time-to-live view of the board. The names below are the package's interface; the app and
+the scripts use only these.
 
 Example::
 
@@ -27,6 +30,7 @@ from errors import (
 from ledger.cache import BoardCache, BoardSnapshot, records_of
 from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load_config
 from ledger.files import read_regular_file
+from ledger.hub import DEFAULT_TIMEOUT_S
 from ledger.keys import KeyLoader, KeyStatus, load_key
 from ledger.records import (
     RECORDS_FOLDER,
@@ -43,7 +47,6 @@ from ledger.records import (
     rescored_record,
 )
 from ledger.stores import (
-    DEFAULT_TIMEOUT_S,
     AddedIn,
     HubStore,
     LocalStore,

@@ -25,7 +25,7 @@ import evaluator
 from errors import ConfigError, LedgerError, UnreadableFileError
 from ledger.config import CACHE_TTL_S, Config, redact
 from ledger.files import read_regular_file
-from ledger.stores import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
+from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
 from spec import Track
 
 log = logging.getLogger(__name__)

@@ -2,8 +2,21 @@
 
 Reads are bounded single requests; writes never overwrite (a commit tied to its parent on the
 Hub, a hard link on disk). On the Hub, a record's file also names the commit that added it
-(``HubStore.added_in``). Also the helpers every Hub call here shares: error descriptions and a
-bounded wait.
+(``HubStore.added_in``). What every Hub call shares (the timeout, error descriptions, a bounded
+wait) is ledger.hub's.
+
+A folder that does not exist reads as an empty board, and only record paths are read:
+
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> store = LocalStore(Path(tmp.name) / "board")
+>>> store.list_paths(), store.head()
+([], None)
+>>> store.read("submissions/../../secret.json")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+  ...
+errors.LedgerError: 'submissions/../../secret.json' is not a record path; expected ...
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
@@ -18,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, runtime_checkable
 from urllib.parse import quote
 
 import httpx2
@@ -31,87 +44,22 @@ from huggingface_hub import (
     hf_hub_url,
     hf_raise_for_status,
 )
-from huggingface_hub.errors import (
-    HfHubHTTPError,
-    OfflineModeIsEnabled,
-    RemoteEntryNotFoundError,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-)
+from huggingface_hub.errors import HfHubHTTPError, RemoteEntryNotFoundError
 from huggingface_hub.utils._headers import build_hf_headers
 
 from errors import HubUnreachableError, LedgerError, RecordExistsError, UnreadableFileError
 from ledger.config import Config, redact
 from ledger.files import RECORD_LIMIT_BYTES, read_regular_file
+from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error
 from ledger.records import RECORDS_FOLDER, Record
 
-DEFAULT_TIMEOUT_S = 10.0
 COMMIT_CACHE_SIZE = 10_000  # records whose adding commit HubStore.added_in remembers
 COMMIT_RETRY_S = 60.0  # after a failed added_in, the Hub is not asked again for this long
 _COMMIT_ATTEMPTS = 3  # a concurrent commit (HTTP 412) is retried this many times in all
 _RECORD_PATH = re.compile(r"^submissions/(?!\.)[A-Za-z0-9._-]+\.json$")
 _COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 _LIBRARY = "benchmark-leaderboard"
-_T = TypeVar("_T")
 _log = logging.getLogger(__name__)
-
-
-# --- Hub helpers ------------------------------------------------------------------------------
-
-_TRANSPORT_ERRORS = (httpx2.TransportError, OfflineModeIsEnabled)
-
-
-def describe_hub_error(exc: BaseException, where: str) -> LedgerError:
-    """A LedgerError with a one-line reason for a huggingface_hub / httpx failure."""
-    if isinstance(exc, HfHubHTTPError) and exc.response is not None:
-        status = exc.response.status_code
-        reason = exc.server_message or exc.response.reason_phrase or "error"
-        reason = reason.splitlines()[0] if reason else "error"
-        if isinstance(exc, RepositoryNotFoundError):
-            return LedgerError(
-                f"{where}: HTTP {status}, the repository was not found or the token has no "
-                "access to it"
-            )
-        if isinstance(exc, RevisionNotFoundError):
-            return LedgerError(f"{where}: HTTP {status}, revision not found")
-        if isinstance(exc, RemoteEntryNotFoundError):
-            return LedgerError(f"{where}: HTTP {status}, file not found")
-        return LedgerError(f"{where}: HTTP {status} {reason}")
-    if isinstance(exc, _TRANSPORT_ERRORS):
-        detail = str(exc).splitlines()[0] if str(exc) else ""
-        return HubUnreachableError(f"{where}: no answer ({type(exc).__name__}: {detail})")
-    if isinstance(exc, RuntimeError) and "closed" in str(exc):
-        # huggingface_hub's back-off closes the shared client on connection errors.
-        return HubUnreachableError(f"{where}: connection reset, the HTTP client was closed")
-    return LedgerError(f"{where}: unexpected answer ({type(exc).__name__}: {exc})")
-
-
-def run_bounded(fn: Callable[[], _T], timeout_s: float, what: str) -> _T:
-    """``fn()`` in a daemon thread; HubUnreachableError if it has not returned in time.
-
-    huggingface_hub retries unreachable endpoints with back-off for tens of seconds; this keeps
-    the caller's wait bounded. The abandoned thread ends by its own (finite) timeouts.
-    """
-    outcome: dict[str, object] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            outcome["value"] = fn()
-        except BaseException as exc:  # handed to the caller below
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name=f"ledger: {what}", daemon=True).start()
-    if not done.wait(timeout_s):
-        raise HubUnreachableError(f"{what}: no answer within {timeout_s:g} s")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]
-
-
-# --- record stores ----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
