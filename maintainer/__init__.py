@@ -4,6 +4,12 @@
 - ``tables``: a key or public file read as a table in its format, and written back.
 - ``rotation``: a key's option letters rotated, its answers kept, spread evenly.
 - ``letter_map``: a rotation's letter map read back; submissions remapped with it.
+- ``board_checks``: the board's rows; the duplicates and supersessions a new row may not be.
+- ``carry``: a board's re-scored rows carried onto a new key.
+- ``reproduce``: a row's numbers against a fresh score of its submission.
+- ``paper_rows``: a paper's reported rows as records.
 
-The Space never imports this package: only the maintainer's own machine runs it.
+The scripts own the flags, the messages and the writing; these modules raise the error tree's
+``ReshuffleError``, ``BoardError`` and ``ReleaseError``. The Space never imports this package:
+only the maintainer's own machine runs it.
 """

@@ -55,20 +55,18 @@ import evaluator
 import ledger
 import spec
 from errors import UsageError
+from maintainer.board_checks import check_board, older_answers, rows_of
 from scripts._cli import (
     Chosen,
     Parser,
     add_benchmark_arguments,
     add_target_arguments,
     chance_line,
-    check_board,
     describe,
     load_key,
-    older_answers,
     open_store,
     read_board,
     refuse_below_chance,
-    rows_of,
     run,
     score_submission,
 )
@@ -251,10 +249,13 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     record = build_record(args, chosen, result)
     store, where = open_store(args, missing_dir="refuse")
     everything = read_board(store)
-    known, unmatched = older_answers(rows_of(everything, chosen), chosen, args.submissions_dir)
+    known, unmatched = older_answers(
+        rows_of(everything, chosen.bench, track), track, args.submissions_dir
+    )
     warnings = check_board(
         everything,
-        chosen,
+        chosen.bench,
+        track,
         result,
         args.supersedes,
         team_name=args.team_name,

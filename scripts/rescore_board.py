@@ -39,9 +39,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import errors
@@ -49,7 +46,9 @@ import evaluator
 import ledger
 import spec
 from errors import SpecError, UsageError
+from maintainer import carry
 from maintainer import letter_map as letter_maps
+from maintainer.board_checks import check_board, current, row_name, rows_of
 from scripts import _cli
 from scripts._cli import Chosen, Parser
 
@@ -108,169 +107,23 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     return parser
 
 
-@dataclass(frozen=True)
-class Carry:
-    """One row to carry: the old record, its submission (where found, its new bytes), the new
-    score and the new record."""
-
-    old: ledger.Record
-    source: Path
-    data: bytes
-    result: evaluator.ScoreResult
-    record: ledger.Record
-
-
-def _old_key_sha256(
+def old_key(
     args: argparse.Namespace, track: spec.MultipleChoiceTrack, key: evaluator.AnswerKey
-) -> tuple[str, str | None, letter_maps.LetterMap | None]:
-    """The sha256 and version of the key the rows to carry were scored on, and the letter map
-    (None with --same-letters, once the two keys are checked to share every letter)."""
+) -> carry.OldKey:
+    """The key the rows to carry were scored on, as --letter-map or --same-letters names it."""
     if args.letter_map is not None:
-        try:
-            letter_map = letter_maps.read_letter_map(
-                track, _cli.read_input(args.letter_map, "letter map"), args.letter_map
-            )
-        except errors.ReshuffleError as exc:
-            raise UsageError(str(exc)) from None
-        if letter_map.new_private_sha256 != key.sha256:
-            raise UsageError(
-                f"--letter-map {args.letter_map} goes to the key of sha256 "
-                f"{letter_map.new_private_sha256[:12]}... (key version "
-                f"{letter_map.new_key_version}), but --private {args.private} has sha256 "
-                f"{key.sha256[:12]}...; pass the key and the letter map of the same rotation"
-            )
+        letter_map = letter_maps.read_letter_map(
+            track, _cli.read_input(args.letter_map, "letter map"), args.letter_map
+        )
+        old = carry.rotated_key(letter_map, key, map_path=args.letter_map, key_path=args.private)
         if args.out_dir is None:
             raise UsageError(
                 "--letter-map needs --out-dir: the remapped submissions are kept "
                 "there, so each new row can be reproduced"
             )
-        return letter_map.old_private_sha256, letter_map.old_key_version, letter_map
-    old = _cli.load_key(track, args.same_letters)
-    if old.sha256 == key.sha256:
-        raise UsageError(
-            f"--same-letters {args.same_letters} is the very file of --private; "
-            "pass the key the rows were scored on"
-        )
-    new_by_id = {q.id: q for q in key.questions}
-    differ = [
-        q.id
-        for q in old.questions
-        if q.id not in new_by_id
-        or (dict(new_by_id[q.id].options), new_by_id[q.id].answer) != (dict(q.options), q.answer)
-    ]
-    if differ or len(old) != len(key):
-        raise UsageError(
-            f"--same-letters {args.same_letters}: {len(differ)} questions have other options "
-            f"or answers than in --private {args.private} (e.g. "
-            f"{', '.join(str(i) for i in differ[: evaluator.MAX_EXAMPLES])}); after a rotation "
-            "pass its --letter-map instead"
-        )
-    return old.sha256, old.key_version, None
-
-
-def plan(
-    args: argparse.Namespace,
-    chosen: Chosen,
-    key: evaluator.AnswerKey,
-    everything: Sequence[ledger.Record],
-) -> tuple[list[Carry], list[str]]:
-    """The rows to carry, each with its new record, and a line for each row left as it is."""
-    track = key.track
-    old_sha, old_version, letter_map = _old_key_sha256(args, track, key)
-    rows = _cli.current(_cli.rows_of(everything, chosen))
-    version = key.key_version or "(unversioned)"
-    left: list[str] = []
-    todo: list[ledger.Record] = []
-    for row in rows:
-        prov = row.provenance
-        if row.source != "rescored" or prov is None:
-            continue  # paper-reported: not scored here, counted below
-        if prov.answer_key_sha256 == key.sha256:
-            left.append(f"{_cli.row_name(row)}: already on key version {version}")
-        elif prov.answer_key_sha256 != old_sha:
-            left.append(
-                f"{_cli.row_name(row)}: scored on another key (sha256 "
-                f"{prov.answer_key_sha256[:12]}...) than the one this "
-                f"{'letter map rotated' if letter_map else '--same-letters names'}; "
-                "carry it with the letter maps of the rotations since"
-            )
-        else:
-            todo.append(row)
-    files = _cli.find_submissions(
-        args.submissions_dir,
-        {r.provenance.submission_sha256 for r in todo if r.provenance is not None},
-        "--submissions-dir",
-    )
-    missing = [r for r in todo if r.provenance and r.provenance.submission_sha256 not in files]
-    if missing and not args.skip_missing:
-        listed = "; ".join(
-            f"{_cli.row_name(r)}, sha256 {r.provenance.submission_sha256[:12]}..."
-            for r in missing
-            if r.provenance is not None
-        )
-        raise UsageError(
-            f"{len(missing)} rows have no submission file in --submissions-dir "
-            f"{args.submissions_dir}: {listed}; put their files there, or pass --skip-missing "
-            f"to leave them on key version {old_version or '(unversioned)'}"
-        )
-    left += [
-        f"{_cli.row_name(r)}: its submission is not in --submissions-dir (--skip-missing)"
-        for r in missing
-    ]
-    carried: list[Carry] = []
-    for row in todo:
-        if row in missing:
-            continue
-        assert row.provenance is not None
-        source = files[row.provenance.submission_sha256]
-        data = _cli.read_input(source, "submission")
-        if letter_map is not None:
-            try:
-                data, _, _ = letter_maps.remap_submission(track, data, letter_map, source)
-            except errors.ReshuffleError as exc:
-                raise UsageError(f"{_cli.row_name(row)}: {exc}") from None
-        result, record = _new_record(chosen, key, row, data, source)
-        carried.append(Carry(row, source, data, result, record))
-    return carried, left
-
-
-def _new_record(
-    chosen: Chosen, key: evaluator.AnswerKey, old: ledger.Record, data: bytes, source: Path
-) -> tuple[evaluator.ScoreResult, ledger.Record]:
-    """``old`` re-scored on ``key`` from ``data``, and its new record; UsageError if its counts
-    differ from the old row's (a wrong map, or not that row's submission)."""
-    try:
-        result = evaluator.score(key, data)
-    except evaluator.SubmissionError as exc:
-        raise UsageError(
-            f"{_cli.row_name(old)}: {source} does not score on the new key: {exc}"
-        ) from None
-    if result.counts != old.counts or result.n_abstained != old.n_abstained:
-        ranking = key.track.ranking
-        was, now = (old.counts or {}).get(ranking), result.counts.get(ranking)
-        raise UsageError(
-            f"{_cli.row_name(old)}: re-scored on the new key it gets "
-            f"{now.correct if now else '?'}/{now.total if now else '?'} "
-            f"{key.track.labels[ranking]}, the row has {was.correct if was else '?'}/"
-            f"{was.total if was else '?'}: a rotation moves letters, never answers, so this "
-            "is the wrong letter map or not that row's submission"
-        )
-    return result, ledger.rescored_record(
-        result,
-        chosen.bench,
-        key.track,
-        team_name=old.team_name,
-        method_name=old.method_name,
-        model_size=old.model_size,
-        uses_external=old.uses_external,
-        uses_frames=old.uses_frames,
-        method_description=old.method_description,
-        project_url=old.project_url,
-        publication_url=old.publication_url,
-        supersedes=old.id,
-        note=old.note,
-        created_at=datetime.now(UTC),
-    )
+        return old
+    old_file = _cli.load_key(track, args.same_letters)
+    return carry.same_letters(old_file, key, old_path=args.same_letters, key_path=args.private)
 
 
 def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
@@ -286,19 +139,27 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
     store, where = _cli.open_store(args, missing_dir="refuse")
     everything = _cli.read_board(store)
     try:
-        carried, left = plan(args, chosen, key, everything)
+        carried, left = carry.plan(
+            everything,
+            chosen.bench,
+            key,
+            old_key(args, track, key),
+            args.submissions_dir,
+            skip_missing=args.skip_missing,
+        )
         board = list(everything)
         for item in carried:  # each new row against the board as it will be
-            _cli.check_board(
+            check_board(
                 board,
-                chosen,
+                chosen.bench,
+                track,
                 item.result,
                 item.old.id,
                 team_name=item.old.team_name,
                 method_name=item.old.method_name,
             )
             board.append(item.record)
-    except UsageError as exc:
+    except (UsageError, errors.BoardError, errors.ReshuffleError) as exc:
         raise UsageError(f"{exc}; nothing was written") from None
     version = key.key_version or "(unversioned)"
     ranking = track.ranking
@@ -321,7 +182,7 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
             except (OSError, ledger.LedgerError) as exc:
                 raise UsageError(
                     f"after {done} of {len(carried)} rows were published, "
-                    f"{_cli.row_name(item.old)} could not be: {exc}; run the same command "
+                    f"{row_name(item.old)} could not be: {exc}; run the same command "
                     "again to carry the rest (carried rows are skipped)"
                 ) from None
     for item in carried:
@@ -329,12 +190,12 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
         shown = spec.format_metric(track.display[ranking], value)
         remapped = f", remapped into {args.out_dir}" if args.letter_map is not None else ""
         print(
-            f"{verb} {_cli.row_name(item.old)} -> {item.record.id} on key version {version}: "
+            f"{verb} {row_name(item.old)} -> {item.record.id} on key version {version}: "
             f"{track.labels[ranking]} {shown} as before (from {item.source}{remapped})"
         )
     for line in left:
         print(f"left as it is: {line}")
-    papers = sum(r.source == "paper" for r in _cli.current(_cli.rows_of(everything, chosen)))
+    papers = sum(r.source == "paper" for r in current(rows_of(everything, chosen.bench, track)))
     outcome = (
         "nothing written (dry run)"
         if args.dry_run

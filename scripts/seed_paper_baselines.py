@@ -31,19 +31,14 @@ Example:
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import re
 import sys
-from datetime import UTC, datetime, time
 from pathlib import Path
-
-from pydantic import ValidationError
 
 import ledger
 import spec
 from errors import UsageError
+from maintainer.paper_rows import paper_records
 from scripts._cli import (
     DIR_HELP,
     Chosen,
@@ -54,10 +49,6 @@ from scripts._cli import (
     open_store,
     run,
 )
-
-_SIZE = re.compile(r"-(\d+(?:\.\d+)?B(?:-A\d+(?:\.\d+)?B)?)$")
-TEXT_COLUMNS = ("method", "group", "note")
-INPUT_COLUMN = "input"  # optional: what the model saw, a key of the spec's input choices
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -82,103 +73,6 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
         help="print the records as a JSON list on stdout; write nothing",
     )
     return parser
-
-
-def model_size(method: str, group: str) -> str:
-    """The size the method name states ("8B", "30B-A3B"), "API" for API models, else ""."""
-    match = _SIZE.search(method)
-    if match:
-        return match.group(1)
-    return "API" if "API" in group else ""
-
-
-def _header_problem(track: spec.Track, header: list[str]) -> str | None:
-    known = set(track.all_metric_keys)
-    unknown = [c for c in header if c not in known and c not in (*TEXT_COLUMNS, INPUT_COLUMN)]
-    missing = [c for c in (*TEXT_COLUMNS, track.paper_ranking) if c not in header]
-    if not unknown and not missing:
-        return None
-    found = []
-    if missing:
-        found.append(f"missing {', '.join(missing)}")
-    if unknown:
-        found.append(f"unknown {', '.join(unknown)}")
-    return (
-        f"expected a header of {', '.join(TEXT_COLUMNS)} and metric keys of the "
-        f"{track.id} track ({', '.join(track.all_metric_keys)}), with "
-        f"{track.paper_ranking}; found {'; '.join(found)}"
-    )
-
-
-def paper_records(
-    bench: spec.Benchmark,
-    track: spec.Track,
-    paper: spec.Paper,
-    data: bytes,
-    source: str,
-    table: spec.PaperTable | None = None,
-) -> list[ledger.Record]:
-    """One record per row of the paper's CSV (of ``table``, default the main one); the message
-    names the bad row and column."""
-    table = table or paper.all_tables[0]
-    try:
-        reader = csv.DictReader(io.StringIO(data.decode("utf-8-sig")))
-        rows = list(reader)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise UsageError(f"{source} is not a UTF-8 CSV file: {exc}") from None
-    header = list(reader.fieldnames or [])
-    problem = _header_problem(track, header)
-    if problem:
-        raise UsageError(f"{source}: {problem}")
-    if not rows:
-        raise UsageError(f"{source} has a header but no rows; expected one row per method")
-    metric_columns = [k for k in track.all_metric_keys if k in header]
-    created = datetime.combine(paper.date, time(), tzinfo=UTC)
-    records = []
-    for line, row in enumerate(rows, start=2):
-        method = (row["method"] or "").strip()
-        try:
-            printed = {k: float(row[k]) for k in metric_columns if (row[k] or "").strip()}
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"{source} line {line} ({method}): {exc}") from None
-        if track.paper_ranking not in printed:
-            raise UsageError(
-                f"{source} line {line} ({method}): no {track.paper_ranking}; every "
-                "row needs the ranking metric"
-            )
-        try:
-            record = ledger.Record(
-                benchmark=bench.id,
-                track=track.id,
-                id=paper.record_id(table, method),
-                created_at=created,
-                source="paper",
-                team_name=paper.team,
-                method_name=method,
-                model_size=model_size(method, row["group"] or ""),
-                uses_external=None,
-                uses_frames=(row.get(INPUT_COLUMN) or "").strip() or None,
-                method_description=f"Reported in {table.table} of the {bench.title} paper "
-                f"({row['group']} group).",
-                publication_url=paper.url,
-                metrics={**printed, **track.derived_metrics(printed)},
-                counts=None,
-                n_abstained=None,
-                provenance=None,
-                note=(row["note"] or "").strip() or None,
-            )
-            ledger.check_record(record, bench, track)
-        except (ValidationError, ledger.RecordError) as exc:
-            raise UsageError(f"{source} line {line} ({method}): {exc}") from None
-        records.append(record)
-    ids = [r.id for r in records]
-    if len(set(ids)) != len(ids):
-        twice = sorted({r.method_name for r in records if ids.count(r.id) > 1})
-        raise UsageError(
-            f"{source}: {len(twice)} method names appear twice "
-            f"({', '.join(twice)}); each row needs its own name"
-        )
-    return records
 
 
 def seed(args: argparse.Namespace, chosen: Chosen) -> int:

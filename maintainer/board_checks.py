@@ -1,0 +1,258 @@
+"""The board's rows, as a publication checks them: whose they are, which are current, which
+a new row duplicates or may supersede.
+
+A board is every record of a store, of every benchmark (``read_board``); a benchmark and track
+see their own rows (``rows_of``), and the current ones are those no row supersedes
+(``current``). ``check_board`` refuses a row the board must not take, as a ``BoardError``
+saying how to fix it: a submission already on it (the same file, or the same answers on the
+same key version), a ``--supersedes`` naming no current row of the same benchmark and track,
+or a row of another team or method, unless forced. Rows published before records kept their
+answers' sha256 are compared by answers too when their submission files are at hand
+(``older_answers``, ``find_submissions``).
+
+Example (the shipped demo board, and its sample submission published once more):
+
+>>> import evaluator, ledger, spec
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> everything, unreadable = read_board(ledger.LocalStore(bench.demo_board))
+>>> board = rows_of(everything, bench, track)
+>>> len(board), len(current(board)), unreadable
+(21, 21, [])
+>>> key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+>>> result = evaluator.score(key, (bench.demo_dir / "sample_submission.json").read_bytes())
+>>> try:
+...     check_board(everything, bench, track, result, None, team_name="Demo Lab",
+...                 method_name="DemoVLM-7B (synthetic)")
+... except BoardError as error:
+...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+this submission (sha256 c3cbfacf41c5...) is already on the board of egomemreason/memory as
+5694e658-3eb0-487c-b1e2-cba563c80b88 (DemoVLM-7B (synthetic) by Demo Lab); to correct that
+row, publish again with --supersedes <its uuid>
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import evaluator
+import ledger
+import spec
+from errors import BoardError, RecordError
+
+
+def read_board(
+    store: ledger.RecordStore,
+) -> tuple[list[ledger.Record], list[tuple[str, RecordError]]]:
+    """Every record on the board, of every benchmark, superseded ones included; and each file
+    that is no valid record, with why (not checked: the caller names them)."""
+    records: list[ledger.Record] = []
+    unreadable: list[tuple[str, RecordError]] = []
+    for path, record in ledger.records_of(store):
+        if isinstance(record, RecordError):
+            unreadable.append((path, record))
+        else:
+            records.append(record)
+    return records, unreadable
+
+
+def owner(record: ledger.Record) -> str:
+    """Whose row a record is, for messages: "egoargus/understanding"."""
+    if record.benchmark is None:
+        return "no benchmark (a schema 1 record)"
+    return f"{record.benchmark}/{record.track}"
+
+
+def rows_of(
+    everything: Iterable[ledger.Record], bench: spec.Benchmark, track: spec.Track
+) -> list[ledger.Record]:
+    """The rows of one benchmark and track, superseded ones included."""
+    return [r for r in everything if ledger.record_track(r, bench) == track.id]
+
+
+def current(rows: Sequence[ledger.Record]) -> list[ledger.Record]:
+    """The rows no other row supersedes: those a board shows."""
+    hidden = {r.supersedes for r in rows if r.supersedes is not None}
+    return [r for r in rows if r.id not in hidden]
+
+
+def row_name(record: ledger.Record) -> str:
+    """A row as messages name it: "<uuid> (DemoVLM-7B by Demo Lab, key demo-1)"."""
+    version = (
+        f", key {record.key_version or '(unversioned)'}"
+        if record.source == "rescored"
+        else ", paper-reported"
+    )
+    return f"{record.id} ({record.method_name} by {record.team_name}{version})"
+
+
+def find_submissions(folder: Path, wanted: Collection[str], flag: str) -> dict[str, Path]:
+    """The files under ``folder`` (searched recursively, ``*.json``) whose sha256 is wanted."""
+    if not folder.is_dir():
+        raise BoardError(
+            f"{flag} {folder}: no such folder; give the folder where the board's "
+            "submission files are kept"
+        )
+    found: dict[str, Path] = {}
+    for path in sorted(folder.rglob("*.json")):
+        if len(found) == len(wanted):
+            break
+        try:
+            digest = hashlib.sha256(ledger.read_regular_file(path)).hexdigest()
+        except ledger.UnreadableFileError:
+            continue
+        if digest in wanted and digest not in found:
+            found[digest] = path
+    return found
+
+
+def older_answers(
+    rows: Sequence[ledger.Record], track: spec.Track, folder: Path | None
+) -> tuple[dict[uuid.UUID, str], int]:
+    """The answers sha256 of rows published before records kept one, computed from their
+    submissions found in ``folder`` by sha256; and how many such rows were not found."""
+    older = [r for r in rows if r.provenance is not None and r.provenance.answers_sha256 is None]
+    if folder is None or not older:
+        return {}, len(older)
+    files = find_submissions(
+        folder,
+        {r.provenance.submission_sha256 for r in older if r.provenance is not None},
+        "--submissions-dir",
+    )
+    out: dict[uuid.UUID, str] = {}
+    for row in older:
+        assert row.provenance is not None
+        path = files.get(row.provenance.submission_sha256)
+        digest = (
+            evaluator.answers_sha256(track, ledger.read_regular_file(path))
+            if path is not None
+            else None
+        )
+        if digest is not None:
+            out[row.id] = digest
+    return out, len(older) - len(out)
+
+
+def check_board(
+    everything: Sequence[ledger.Record],
+    bench: spec.Benchmark,
+    track: spec.Track,
+    result: evaluator.ScoreResult,
+    supersedes: uuid.UUID | None,
+    *,
+    team_name: str,
+    method_name: str,
+    force: bool = False,
+    answers_of: Mapping[uuid.UUID, str] | None = None,
+) -> list[str]:
+    """Refuse a duplicate submission, or a --supersedes that names no current row of the same
+    benchmark and track; rows of other benchmarks and tracks do not count. The warnings to
+    print are returned.
+
+    A duplicate is a row of the same file (sha256), or of the same answers on the same key
+    version (the same ids and letters after normalisation, whatever the file's bytes;
+    ``answers_of`` gives the answers of rows older than ``provenance.answers_sha256``). A row
+    superseded by one of another team or method name, or left beside a row of the same team
+    and method scored on another key version, needs ``force``.
+    """
+    here = f"{bench.id}/{track.id}"
+    board = rows_of(everything, bench, track)
+    by_id = {r.id: r for r in board}
+    known = answers_of or {}
+    sha256 = result.submission_sha256
+
+    def answers(r: ledger.Record) -> str | None:
+        return (r.provenance.answers_sha256 if r.provenance is not None else None) or known.get(
+            r.id
+        )
+
+    same_bytes = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
+    same_answers = [
+        r
+        for r in board
+        if r not in same_bytes
+        and result.answers_sha256 is not None
+        and r.key_version == result.key_version
+        and answers(r) == result.answers_sha256
+    ]
+    same = same_bytes + same_answers
+    warnings: list[str] = []
+    if supersedes is None:
+        if same_bytes:
+            rows = ", ".join(f"{r.id} ({r.method_name} by {r.team_name})" for r in same_bytes)
+            raise BoardError(
+                f"this submission (sha256 {sha256[:12]}...) is already on the board of {here} "
+                f"as {rows}; to correct that row, publish again with --supersedes <its uuid>"
+            )
+        if same_answers:
+            rows = ", ".join(row_name(r) for r in same_answers)
+            raise BoardError(
+                f"this submission's answers are already on the board of {here} as {rows}: the "
+                "same ids and letters (trimmed and upper-cased) on the same key version, in a "
+                f"file of other bytes (answers sha256 {str(result.answers_sha256)[:12]}...); to "
+                "correct that row, publish again with --supersedes <its uuid>"
+            )
+        twins = [
+            r
+            for r in current(board)
+            if r.source == "rescored"
+            and (r.team_name, r.method_name) == (team_name, method_name)
+            and r.key_version != result.key_version
+        ]
+        if twins:
+            rows = ", ".join(row_name(r) for r in twins)
+            version = result.key_version or "(unversioned)"
+            if not force:
+                raise BoardError(
+                    f"{method_name} by {team_name} is already on the board of {here} as {rows}, "
+                    f"scored on another key version; if this file is its submission remapped "
+                    f"onto key version {version}, publish with --supersedes <its uuid> (or "
+                    "carry every row over at once with scripts/rescore_board.py); to list both "
+                    "rows anyway, add --force"
+                )
+            warnings.append(
+                f"warning: {method_name} by {team_name} stays on the board twice: "
+                f"{rows} and this row on key version {version} (--force)"
+            )
+        return warnings
+    if supersedes not in by_id:
+        elsewhere = [r for r in everything if r.id == supersedes]
+        if elsewhere:
+            raise BoardError(
+                f"--supersedes {supersedes}: that row belongs to {owner(elsewhere[0])}, not "
+                f"{here}; a row can only supersede a row of the same benchmark and track"
+            )
+        raise BoardError(
+            f"--supersedes {supersedes}: no such row on the board of {here}; give the uuid of "
+            "an existing row (the name of its submissions/<uuid>.json)"
+        )
+    if same and supersedes not in {r.id for r in same}:
+        rows = ", ".join(str(r.id) for r in same)
+        raise BoardError(
+            f"this submission is already on the board as {rows}, but --supersedes names "
+            f"{supersedes}; supersede the row that holds this submission"
+        )
+    newer = [r.id for r in board if r.supersedes == supersedes]
+    if newer:
+        raise BoardError(
+            f"--supersedes {supersedes}: that row is already superseded by "
+            f"{', '.join(str(i) for i in newer)}; supersede the newest row instead"
+        )
+    old = by_id[supersedes]
+    if (old.team_name, old.method_name) != (team_name, method_name):
+        if not force:
+            raise BoardError(
+                f"--supersedes {supersedes}: that row is {row_name(old)}, this one is "
+                f"{method_name} by {team_name}; a row supersedes a row of the same team and "
+                "method. If it really replaces that row (a renamed method, a corrected team "
+                "name), add --force"
+            )
+        warnings.append(
+            f"warning: --supersedes {supersedes} hides {row_name(old)}, a row of "
+            f"another team or method name than this one ({method_name} by "
+            f"{team_name}) (--force)"
+        )
+    return warnings
