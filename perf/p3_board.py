@@ -1,45 +1,21 @@
 """P3: board refresh against the loopback Hub: cold, warm with no change, warm with one new record.
 
-The real huggingface_hub client and ledger.HubStore talk HTTP to tests/hub_server.py; the Hub
-counts every request.
+The real huggingface_hub client and ledger.HubStore talk HTTP to tests/support/hub_server.py;
+the Hub counts every request. The records are tests/support/records.py's paper rows.
 """
 
 from __future__ import annotations
 
 import time
-import uuid
-from datetime import UTC, datetime
 
 import ledger
-import spec
 from perf.report import Row, ms
 from tests.support.hub_server import HubServer
+from tests.support.records import benchmark, record
 
 SIZES = (1_000, 10_000)
 REPO = "bench/Leaderboard"
-BENCH = spec.load_benchmark("egomemreason")
-TRACK = BENCH.track()
 NO_CHANGE_GOAL = 2
-
-
-def record(i: int) -> ledger.Record:
-    overall = (i * 37 % 1000) / 10
-    return ledger.Record(
-        benchmark=BENCH.id,
-        track=TRACK.id,
-        id=uuid.uuid5(uuid.NAMESPACE_URL, f"bench-record-{i}"),
-        created_at=datetime(2026, 7, 13, tzinfo=UTC),
-        source="paper",
-        team_name=f"Team {i % 97}",
-        method_name=f"Method {i}",
-        model_size="8B",
-        uses_external=None,
-        uses_frames=None,
-        metrics=dict.fromkeys(TRACK.metric_keys, overall),
-        counts=None,
-        n_abstained=None,
-        provenance=None,
-    )
 
 
 def _timed_refresh(hub: HubServer, board: ledger.BoardCache) -> tuple[float, int, int]:
@@ -54,11 +30,12 @@ def _timed_refresh(hub: HubServer, board: ledger.BoardCache) -> tuple[float, int
 
 def run() -> list[Row]:
     rows: list[Row] = []
+    bench = benchmark()
     for n in SIZES:
         with HubServer() as hub:
             hub.create_repo(REPO, files={r.path(): r.to_json() for r in map(record, range(n))})
             board = ledger.BoardCache(
-                ledger.HubStore(REPO, endpoint=hub.url), BENCH, TRACK, ttl_s=3600
+                ledger.HubStore(REPO, endpoint=hub.url), bench, bench.track(), ttl_s=3600
             )
             cold_s, cold_n, shown = _timed_refresh(hub, board)
             same_s, same_n, _ = _timed_refresh(hub, board)

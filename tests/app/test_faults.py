@@ -15,10 +15,10 @@ from typing import Any, TypeVar
 import httpx
 
 import spec
-from perf.p3_board import record
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent
 from tests.support.hub_server import READ_TOKEN, HubServer
+from tests.support.records import record
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
