@@ -1,5 +1,6 @@
 """P5: what hostile bursts leave on a real server: the upload cache, and the memory of results
-nobody reads (findings 2 and 7 of the security review; uploads.py, queue_limits.py).
+nobody reads (findings 2 and 7 of the security review; guard.uploads with guard.upload_cache,
+and guard.queue_limits).
 
 Against ``python app.py``, every burst bounded in count and in time:
 
