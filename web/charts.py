@@ -112,6 +112,14 @@ def chart_groups(track: Track) -> str:
     return track.chart_groups
 
 
+def chart_texts(track: Track) -> tuple[str, str]:
+    """The board chart's heading and title: "### Compare entries per split", "Accuracy per
+    split" (per scenario on a decision board)."""
+    per = chart_groups(track)
+    noun = chart_axis(track)[0].split(" (")[0]
+    return f"### Compare entries per {per}", f"{noun} per {per}"
+
+
 #: vega-embed's "..." actions menu is a <summary> holding an unlabelled icon: a screen reader
 #: announces a nameless control (axe summary-name). The CSV and JSON downloads give the data.
 NO_ACTIONS_MENU = {"embedOptions": {"actions": False}}

@@ -1,0 +1,482 @@
+"""The Leaderboard tab's handlers: functions over a ``BoardTab``, which board_page wires.
+
+``BoardTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, each one's
+board layout and export folder, and the clock. Each handler takes it first, then what its
+event sends (``view``, ``resort``, ``open_card``, ``landing``, ``on_load``, ``chart``,
+``switch``); ``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
+safe for anyone to call: an event's inputs and its event data are checked before any work, and
+a refusal is a ``gr.Error`` with the message.
+
+Example::
+
+    tab = board_tab(bench, [Served(track, keys, board)], time.time)
+    table, status, notes, csv_path, json_path, sort = view(
+        tab, "", [], [], [], [], "Overall", None, track.id
+    )
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+from gradio.components.plot import PlotData
+
+import ledger
+from errors import BadInput
+from spec import Benchmark, Track
+from web.board_layout import BoardLayout, board_layout
+from web.board_table import (
+    Sort,
+    card_html,
+    kept_sort,
+    next_sort,
+    reproduce_command,
+    sort_frame,
+    table_html,
+)
+from web.board_view import (
+    MAX_PICKS,
+    board_csv,
+    board_filter,
+    board_frame,
+    empty_text,
+    export_rows,
+    listed,
+    md_escape,
+    quoted,
+    status_line,
+)
+from web.charts import (
+    chart_keys,
+    chart_texts,
+    date_chart,
+    plotted,
+    size_chart,
+    split_chart,
+)
+from web.exports import Exports
+from web.served import Served
+
+#: The longest record id an event or an address may name (a UUID is 36 characters).
+MAX_ENTRY_CHARS = 64
+
+
+def paper_caption(track: Track) -> str:
+    """Under a board whose paper rows carry columns of their own: where they are, and that they
+    are ranked among themselves ("" for a board without such columns)."""
+    if not track.paper_metric_keys:
+        return ""
+    paper = set(track.paper_metric_keys)
+    views = [v.title for v in track.views if paper & set(v.metrics)]
+    where = f" (the **{md_escape(views[0])}** view)" if views else ""
+    return (
+        f"Rows marked *Paper-reported* carry the paper's own columns{where}, not this "
+        "Space's, and are ranked among themselves by "
+        f"{md_escape(track.labels[track.paper_ranking])}."
+    )
+
+
+def notes_markdown(frame: pd.DataFrame) -> str:
+    """The board's notes under it: one line per note, naming the rows that carry it."""
+    rows: dict[str, list[str]] = {}
+    for name, note in zip(frame["_name"], frame["_note"], strict=True):
+        if note:
+            rows.setdefault(str(note), []).append(str(name))
+    return "  \n".join(
+        f"† **{md_escape(', '.join(names))}**: {md_escape(note)}" for note, names in rows.items()
+    )
+
+
+@dataclass(frozen=True)
+class BoardTab:
+    """The Leaderboard tab as its handlers see it (``board_tab`` makes one)."""
+
+    bench: Benchmark
+    served: tuple[Served, ...]  # in the page's order: the first is shown first
+    layouts: Mapping[str, BoardLayout]  # by track id
+    exports: Mapping[str, Exports]  # by track id
+    clock: Callable[[], float]
+
+    @property
+    def tracks(self) -> dict[str, Served]:
+        """The served tracks by id."""
+        return {s.track.id: s for s in self.served}
+
+    @property
+    def first(self) -> Served:
+        return self.served[0]
+
+    @property
+    def many(self) -> bool:
+        """Whether the page serves several tracks (and so has a track switch)."""
+        return len(self.served) > 1
+
+    @property
+    def offered(self) -> set[str]:
+        """The column groups of every track's board."""
+        return {title for layout in self.layouts.values() for title in layout.groups}
+
+
+def board_tab(bench: Benchmark, served: Sequence[Served], clock: Callable[[], float]) -> BoardTab:
+    """The tab of ``bench``'s ``served`` tracks, each board laid out (LayoutError, at boot, on
+    a spec whose board cannot be) with a folder of its own for its exports."""
+    many = len(served) > 1
+    return BoardTab(
+        bench,
+        tuple(served),
+        {s.track.id: board_layout(bench, s.track) for s in served},
+        {
+            s.track.id: Exports(
+                f"{bench.id}-{s.track.id}-leaderboard" if many else f"{bench.id}-leaderboard"
+            )
+            for s in served
+        },
+        clock,
+    )
+
+
+# --- what an event names, checked ----------------------------------------------------------------
+
+
+def _entry_id(value: object) -> str | None:
+    """A record id an event or an address names, as the board writes ids; None if it is not
+    one (anyone can send anything)."""
+    if not isinstance(value, str) or len(value) > MAX_ENTRY_CHARS:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def _board_dir(board: ledger.BoardCache) -> str | None:
+    """The folder a local board is read from, as reproduce_row.py's --leaderboard-dir takes it
+    (None for the Hub's records dataset, reproduce_row's default)."""
+    store = board.store
+    if not isinstance(store, ledger.LocalStore):
+        return None
+    root = store.root.resolve()
+    try:
+        return str(root.relative_to(Path.cwd()))
+    except ValueError:
+        return str(root)
+
+
+def pick(tab: BoardTab, value: object) -> Served:
+    """The track an event names (None: the first); BadInput if it names none."""
+    if value is None:
+        return tab.first
+    tracks = tab.tracks
+    if not isinstance(value, str) or value not in tracks:
+        raise BadInput(f"Track: {quoted(value)} is not one of {listed(list(tracks))}.")
+    return tracks[value]
+
+
+def picked(tab: BoardTab, value: object) -> Served:
+    """``pick``, its refusal as the gr.Error the page shows."""
+    try:  # before any work: anyone can send any input
+        return pick(tab, value)
+    except BadInput as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+
+
+def columns_of(tab: BoardTab, group: object, layout: BoardLayout) -> tuple[str, ...]:
+    """The headers of a column group; the first group's for another track's group (a switch
+    under way). BadInput for a group no board has."""
+    if group is not None and (not isinstance(group, str) or group not in tab.offered):
+        raise BadInput(
+            f"Column group: {quoted(group)} is not one of {listed(list(layout.groups))}."
+        )
+    return layout.groups.get(group or "", next(iter(layout.groups.values())))
+
+
+# --- the board ---------------------------------------------------------------------------------
+
+
+def current(tab: BoardTab, s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
+    """A track's board now, and its frame (rows on another key than Score's are marked)."""
+    snapshot = s.board.snapshot()
+    status = s.keys()
+    current_key = status.key.key_version if status.key is not None else None
+    return snapshot, board_frame(snapshot.records, tab.bench, s.track, current_key)
+
+
+def shown_board(
+    tab: BoardTab,
+    search: str,
+    sources: list[str],
+    external: list[str],
+    inputs: list[str],
+    sizes: list[str],
+    group: str,
+    sort: Sort | None,
+    s: Served,
+    clicked: object = None,
+) -> tuple[Any, ...]:
+    """The board of ``s`` as the filters, the column group and the sort (after a click on the
+    header ``clicked``, if one) say: (table, status line, notes, CSV path, JSON path, sort)."""
+    try:  # before any work: anyone can send any input
+        wanted = board_filter(search, sources, external, inputs, sizes, tab.bench)
+        layout = tab.layouts[s.track.id]
+        columns = columns_of(tab, group, layout)
+        sort = kept_sort(sort if isinstance(sort, Sort) else None, columns)
+        if clicked is not None:
+            sort = next_sort(sort, clicked, columns)
+    except BadInput as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+    snapshot, frame = current(tab, s)
+    chosen = sort_frame(wanted.apply(frame), sort, layout, s.track)
+    csv_path, json_path = tab.exports[s.track.id].write(
+        board_csv(chosen, layout, snapshot.records),
+        export_rows(chosen, snapshot.records, s.track),
+    )
+    notes = notes_markdown(frame)
+    if "paper" in set(frame["_source"]) and paper_caption(s.track):
+        notes = f"{paper_caption(s.track)}\n\n{notes}"
+    records = {str(r.id): r for r in snapshot.records}
+    caption = f"{tab.bench.title} leaderboard" + (f", {s.track.title} track" if tab.many else "")
+    table = table_html(
+        chosen,
+        columns,
+        layout,
+        s.track,
+        records,
+        sort,
+        caption,
+        empty_text(len(chosen), len(frame)),
+        track_param=s.track.id if tab.many else None,
+    )
+    return (
+        table,
+        status_line(snapshot, len(chosen), tab.clock()),
+        notes,
+        csv_path,
+        json_path,
+        sort,
+    )
+
+
+def view(
+    tab: BoardTab,
+    search: str,
+    sources: list[str],
+    external: list[str],
+    inputs: list[str],
+    sizes: list[str],
+    group: str,
+    sort: Sort | None,
+    track_id: str | None,
+) -> tuple[Any, ...]:
+    """The board of the track the page shows, as its controls say (``shown_board``)."""
+    return shown_board(
+        tab, search, sources, external, inputs, sizes, group, sort, picked(tab, track_id)
+    )
+
+
+def resort(
+    tab: BoardTab,
+    search: str,
+    sources: list[str],
+    external: list[str],
+    inputs: list[str],
+    sizes: list[str],
+    group: str,
+    sort: Sort | None,
+    track_id: str | None,
+    event: gr.EventData,
+) -> tuple[Any, ...]:
+    """The board sorted by the header clicked (the event's data names it)."""
+    data = getattr(event, "_data", None)
+    clicked = data.get("sort") if isinstance(data, dict) else None
+    return shown_board(
+        tab,
+        search,
+        sources,
+        external,
+        inputs,
+        sizes,
+        group,
+        sort,
+        picked(tab, track_id),
+        clicked="" if clicked is None else clicked,
+    )
+
+
+# --- a row's card and the page's address ------------------------------------------------------
+
+
+def find_entry(
+    tab: BoardTab, entry: str | None, preferred: Served
+) -> tuple[Served, ledger.Record, ledger.Record | None] | None:
+    """The track, record and (if superseded) its successor of a record id; None if no board
+    has it. The preferred track is looked at first."""
+    if entry is None:
+        return None
+    for s in (preferred, *(t for t in tab.served if t is not preferred)):
+        snapshot = s.board.snapshot()
+        for record in snapshot.records:
+            if str(record.id) == entry:
+                return s, record, None
+        for record in snapshot.superseded:
+            if str(record.id) == entry:
+                newer = next(
+                    (
+                        r
+                        for r in (*snapshot.records, *snapshot.superseded)
+                        if r.supersedes == record.id
+                    ),
+                    None,
+                )
+                return s, record, newer
+    return None
+
+
+def card(tab: BoardTab, entry: str, s: Served) -> tuple[Any, Any]:
+    """The card box shown with the entry's card, or a short note if no board has it."""
+    found = find_entry(tab, entry, s)
+    if found is None:
+        return (
+            gr.update(visible=True),
+            '<p class="card-missing">No entry of this leaderboard has the id '
+            f"<code>{entry}</code>; it may have been removed.</p>",
+        )
+    s, record, newer = found
+    frame = current(tab, s)[1]
+    rows = frame[frame["_id"] == str(record.id)]
+    row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
+    permalink = f"?entry={record.id}" + (f"&track={s.track.id}" if tab.many else "")
+    html = card_html(
+        record,
+        tab.bench,
+        s.track,
+        tab.layouts[s.track.id],
+        row,
+        superseded_by=newer,
+        added=s.board.added_in(str(record.id)),
+        reproduce=reproduce_command(record, tab.bench, s.track, _board_dir(s.board)),
+        permalink=permalink,
+    )
+    return gr.update(visible=True), html
+
+
+def open_card(tab: BoardTab, track_id: str | None, event: gr.EventData) -> tuple[Any, Any]:
+    """The card of the row chosen (the event's data names its record id)."""
+    data = getattr(event, "_data", None)
+    entry = _entry_id(data.get("entry") if isinstance(data, dict) else None)
+    if entry is None:
+        raise gr.Error("Select an entry of the board to open its card.", print_exception=False)
+    return card(tab, entry, picked(tab, track_id))
+
+
+def addressed(
+    tab: BoardTab, track_id: str | None, request: gr.Request
+) -> tuple[Served, str | None]:
+    """The track and entry a page's address asks for: ``?track=``, or the track of
+    ``?entry=``; else the track the page shows. Unknown values are ignored."""
+    s = picked(tab, track_id)
+    params = getattr(request, "query_params", None) or {}
+    entry = _entry_id(params.get("entry"))
+    asked = params.get("track")
+    tracks = tab.tracks
+    if isinstance(asked, str) and asked in tracks:
+        s = tracks[asked]
+    found = find_entry(tab, entry, s)
+    return (found[0] if found is not None else s), entry
+
+
+def landing(
+    tab: BoardTab,
+    search: str,
+    sources: list[str],
+    external: list[str],
+    inputs: list[str],
+    sizes: list[str],
+    group: str,
+    sort: Sort | None,
+    track_id: str | None,
+    request: gr.Request,
+) -> tuple[Any, ...]:
+    """A fresh page: the board of the track the address names, and the card of the entry it
+    names."""
+    s, entry = addressed(tab, track_id, request)
+    board = shown_board(tab, search, sources, external, inputs, sizes, group, sort, s)
+    box, html = card(tab, entry, s) if entry is not None else (gr.update(visible=False), "")
+    chosen = [gr.update(value=s.track.id)] if tab.many else []
+    return (*board, *chosen, box, html)
+
+
+# --- the charts and the track switch ------------------------------------------------------------
+
+
+def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
+    """The side-by-side chart of the entries picked (names the board no longer has are
+    skipped)."""
+    methods = methods or []
+    if (
+        not isinstance(methods, list)
+        or len(methods) > MAX_PICKS
+        or not all(isinstance(m, str) for m in methods)
+    ):
+        raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.", print_exception=False)
+    s = picked(tab, track_id)
+    snapshot = s.board.snapshot()
+    by_name = {r.method_name: r for r in snapshot.records}
+    picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
+    return split_chart(
+        {m: dict(by_name[m].metrics) for m in picked_rows}, chart_texts(s.track)[1], s.track
+    )
+
+
+def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
+    """A track's charts: (heading, picks, side by side, by size, by date); all hidden on a
+    board with nothing to compare."""
+    snapshot, frame = current(tab, s)
+    keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
+    # The rows the chart can show: a paper row of other columns has none of its bars.
+    names = [by_id[i].method_name for i in frame["_id"] if any(k in by_id[i].metrics for k in keys)]
+    top = names[:5]
+    rows = plotted(snapshot.records, s.track)
+    if not names and not rows:  # an empty board has nothing to compare: no empty chart
+        hidden = gr.update(visible=False)
+        return hidden, hidden, hidden, hidden, hidden
+    return (
+        gr.update(visible=True, value=chart_texts(s.track)[0]),
+        gr.update(choices=names, value=top),
+        chart(tab, top, s.track.id),
+        size_chart(rows, s.track),
+        date_chart(rows, s.track),
+    )
+
+
+def on_load(tab: BoardTab, track_id: str | None, request: gr.Request) -> tuple[Any, ...]:
+    """A fresh page's charts: those of the track its address names."""
+    return charts_of(tab, addressed(tab, track_id, request)[0])
+
+
+def switch(tab: BoardTab, track_id: str | None) -> tuple[Any, ...]:
+    """Another track's board: its column groups, its charts (the table follows)."""
+    s = picked(tab, track_id)
+    groups = list(tab.layouts[s.track.id].groups)
+    return (gr.update(choices=groups, value=groups[0]), *charts_of(tab, s))
+
+
+def leaderboard_api(tab: BoardTab, s: Served) -> Callable[[], list[dict[str, Any]]]:
+    """The ``/leaderboard`` function of a track: its whole board as ``export_rows`` gives it,
+    described on the API page by its docstring."""
+
+    def leaderboard() -> list[dict[str, Any]]:
+        snapshot, frame = current(tab, s)
+        return export_rows(frame, snapshot.records, s.track)
+
+    which = f"The {s.track.title} board" if tab.many else "The whole board"
+    leaderboard.__doc__ = (
+        f"{which}, best {tab.layouts[s.track.id].ranking} first: metrics "
+        "unrounded, ranks, counts, links."
+    )
+    return leaderboard

@@ -1,0 +1,62 @@
+"""A handler over a context, bound for Gradio to call: ``bound(handler, context)``.
+
+The tabs' handlers are module-level functions whose first parameter is their tab's context
+(board_handlers.BoardTab, score_handlers.ScoreTab), so a test calls one directly. Gradio hands a
+handler the ``gr.Request`` or ``gr.EventData`` by its parameters' annotations, which it reads
+from a plain function only: through ``functools.partial`` it sees none (gradio.utils'
+get_type_hints gives ``{}``) and would pass the request as an input. ``bound`` makes a real
+function instead, async when the handler is, with the handler's name, docstring and remaining
+parameters, so an event's handler and a ``gr.api`` endpoint look to Gradio as the handler does.
+
+Example::
+
+    >>> def greet(context: str, name: str) -> str:
+    ...     "Say hello."
+    ...     return f"{context}, {name}"
+    >>> hello = bound(greet, "Hello")
+    >>> hello("you"), hello.__name__, hello.__doc__
+    ('Hello, you', 'greet', 'Say hello.')
+    >>> import inspect
+    >>> str(inspect.signature(hello))
+    "(name: 'str') -> 'str'"
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+
+C = TypeVar("C")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def bound(handler: Callable[Concatenate[C, P], R], context: C) -> Callable[P, R]:
+    """``handler`` with ``context`` as its first argument: a function of the others, whose
+    signature and annotations are the handler's without the first (a coroutine function when
+    the handler is one)."""
+    call: Callable[..., Any]
+    if inspect.iscoroutinefunction(handler):
+
+        async def call_async(*args: Any, **kwargs: Any) -> Any:
+            return await cast(Awaitable[Any], handler(context, *args, **kwargs))
+
+        call = call_async
+    else:
+
+        def call_sync(*args: Any, **kwargs: Any) -> Any:
+            return handler(context, *args, **kwargs)
+
+        call = call_sync
+    # The name, docstring and module stay the handler's; __wrapped__ leads typing's
+    # get_type_hints to the handler's globals, where its annotations' names are.
+    functools.update_wrapper(call, handler)
+    signature = inspect.signature(handler)
+    first, *rest = signature.parameters.values()
+    call.__signature__ = signature.replace(parameters=rest)  # type: ignore[union-attr]
+    call.__annotations__ = {
+        name: hint for name, hint in handler.__annotations__.items() if name != first.name
+    }
+    return cast(Callable[P, R], call)
