@@ -47,6 +47,7 @@ from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent, file_data
 from tests.support.procs import ServerProcess
 from web import board_view
+from web.board_layout import board_layout
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -379,7 +380,7 @@ def test_a_second_header_line_does_not_escape_the_limit_in_process(tmp_path: Pat
 def test_the_board_rows_are_neutralised_in_csv_only() -> None:
     records = [FORMULA_RECORD, PLAIN_RECORD]
     frame = board_view.board_frame(records, BENCH, TRACK)
-    layout = board_view.board_layout(BENCH, TRACK)
+    layout = board_layout(BENCH, TRACK)
     text = board_view.board_csv(frame, layout, records).decode("utf-8-sig")
     parsed = list(csv.DictReader(io.StringIO(text, newline="")))
     formula = next(r for r in parsed if r["Record id"] == str(FORMULA_RECORD.id))
@@ -661,10 +662,10 @@ def test_malformed_payloads_leave_one_short_line_each(
 def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> None:
     # python -c: app.main() with board_frame broken, as a bug in the app's own code would be.
     code = (
-        "import sys, app\nfrom web import board_page\n"
+        "import sys, app\nfrom web import board_handlers\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('a deliberate bug in the app')\n"
-        "board_page.board_frame = broken\n"
+        "board_handlers.board_frame = broken\n"
         "sys.exit(app.main())\n"
     )
     with ServerProcess(["-c", code]) as broken, GradioHTTP(broken.url) as http:
@@ -673,7 +674,7 @@ def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> N
         time.sleep(0.3)
         log = broken.log()
     assert "RuntimeError: a deliberate bug in the app" in log
-    assert f'{ROOT / "web" / "board_page.py"}", line' in log and "Traceback" in log
+    assert f'{ROOT / "web" / "board_handlers.py"}", line' in log and "Traceback" in log
 
 
 def test_the_board_csv_download_neutralises_formulas_on_a_real_server(
