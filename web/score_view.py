@@ -1,6 +1,6 @@
 """A score as the Score tab shows it, pure: the /score JSON, the table, the summary, a refusal
-as Markdown, where the file would rank on the board, the listing request, and which track a
-file's entries are written for.
+as Markdown, where the file would rank on the board, the listing request, which track a file's
+entries are written for, and what a file for another track than the one picked is told.
 
 A multiple-choice score shows accuracies; a decision score each metric as its spec's
 ``display`` says (``spec.format_metric``), with its count and its 95 % interval.
@@ -21,9 +21,12 @@ import ledger
 from spec import Benchmark, Track, format_metric
 from web.board_ranks import rank_ranges, ranking_interval
 from web.board_view import md_escape
+from web.charts import chart_axis, chart_groups
 
 SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
 NOTHING_STORED = "Nothing about this file was stored."
+#: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
+DETECT = "auto"
 
 
 def score_table(result: evaluator.ScoreResult, track: Track) -> pd.DataFrame:
@@ -202,3 +205,21 @@ def fitting_track(bench: Benchmark, data: bytes) -> Track | None:
     if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
         return None
     return bench.track(ranked[0][0])
+
+
+def wrong_track(picked: Track, fits: Track) -> str:
+    """What a file for another track than the one picked is told: which track it fits."""
+    return (
+        f"This file is for the {fits.title} track (its entries are {entry_shape(fits)} "
+        f"entries), not for the {picked.title} track. Score it as {fits.title}: pick "
+        f"{fits.title} as the track above the upload, or Detect from the file (through the "
+        f'API: track "{fits.id}" or "{DETECT}").'
+    )
+
+
+def score_chart_title(track: Track, with_paper: bool) -> str:
+    """The Score chart's title, short enough for a phone: "You vs. the best paper baseline",
+    or "Your accuracy per split" on a board without paper rows."""
+    if with_paper:
+        return "You vs. the best paper baseline"
+    return f"Your {chart_axis(track)[0].split(' (')[0].lower()} per {chart_groups(track)}"

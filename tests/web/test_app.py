@@ -821,6 +821,6 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
 
 
 def test_the_score_chart_names_a_paper_baseline_only_when_it_shows_one() -> None:
-    assert score_page.score_chart_title(TRACK, True) == "You vs. the best paper baseline"
-    alone = score_page.score_chart_title(TRACK, False)
+    assert score_view.score_chart_title(TRACK, True) == "You vs. the best paper baseline"
+    alone = score_view.score_chart_title(TRACK, False)
     assert "paper" not in alone and alone == "Your accuracy per split"

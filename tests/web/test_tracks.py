@@ -26,7 +26,7 @@ import ledger
 import spec
 from tests.support.board_html import read_board
 from tests.support.score_path import page_path
-from web import board_layout, board_ranks, board_view, score_page, score_view, served
+from web import board_layout, board_ranks, board_view, score_view, served
 
 ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
@@ -164,11 +164,11 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
     ]
     assert props["board-track"]["value"] == "understanding"
     assert props["score-track"]["choices"] == [
-        ["Detect from the file", score_page.DETECT],
+        ["Detect from the file", score_view.DETECT],
         ["Understanding", "understanding"],
         ["Decision", "decision"],
     ]
-    assert props["score-track"]["value"] == score_page.DETECT
+    assert props["score-track"]["value"] == score_view.DETECT
     # The first track's column groups until the visitor switches.
     assert [c[0] for c in props["column-group"]["choices"]] == [
         "Scenarios",
@@ -185,7 +185,7 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
     ]
     assert info["unnamed_endpoints"] == {}
     track = info["named_endpoints"]["/score"]["parameters"][1]
-    assert track["parameter_has_default"] and track["parameter_default"] == score_page.DETECT
+    assert track["parameter_has_default"] and track["parameter_default"] == score_view.DETECT
     help_text = " ".join(str(p.get("value")) for p in props.values())
     assert "Scoring is unavailable" not in help_text
 
@@ -311,7 +311,7 @@ def test_a_track_no_page_offers_is_refused_before_any_work(
 # --- Score ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("track", [None, score_page.DETECT, "decision"])
+@pytest.mark.parametrize("track", [None, score_view.DETECT, "decision"])
 def test_the_decision_sample_scores_as_the_evaluator_scores_it(
     page: Page, track: str | None
 ) -> None:

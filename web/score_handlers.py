@@ -1,0 +1,359 @@
+"""The Score tab's handlers: functions over a ``ScoreTab``, which score_page wires.
+
+``ScoreTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, the score
+limiter, the app's log, where Gradio keeps uploads, and whether the first scored request's
+proxy hops were logged yet. Each handler takes it first, then what its event sends: ``score``
+and ``score_any`` are ``/score`` (one track; several, the track as a second input), and
+``page_score``, ``render`` and ``reset_score`` the page's own path (a refusal under the upload,
+the score kept server-side, then shown from there).
+
+Every handler is safe for anyone to call: an event's inputs are checked before any work, the
+upload must be a file of Gradio's upload folder, and the score limit holds per client (a file
+refused by the evaluator gives its slot back).
+
+Example::
+
+    tab = ScoreTab(bench, (Served(track, keys, board),), limiter, log, lambda: upload_dir)
+    numbers = await score(tab, {"path": uploaded, "meta": {"_type": "gradio.FileData"}}, request)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+from anyio import to_thread
+from gradio.data_classes import FileData
+
+import evaluator
+import ledger
+from errors import NotAnUpload, RateLimited
+from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
+from spec import Benchmark
+from web.board_view import listed, quoted
+from web.charts import chart_keys, split_chart
+from web.score_view import (
+    DETECT,
+    entry_shape,
+    error_markdown,
+    fitting_track,
+    listing_mailto,
+    rank_markdown,
+    score_chart_title,
+    score_json,
+    score_summary,
+    score_table,
+    would_rank,
+    wrong_track,
+)
+from web.served import Served
+
+THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
+#: The score table's column widths, by its number of columns (a decision score's four: Metric,
+#: Value, Count, 95% CI; else Gradio's own).
+SCORE_WIDTHS: dict[int, list[str | int]] = {4: ["38%", "19%", "20%", "23%"]}
+
+#: A score and its track id, kept server-side for the session (a ``gr.State``).
+Kept = tuple[evaluator.ScoreResult, str] | None
+
+
+@dataclass(frozen=True)
+class ScoreTab:
+    """The Score tab as its handlers see it."""
+
+    bench: Benchmark
+    served: tuple[Served, ...]  # in the page's order: the first is the one-track page's
+    limiter: ScoreLimiter
+    log: logging.Logger
+    #: Gradio's upload folder (the Blocks' GRADIO_CACHE): a submission must be a file in it.
+    upload_dir: Callable[[], str]
+    #: Held once the first scored request's proxy hops are logged (on a Space).
+    hops_untold: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def tracks(self) -> dict[str, Served]:
+        """The served tracks by id."""
+        return {s.track.id: s for s in self.served}
+
+    @property
+    def first(self) -> Served:
+        return self.served[0]
+
+    @property
+    def many(self) -> bool:
+        """Whether the page serves several tracks (and so has a track choice)."""
+        return len(self.served) > 1
+
+    @property
+    def expected(self) -> str:
+        """A submission's entries, as a refusal names them (score_view.entry_shape)."""
+        return " or ".join(entry_shape(s.track) for s in self.served)
+
+
+# --- the upload ---------------------------------------------------------------------------------
+
+
+def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
+    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON);
+    NotAnUpload for anything else (a bare path included: Gradio's own file inputs refuse one),
+    or any other path on the server. ``expected`` names a submission's entries
+    (score_view.entry_shape), for the message on a file of another type."""
+    if submission is None:
+        raise NotAnUpload("no file", "Choose a submission .json file to score.")
+    if not isinstance(submission, Mapping):
+        raise NotAnUpload(
+            "not a FileData object",
+            "Pass the file as gradio_client's "
+            "handle_file(path) does: upload it through /gradio_api/upload, then "
+            'pass {"path": <the path it returns>, "meta": {"_type": '
+            '"gradio.FileData"}}.',
+        )
+    path = submission.get("path")
+    if not path or not isinstance(path, str):
+        raise NotAnUpload("no file", "Choose a submission .json file to score.")
+    file = Path(path).resolve()
+    # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
+    if not file.is_relative_to(Path(upload_dir).resolve()):
+        raise NotAnUpload(
+            "a path outside the upload folder",
+            "Upload the file through /gradio_api/upload first, then pass the path it returns.",
+        )
+    if file.suffix.lower() != ".json":
+        raise NotAnUpload(
+            "not a .json file", f"Upload a .json file (a JSON list of {expected} objects)."
+        )
+    try:
+        size = file.stat().st_size
+        if size > MAX_UPLOAD_BYTES:
+            raise NotAnUpload(
+                "over the size limit", f"The file is {size / 2**20:.1f} MB; the limit is 5 MB."
+            )
+        return file.read_bytes()
+    except OSError:
+        raise NotAnUpload(
+            "an unreadable file", "The uploaded file could not be read; upload it again."
+        ) from None
+
+
+# --- whether Score is available -----------------------------------------------------------------
+
+
+def unavailable(tab: ScoreTab, statuses: Mapping[str, ledger.KeyStatus]) -> str:
+    """Why Score is unavailable, for each track whose key is (Markdown; "" when none is)."""
+    tracks = tab.tracks
+    down = [(tracks[tid].track, s) for tid, s in statuses.items() if s.key is None]
+    if not tab.many:
+        return f"### Scoring is unavailable\n{down[0][1].error}" if down else ""
+    return "\n\n".join(
+        f"### Scoring is unavailable for {track.title}\n{status.error}" for track, status in down
+    )
+
+
+def score_state(tab: ScoreTab) -> Any:
+    """The note of what is unavailable now (a key that failed at boot may have loaded since)."""
+    text = unavailable(tab, {s.track.id: s.keys() for s in tab.served})
+    return gr.update(value=text, visible=bool(text))
+
+
+def key_of(tab: ScoreTab, s: Served) -> evaluator.AnyKey:
+    """The track's current key; gr.Error with the reason Score is unavailable for it."""
+    status = s.keys()
+    if status.key is None:
+        where = f" for {s.track.title}" if tab.many else ""
+        raise gr.Error(f"Scoring{where} is unavailable: {status.error}", print_exception=False)
+    return status.key
+
+
+# --- scoring --------------------------------------------------------------------------------------
+
+
+async def scored_as(
+    tab: ScoreTab, submission: object, track: object, request: gr.Request
+) -> tuple[evaluator.ScoreResult, Served]:
+    """A file scored as the track ``track`` names, or as the one its entries tell ("auto" or
+    None); gr.Error with the message if it is not scored."""
+    if track is None or track == DETECT:
+        return await scored(tab, submission, None, request)
+    tracks = tab.tracks
+    if not isinstance(track, str) or track not in tracks:  # before any work
+        raise gr.Error(
+            f"Track: {quoted(track)} is not one of {listed([DETECT, *tracks])}.",
+            print_exception=False,
+        )
+    return await scored(tab, submission, tracks[track], request)
+
+
+async def scored(
+    tab: ScoreTab, submission: object, chosen: Served | None, request: gr.Request
+) -> tuple[evaluator.ScoreResult, Served]:
+    """A file scored as ``chosen``'s track, or the one its entries tell (None): the score and
+    the track scored."""
+    # How the track was chosen: picked (by the visitor or the page), told (by the file's
+    # entries), or unknown (entries of no track's shape: the first scorer that can says what
+    # is wrong with them).
+    how = "picked"
+    if chosen is not None:
+        key = key_of(tab, chosen)  # an unavailable key is said before anything is read
+    try:
+        data = _read_upload(submission, tab.upload_dir(), tab.expected)
+    except NotAnUpload as exc:
+        # One short line, as guard logs what Gradio refuses before a handler.
+        tab.log.warning("refused a score input in its handler: %s", exc.why)
+        raise gr.Error(str(exc), print_exception=False) from None
+    if chosen is None:
+        fits = await to_thread.run_sync(fitting_track, tab.bench, data)
+        if fits is not None:
+            chosen, how = tab.tracks[fits.id], "told"
+        else:
+            chosen = next((s for s in tab.served if s.keys().key is not None), tab.first)
+            how = "unknown"
+        key = key_of(tab, chosen)
+    track = chosen.track
+    limits = tab.limiter.limits
+    if limits.on_space and tab.hops_untold.acquire(blocking=False):
+        # How the Spaces proxy lays the header out is documented nowhere: show the operator.
+        tab.log.info(
+            "the first scored request came with %s; the client is its rightmost "
+            "public entry past %d trusted hop(s)",
+            forwarded_summary(request),
+            limits.trusted_hops,
+        )
+    client = client_address(request, limits.on_space, limits.trusted_hops)
+    try:
+        stamp = tab.limiter.acquire(client)
+    except RateLimited as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+    try:
+        # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
+        # event loop.
+        if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
+            result = await to_thread.run_sync(evaluator.score, key, data)
+        else:
+            result = evaluator.score(key, data)
+    except evaluator.SubmissionError as exc:
+        tab.limiter.release(client, stamp)
+        message = str(exc)
+        if tab.many and how == "picked":
+            fits = await to_thread.run_sync(fitting_track, tab.bench, data)
+            if fits is not None and fits.id != track.id:
+                message = wrong_track(track, fits)
+        elif how == "unknown":
+            message += (
+                f"\n\nThe file's entries carry no track's fields, so it was read as "
+                f"a file for the {track.title} track; for another track, pick it "
+                "above the upload."
+            )
+        raise gr.Error(message, duration=None, print_exception=False) from None
+    tab.log.info(
+        "scored one submission (%d bytes)%s",
+        len(data),
+        f" of the {track.id} track" if tab.many else "",
+    )
+    return result, chosen
+
+
+def numbers(tab: ScoreTab, result: evaluator.ScoreResult, s: Served) -> dict[str, Any]:
+    """A score's JSON object, as /score returns it (with its track on a several-track page)."""
+    return score_json(result, s.track.id if tab.many else None)
+
+
+# /score: the JSON object, or the error event with the message. The annotations are the API
+# page's (a file, a track); Gradio hands the file over unprocessed, as FileData's JSON.
+async def score(tab: ScoreTab, submission: FileData, request: gr.Request) -> dict[str, Any]:
+    """Score a submission file against the held-out answer key: its metrics, counts, 95 %
+    intervals, sha256, the answer key's version and sha256, and the scorer's version."""
+    return numbers(tab, *await scored(tab, submission, tab.first, request))
+
+
+async def score_any(
+    tab: ScoreTab, submission: FileData, request: gr.Request, track: str | None = DETECT
+) -> dict[str, Any]:
+    """Score a submission file of one of the tracks: ``track`` names it, or is "auto" (or
+    null) to let the file's entries tell. Returns its metrics, counts, 95 % intervals,
+    sha256, the answer key's version and sha256, the scorer's version, and the track."""
+    return numbers(tab, *await scored_as(tab, submission, track, request))
+
+
+# --- the page's path --------------------------------------------------------------------------
+
+
+async def page_score(
+    tab: ScoreTab, submission: object, request: gr.Request, track: object = None
+) -> tuple[Any, ...]:
+    """The page's scoring: (the score kept, its JSON, the refusal under the upload). A refusal
+    is shown under the upload, not raised (no toast)."""
+    if submission is None:  # the file was cleared (a track switch with no file)
+        return None, None, gr.update(value="", visible=False)
+    try:
+        if tab.many:
+            result, s = await scored_as(tab, submission, track, request)
+        else:
+            result, s = await scored(tab, submission, tab.first, request)
+    except gr.Error as exc:  # shown under the upload, and nowhere else: no toasts pile up
+        return None, None, gr.update(value=error_markdown(exc.message), visible=True)
+    kept: Kept = (result, s.track.id)
+    return kept, numbers(tab, result, s), gr.update(value="", visible=False)
+
+
+def best_paper(s: Served) -> ledger.Record | None:
+    """The best paper row of the track that carries a metric of its chart."""
+    keys = chart_keys(s.track)
+    papers = [
+        r
+        for r in s.board.snapshot().records
+        if r.source == "paper" and any(k in r.metrics for k in keys)
+    ]
+    return max(papers, key=lambda r: ledger.ranking_value(r, s.track) or 0.0, default=None)
+
+
+def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
+    """The summary, table, chart, sha256, rank and listing link of the score kept for this
+    session (none: all hidden). Read server-side: nothing here comes from the browser."""
+    if kept is None:
+        return cleared()
+    result, track_id = kept
+    s = tab.tracks[track_id]
+    track = s.track
+    series = {"Your submission": dict(result.metrics)}
+    paper = best_paper(s)
+    if paper is not None:
+        series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
+    table = score_table(result, track)
+    widths = SCORE_WIDTHS.get(len(table.columns))
+    rank = would_rank(result, s.board.snapshot().records, track)
+    return (
+        score_summary(result, track),
+        gr.Dataframe(table, visible=True, column_widths=widths),
+        gr.Plot(
+            split_chart(series, score_chart_title(track, paper is not None), track),
+            visible=True,
+        ),
+        gr.Textbox(result.submission_sha256, visible=True),
+        gr.Markdown(rank_markdown(rank, track, tab.many), visible=True),
+        gr.Button(visible=True),
+        gr.Button(link=listing_mailto(tab.bench, track, result, tab.many), visible=True),
+    )
+
+
+def cleared() -> tuple[Any, ...]:
+    """The results hidden: (summary, table, chart, sha256, rank, copy, listing)."""
+    hidden = gr.update(visible=False)
+    return (
+        "",
+        hidden,
+        hidden,
+        gr.update(value="", visible=False),
+        gr.update(value="", visible=False),
+        hidden,
+        hidden,
+    )
+
+
+def reset_score() -> tuple[Any, ...]:
+    """Clear the previous file's results and refusal as soon as another file arrives."""
+    return (None, None, gr.update(value="", visible=False), *cleared())
