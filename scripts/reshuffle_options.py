@@ -75,14 +75,14 @@ SALT_HINT = (
 )
 
 
+# --- files and the command line --------------------------------------------------------------
+
+
 def _read_bytes(path: Path, flag: str, what: str) -> bytes:
     try:
         return ledger.read_regular_file(path)
     except ledger.UnreadableFileError as exc:
         raise ReshuffleError(f"{flag} {exc}; pass the path of {what}") from None
-
-
-# --- files and the command line --------------------------------------------------------------
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -681,9 +681,7 @@ def test_reshuffle_egoargus_s_demo_key(
 
 @pytest.fixture
 def decision_track(egoargus: spec.Benchmark) -> spec.DecisionTrack:
-    track = egoargus.track("decision")
-    assert isinstance(track, spec.DecisionTrack)
-    return track
+    return egoargus.track("decision", kind=spec.DecisionTrack)
 
 
 def _jsonl_rows(data: bytes) -> Rows:

@@ -78,12 +78,30 @@ CASES = {
     )
 }
 
-KEYS = {
-    name: evaluator.load_answer_key(c.track, c.bench.demo_key(c.track).read_bytes())
-    for name, c in CASES.items()
+MULTIPLE_CHOICE = [
+    n for n, c in CASES.items() if c.track in c.bench.tracks_of(spec.MultipleChoiceTrack)
+]
+DECISION = [n for n, c in CASES.items() if c.track in c.bench.tracks_of(spec.DecisionTrack)]
+
+
+def _lettered(case: Case) -> spec.MultipleChoiceTrack:
+    """The case's track, which has option letters (SpecError if it has none)."""
+    return case.bench.track(case.track.id, kind=spec.MultipleChoiceTrack)
+
+
+def _demo_key(case: Case) -> bytes:
+    return case.bench.demo_key(case.track).read_bytes()
+
+
+#: The demo keys of the multiple-choice cases, and of every case.
+LETTERED_KEYS = {
+    n: evaluator.load_answer_key(_lettered(CASES[n]), _demo_key(CASES[n])) for n in MULTIPLE_CHOICE
 }
-MULTIPLE_CHOICE = [n for n, c in CASES.items() if isinstance(c.track, spec.MultipleChoiceTrack)]
-DECISION = [n for n, c in CASES.items() if isinstance(c.track, spec.DecisionTrack)]
+KEYS: dict[str, evaluator.AnyKey] = {
+    **LETTERED_KEYS,
+    **{n: evaluator.load_answer_key(CASES[n].track, _demo_key(CASES[n])) for n in DECISION},
+}
+
 
 Edit = Callable[[Case], bytes]
 
@@ -108,9 +126,7 @@ def _id(case: Case) -> str:
 
 
 def _pred(case: Case) -> str:
-    track = case.track
-    assert isinstance(track, spec.MultipleChoiceTrack)
-    return track.fields.prediction
+    return _lettered(case).fields.prediction
 
 
 def _rename(old: Callable[[Case], str], new: str, upto: int | None = None) -> Edit:
@@ -144,9 +160,7 @@ def _set_answer(value: object, where: Callable[[Case], int] = lambda c: 0) -> Ed
 
 def _a_four_option_question(case: Case) -> int:
     """The position of the sample's first answer to a question with four options."""
-    key = case.key
-    assert isinstance(key, evaluator.AnswerKey)
-    four = {q.id for q in key.questions if len(q.options) == 4}
+    four = {q.id for q in LETTERED_KEYS[case.name].questions if len(q.options) == 4}
     return next(i for i, e in enumerate(case.entries()) if e[_id(case)] in four)
 
 
@@ -253,7 +267,7 @@ def test_the_demo_sample_submission_passes(case: Case, capsys: pytest.CaptureFix
     result = evaluator.score(case.key, case.sample.read_bytes())
     assert validate_submission.main(case.argv(case.sample)) == 0
     out, err = capsys.readouterr()
-    noun = "questions" if isinstance(case.track, spec.MultipleChoiceTrack) else "episodes"
+    noun = evaluator.kind_of(case.track).ROWS[1]
     version = (
         f"key version {result.key_version}"
         if result.key_version is not None
@@ -297,24 +311,28 @@ def test_the_public_file_gives_the_questions_of_the_key_without_answers(case: Ca
     assert len(questions) == len(case.key)
 
 
+def _answer_fields(case: Case) -> set[str]:
+    """What a row of the case's key answers: what its public file must not hold."""
+    for track in case.bench.tracks_of(spec.MultipleChoiceTrack):
+        if track.id == case.track.id:
+            flag = () if track.out_of_option is None else (track.out_of_option.field,)
+            return {track.fields.answer, *flag}
+    episodes = case.bench.track(case.track.id, kind=spec.DecisionTrack)
+    return {episodes.scenarios.field, decision.ASSIST_TYPE, decision.TIME}
+
+
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES)
 def test_the_public_file_carries_no_answers(case: Case) -> None:
     """So nothing the script says can come from the key."""
     track = case.track
     rows = evaluator.read_rows(track, case.public.read_bytes(), track.public.format).records
-    if isinstance(track, spec.MultipleChoiceTrack):
-        answer_fields = {track.fields.answer}
-        if track.out_of_option is not None:
-            answer_fields.add(track.out_of_option.field)
-    else:
-        answer_fields = {track.scenarios.field, decision.ASSIST_TYPE, decision.TIME}
+    answer_fields = _answer_fields(case)
     assert rows and all(not answer_fields & set(r) for r in rows)
 
 
 def test_validate_is_what_score_runs_first() -> None:
     case = CASES["egomemreason/memory"]
-    questions = evaluator.load_questions(case.track, case.public.read_bytes())
-    assert isinstance(questions, evaluator.QuestionSet)
+    questions = evaluator.load_questions(_lettered(case), case.public.read_bytes())
     answers = evaluator.validate(questions, case.sample.read_bytes())
     assert answers == {
         e["example_id"]: (e["predicted_answer"] or "").strip().upper() or None
