@@ -26,7 +26,7 @@ import ledger
 import spec
 from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
-from web import board_layout, board_ranks, board_view, charts, score_page, score_view
+from web import board_layout, board_ranks, board_view, charts, page, score_page, score_view
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track("memory", kind=spec.MultipleChoiceTrack)
@@ -610,7 +610,7 @@ def test_egomemreason_board_keeps_its_columns_labels_and_order() -> None:
 
 
 def test_egomemreason_texts_are_unchanged() -> None:
-    assert app.header_markdown(BENCH) == (
+    assert page.header_markdown(BENCH) == (
         "# EgoMemReason Leaderboard\n"
         "Memory reasoning over week-long egocentric video: 500 questions on entity, event "
         "and behavior memory. [Paper](https://arxiv.org/abs/2605.09874) · "
@@ -618,7 +618,7 @@ def test_egomemreason_texts_are_unchanged() -> None:
         "[Code](https://github.com/Ziyang412/EgoMemReason) · "
         "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)"
     )
-    assert app.demo_banner(BENCH) == (
+    assert page.demo_banner(BENCH) == (
         "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
         "here are not EgoMemReason results. Configure the real key and board as the README says."
     )
@@ -645,9 +645,9 @@ def test_egomemreason_texts_are_unchanged() -> None:
 
 def test_a_header_shows_only_the_links_a_spec_gives() -> None:
     bench = BENCH.model_copy(update={"links": spec.Links(code="https://example.org/code")})
-    assert app.header_markdown(bench).endswith("behavior memory. [Code](https://example.org/code)")
+    assert page.header_markdown(bench).endswith("behavior memory. [Code](https://example.org/code)")
     bare = BENCH.model_copy(update={"links": spec.Links()})
-    assert app.header_markdown(bare).endswith("behavior memory.")
+    assert page.header_markdown(bare).endswith("behavior memory.")
 
 
 def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:

@@ -1,0 +1,150 @@
+"""The page of a benchmark's Space, its presentation: header, tabs, theme and style.
+
+``build_page`` assembles the page from the spec and what ``ledger`` loaded for each track: the
+title and links (``header_markdown``), the demo banner, then the Leaderboard (board_page),
+Score (score_page) and About tabs; ``build_demo`` is the page of one track. ``theme()``,
+``HEAD``, ``CSS_PATH`` (``page.css``) and ``STATUS_MESSAGES`` are what app.launch_kwargs
+hands ``launch()``. Nothing here touches the network or reads data at import.
+
+Example::
+
+    demo = build_page(bench, [Served(track, keys, board)], ScoreLimiter(limits))
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import gradio as gr
+
+import ledger
+from guard import ScoreLimiter
+from spec import Benchmark, Track
+from web.board_page import build_board_tab
+from web.score_page import build_score_tab
+from web.served import Served
+
+#: The header's links, in this order, for those a spec gives.
+LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}
+
+#: The page's style, a file of its own (read when the page is launched, not at import).
+CSS_PATH = Path(__file__).with_name("page.css")
+
+
+#: Gradio's status tracker tells screen readers an event finished with the message
+#: "common.complete", which its English messages lack: a screen reader would say the key.
+STATUS_MESSAGES = gr.I18n(en={"common.complete": "Done"})
+
+#: Style outside the page's blocks, which Gradio's ``css`` cannot reach (it scopes every rule
+#: to the blocks): the page's side margins on a phone.
+HEAD = """<style>@media (max-width: 640px) { .gradio-container > .app {
+  padding-left: 10px !important; padding-right: 10px !important; } }</style>"""
+
+
+def theme() -> gr.themes.Base:
+    """Soft in indigo, its indigo-500 text and fills one shade darker: 500 on white, on
+    indigo-100 or under white text falls short of 4.5:1 (WCAG AA, axe's color-contrast)."""
+    return gr.themes.Soft(primary_hue="indigo").set(
+        color_accent="*primary_600",  # the selected tab's text
+        block_label_text_color="*primary_600",
+        block_title_text_color="*primary_600",
+        checkbox_label_background_fill_selected="*primary_600",  # a selected radio
+        button_primary_background_fill="*primary_600",
+        button_primary_background_fill_hover="*primary_700",
+        body_text_color_subdued="*neutral_500",  # "- or -", the footer
+    )
+
+
+def app_logger(bench: Benchmark) -> logging.Logger:
+    """The app's log, named by the benchmark ("egomemreason.app")."""
+    return logging.getLogger(f"{bench.id}.app")
+
+
+# --- the page's texts (pure) --------------------------------------------------------------------
+
+
+def header_markdown(bench: Benchmark) -> str:
+    """The title, the spec's description and the links it gives."""
+    given = bench.links.model_dump()
+    links = " · ".join(
+        f"[{label}]({given[name]})" for name, label in LINK_LABELS.items() if given.get(name)
+    )
+    return f"# {bench.title} Leaderboard\n{bench.description}" + (f" {links}" if links else "")
+
+
+def demo_banner(bench: Benchmark) -> str:
+    return (
+        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
+        f"here are not {bench.title} results. Configure the real key and board as the "
+        "README says."
+    )
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+
+def build_demo(
+    bench: Benchmark,
+    track: Track,
+    keys: Callable[[], ledger.KeyStatus],
+    board: ledger.BoardCache,
+    limiter: ScoreLimiter,
+    clock: Callable[[], float] = time.time,
+) -> gr.Blocks:
+    """The whole page of one track of ``bench`` (``build_page`` with that track alone).
+
+    ``keys`` gives the current answer key of ``track`` (ledger.KeyLoader retries one that
+    failed at boot); ``board`` is the track's board.
+    """
+    return build_page(bench, [Served(track, keys, board)], limiter, clock)
+
+
+def build_page(
+    bench: Benchmark,
+    served: Sequence[Served],
+    limiter: ScoreLimiter,
+    clock: Callable[[], float] = time.time,
+) -> gr.Blocks:
+    """The whole page of ``bench``'s ``served`` tracks; every handler is safe for anyone to
+    call (hiding is not access control). LayoutError if a spec's board cannot be laid out.
+
+    With one track the page has no track switch. With several, the Leaderboard's Track radio
+    (``#board-track``) switches the board, its column groups and its chart between them;
+    Score's (``#score-track``) says which track a file is for, or leaves it to the file's
+    entries (``DETECT``); ``/score`` takes the file and that track; ``/leaderboard`` gives the
+    first track's board and ``/leaderboard_<track id>`` each track's. A track whose key is
+    unavailable disables Score for that track alone.
+    """
+    log = app_logger(bench)
+    boot = [s.keys() for s in served]
+    about = bench.about_path.read_text(encoding="utf-8")
+    citation = bench.citation_path.read_text(encoding="utf-8")
+    demo: gr.Blocks
+    # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
+    # cleans the folder instead (launch_kwargs).
+    with gr.Blocks(title=f"{bench.title} Leaderboard") as demo:
+        gr.Markdown(header_markdown(bench), elem_id="title")
+        shown_demo = any(status.demo for status in boot)
+        gr.Markdown(
+            demo_banner(bench) if shown_demo else "", elem_id="demo-banner", visible=shown_demo
+        )
+        with gr.Tabs():
+            with gr.Tab("Leaderboard", id="leaderboard"):
+                build_board_tab(demo, bench, served, clock)
+            with gr.Tab("Score", id="score"):
+                build_score_tab(demo, bench, served, limiter, log)
+            with gr.Tab("About", id="about"):
+                gr.Markdown(about, elem_id="about-text")
+                gr.Markdown("## Citation")
+                gr.Code(
+                    citation,
+                    language=None,
+                    interactive=False,
+                    label="BibTeX",
+                    wrap_lines=True,
+                    elem_id="citation",
+                )
+    return demo
