@@ -28,7 +28,7 @@ from tests.support.board_html import read_board, row_ids
 from web import board_handlers as handlers
 from web.board_layout import board_layout
 from web.board_table import Sort
-from web.board_view import MAX_PICKS
+from web.board_view import MAX_PICKS, md_escape
 from web.served import Served
 from web.wiring import bound
 
@@ -38,7 +38,8 @@ ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
 DECISION = ARGUS.track("decision")
 LOADED_AT, NOW = 1_000.0, 1_090.0  # the board loaded 90 s before the handler runs
-NO_FILTERS: tuple[Any, ...] = ("", [], [], [], [])  # search, sources, external, inputs, sizes
+#: What a fresh page sends: no search, nothing ticked (search, sources, external, inputs, sizes).
+NO_FILTERS: tuple[str, list[str], list[str], list[str], list[str]] = ("", [], [], [], [])
 
 
 def _served(bench: spec.Benchmark, track: spec.Track, board_dir: Path | None = None) -> Served:
@@ -122,7 +123,7 @@ def test_view_shows_the_whole_board_best_first_under_the_group_s_headers(
     assert overall[0] == round(max(r.metrics["overall"] for r in records), 1)
     assert status == f"{len(records)} entries · updated 90 s ago"
     noted = {r.method_name for r in records if r.note}
-    assert noted and all(f"**{handlers.md_escape(name)}**" in notes for name in noted)
+    assert noted and all(f"**{md_escape(name)}**" in notes for name in noted)
     assert sort is None
     # The downloads are the rows shown, in the order shown.
     shown = row_ids(table)

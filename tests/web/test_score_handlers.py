@@ -64,8 +64,8 @@ class Uploads:
         self.folder = folder
         folder.mkdir()
 
-    def file(self, data: bytes, name: str = "submission.json") -> dict[str, Any]:
-        """``data`` uploaded, as Gradio's FileData of it."""
+    def file(self, data: bytes, name: str = "submission.json") -> Any:
+        """``data`` uploaded, as Gradio's FileData of it (the JSON object a handler gets)."""
         path = self.folder / f"{len(list(self.folder.iterdir()))}-{name}"
         path.write_bytes(data)
         return {"path": str(path), "meta": {"_type": "gradio.FileData"}}
