@@ -11,7 +11,7 @@ Example::
 
     tab = board_tab(bench, [Served(track, keys, board)], time.time)
     table, status, notes, csv_path, json_path, sort = view(
-        tab, "", [], [], [], [], "Overall", None, track.id
+        tab, "", [], [], [], [], "All", None, track.id
     )
 """
 
