@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
+import pytest
 
 import spec
 from tests.support.app_server import AppServer
@@ -72,6 +73,7 @@ def age_s(line: str) -> int:
     return int(match.group(1))
 
 
+@pytest.mark.server
 def test_hub_down_at_boot_then_back_the_board_catches_up_and_score_says_why() -> None:
     hub = HubServer().start()
     hub.create_repo(PRIVATE, private=True, files={"annotations_private.json": KEY_BYTES})
@@ -114,6 +116,7 @@ def test_hub_down_at_boot_then_back_the_board_catches_up_and_score_says_why() ->
         hub.stop()
 
 
+@pytest.mark.server
 def test_hub_gone_after_boot_keeps_the_board_says_how_old_and_catches_up() -> None:
     with HubServer() as hub:
         hub.create_repo(BOARD, files={record(i).path(): record(i).to_json() for i in range(3)})
@@ -147,6 +150,7 @@ def test_hub_gone_after_boot_keeps_the_board_says_how_old_and_catches_up() -> No
         assert "leaderboard refresh succeeded again (4 records)" in log
 
 
+@pytest.mark.server
 def test_hub_errors_and_garbage_for_records_are_skipped_named_and_retried() -> None:
     good = [record(i) for i in range(2)]
     broken, failing, mangled = record(10), record(11), record(12)

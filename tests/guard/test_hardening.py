@@ -437,6 +437,7 @@ def _timed_page_load(url: str, event: PageEvent) -> float:
         return time.perf_counter() - start
 
 
+@pytest.mark.server
 def test_a_search_flood_does_not_slow_an_ordinary_page_load(
     server: AppServer, board_load: PageEvent
 ) -> None:
@@ -528,6 +529,7 @@ def _raw_post(url: str, path: str, body_bytes: int, chunked: bool) -> tuple[int,
     return sent, answer[:200]
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
 def test_a_20_mb_queue_join_is_refused_with_413(
     server: AppServer, board_load: PageEvent, chunked: bool
@@ -549,6 +551,7 @@ def test_a_20_mb_queue_join_is_refused_with_413(
         assert upload.status_code == 200, upload.text[:200]
 
 
+@pytest.mark.server
 def test_an_upload_request_carries_one_file_of_at_most_5_mb(server: AppServer) -> None:
     four_mb = b"[" + b" " * (4 * 2**20) + b"]"
     before = sum(p.stat().st_size for p in server.temp_dir.rglob("*") if p.is_file())
@@ -577,6 +580,7 @@ def test_an_upload_request_carries_one_file_of_at_most_5_mb(server: AppServer) -
     assert after - before < 2**20
 
 
+@pytest.mark.server
 def test_the_monitoring_dashboard_is_off(server: AppServer) -> None:
     with httpx.Client(base_url=server.url, timeout=10) as http:
         for route in ("/monitoring", "/monitoring/summary", "/monitoring/anykey"):
@@ -598,6 +602,7 @@ def _call(
     return ("complete" if "event: complete" in stream else "error"), stream
 
 
+@pytest.mark.server
 def test_two_forwarded_for_lines_do_not_escape_the_limit_on_a_real_server(
     server: AppServer,
 ) -> None:
@@ -632,6 +637,7 @@ MALFORMED: list[Any] = [
 ]
 
 
+@pytest.mark.server
 def test_malformed_payloads_leave_one_short_line_each(
     server: AppServer, board_load: PageEvent
 ) -> None:
@@ -659,6 +665,7 @@ def test_malformed_payloads_leave_one_short_line_each(
     assert "Traceback" not in added
 
 
+@pytest.mark.server
 def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> None:
     # python -c: app.main() with board_frame broken, as a bug in the app's own code would be.
     code = (
@@ -677,6 +684,7 @@ def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> N
     assert f'{ROOT / "web" / "board_handlers.py"}", line' in log and "Traceback" in log
 
 
+@pytest.mark.server
 def test_the_board_csv_download_neutralises_formulas_on_a_real_server(
     server: AppServer, board_load: PageEvent
 ) -> None:

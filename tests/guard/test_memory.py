@@ -76,6 +76,7 @@ def server() -> Iterator[AppServer]:
         yield running
 
 
+@pytest.mark.server
 def test_unread_results_neither_stop_the_queue_nor_grow_memory_without_bound(
     server: AppServer,
 ) -> None:

@@ -143,6 +143,7 @@ def burst(
 # --- through a real server ----------------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_a_burst_of_uploads_does_not_stop_the_cleanup(server: AppServer) -> None:
     started = time.monotonic()
     answers = burst(server.url, 4000)
@@ -159,6 +160,7 @@ def test_a_burst_of_uploads_does_not_stop_the_cleanup(server: AppServer) -> None
     wait_empty(server)
 
 
+@pytest.mark.server
 def test_an_upload_request_carries_one_file(server: AppServer) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as http:
         two = http.post(
@@ -194,6 +196,7 @@ REFUSED = [
 ]
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("body", "content_type", "status"), [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED]
 )
@@ -223,6 +226,7 @@ def _raw_post(url: str, body: bytes, declared: int) -> socket.socket:
     return sock
 
 
+@pytest.mark.server
 def test_an_aborted_upload_leaves_nothing(server: AppServer) -> None:
     body = multipart([("files", "half.json", b" " * 2**20)])
     sock = _raw_post(server.url, body[: len(body) // 2], len(body))
@@ -233,6 +237,7 @@ def test_an_aborted_upload_leaves_nothing(server: AppServer) -> None:
     assert wait_until(lambda: not cached(server), 5), cached(server)
 
 
+@pytest.mark.server
 def test_a_stalled_upload_is_dropped_and_leaves_nothing(server: AppServer) -> None:
     body = multipart([("files", "stalled.json", b" " * 2**20)])
     with _raw_post(server.url, body[: len(body) // 2], len(body)) as sock:
@@ -246,6 +251,7 @@ def test_a_stalled_upload_is_dropped_and_leaves_nothing(server: AppServer) -> No
     assert cached(server) == []
 
 
+@pytest.mark.server
 def test_scoring_leaves_nothing_in_the_cache_but_the_upload(server: AppServer) -> None:
     with GradioHTTP(server.url) as http:
         path = http.upload("s.json", SAMPLE)
@@ -264,6 +270,7 @@ def test_scoring_leaves_nothing_in_the_cache_but_the_upload(server: AppServer) -
     wait_empty(server)
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("caps", "size", "count"),
     [

@@ -28,6 +28,9 @@ import spec
 from tests.support import ROOT
 from tests.support.procs import clean_env, free_port
 
+#: Every test here starts olah, a Hub mirror, as a process.
+pytestmark = pytest.mark.server
+
 OLAH_CLI = ROOT / ".venv-olah" / "bin" / "olah-cli"
 BOOT_TIMEOUT_S = 30.0
 BENCH = spec.load_benchmark("egomemreason")

@@ -1034,6 +1034,7 @@ def _leaderboard(server: AppServer) -> list[dict[str, Any]]:
     return rows
 
 
+@pytest.mark.server
 def test_the_walkthrough_s_app_serves_the_carried_board_with_the_banner(
     walked_app: AppServer, walked: Walked
 ) -> None:
@@ -1052,6 +1053,7 @@ def test_the_walkthrough_s_app_serves_the_carried_board_with_the_banner(
     assert round(numbers["chance"], 1) == 20.7
 
 
+@pytest.mark.server
 def test_the_walkthrough_s_board_names_every_row_s_key_version(walked_app: AppServer) -> None:
     rows = _leaderboard(walked_app)
     assert rows and all("key_version" in r for r in rows)
