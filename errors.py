@@ -13,7 +13,7 @@ message. Every message says what was expected, what was found and how to fix it:
     ├── ConfigError               a configuration variable (ledger.config)
     ├── UnreadableFileError       a local path that is no readable regular file (ledger.files)
     ├── RecordError               a record file does not validate (ledger.records)
-    ├── LedgerError               the Hub or the records folder failed (ledger.stores)
+    ├── LedgerError               the Hub or the records folder failed (ledger)
     │   ├── HubUnreachableError   ... with no answer at all
     │   └── RecordExistsError     ... a record of that id exists (records are immutable)
     ├── ReleaseError              a key and public file that make no release (maintainer)
