@@ -2,7 +2,8 @@
 the test tiers.
 
 Two markers say what a test needs beyond this process (pyproject.toml registers them):
-``server`` (it starts a server process: the app, olah) and ``browser`` (it drives Chromium).
+``server`` (it starts a server: the app or olah as a process, or the app on a port of this
+process) and ``browser`` (it drives Chromium).
 ``make check``, the fast tier, runs the tests that need neither, with
 ``LEADERBOARD_TEST_TIER=fast``: then a test that starts a server or Chromium without its marker
 fails at once, naming the marker, so the tiers cannot drift. ``make test`` runs everything.

@@ -305,6 +305,7 @@ def test_a_bad_trusted_hops_value_names_the_variable(raw: str) -> None:
         ledger.load_config({HOPS_VAR: raw})
 
 
+@pytest.mark.server
 def test_a_bad_trusted_hops_value_stops_the_boot_with_one_line() -> None:
     clean = {
         k: v

@@ -142,6 +142,7 @@ def sizes(demo: gr.Blocks) -> dict[str, int]:
     }
 
 
+@pytest.mark.server
 def test_gradios_per_session_structures_stay_bounded(local: tuple[str, gr.Blocks]) -> None:
     url, demo = local
     seen: list[dict[str, int]] = []

@@ -89,6 +89,7 @@ def test_the_upload_folder_is_made_private_unless_given(tmp_path: Path) -> None:
     assert upload_cache.private_upload_folder(given) == tmp_path
 
 
+@pytest.mark.server
 def test_a_bad_cache_variable_stops_the_boot_with_one_line() -> None:
     done = subprocess.run(
         [sys.executable, "app.py"],

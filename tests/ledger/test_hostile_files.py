@@ -114,6 +114,7 @@ def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
     one_line_error(done, "huge.json is 64.0 MB", "at most 64 MB")
 
 
+@pytest.mark.server
 def test_the_app_refuses_a_device_as_its_key_in_one_line() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
     done = subprocess.run(
