@@ -27,8 +27,6 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import gradio as gr
-import gradio.queueing
-import gradio.routes
 from starlette.middleware import Middleware
 
 import ledger

@@ -2,8 +2,8 @@
 
 Example::
 
-    python -m bench                 # everything (~8 min on 2 cores), writes BENCHMARKS.md
-    python -m bench --only P1 P3    # some parts, printed only
+    python -m perf                  # everything (~8 min on 2 cores), writes BENCHMARKS.md
+    python -m perf --only P1 P3     # some parts, printed only
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ PARTS = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bench",
+        prog="python -m perf",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,8 +1,8 @@
 """P2: /score over loopback HTTP against two baselines, timed in turns within one run.
 
-The baselines: ``/noop`` of the same server (bench/bench_app.py: a ``gr.api`` with /score's
+The baselines: ``/noop`` of the same server (perf/bench_app.py: a ``gr.api`` with /score's
 file parameter, doing nothing), and ``/floor`` of a minimal Gradio app started beside it
-(bench/floor_app.py: a ``gr.api`` from a file to a small constant dict, the framework floor).
+(perf/floor_app.py: a ``gr.api`` from a file to a small constant dict, the framework floor).
 
 Also the large load (RSS growth over thousands of scores) and head-of-line blocking: how long
 a no-op waits while the server scores the most expensive hostile file that fits in 5 MB.
@@ -34,7 +34,7 @@ SESSION_BATCH, SESSION_STEPS = 1000, 2
 TIME_LIMIT_S = 120.0
 RSS_GOAL_MB = 20.0
 NOOP_LABEL = "no-op"  # bench_app's /noop: a gr.api like /score, doing nothing
-FLOOR_LABEL = "floor app"  # bench/floor_app.py's /floor: the framework floor
+FLOOR_LABEL = "floor app"  # perf/floor_app.py's /floor: the framework floor
 
 
 def bench_server() -> ServerProcess:
@@ -189,7 +189,7 @@ def head_of_line(url: str, sample: bytes) -> list[Row]:
 
 
 def large_load(url: str, pid: int, sample: bytes) -> list[Row]:
-    """The larger version of tests/test_load.py: 8 browser-like clients (a session each)."""
+    """The larger version of tests/app/test_load.py: 8 browser-like clients (a session each)."""
     run_load(
         url, "score", [sample], clients=8, requests=200, time_limit_s=TIME_LIMIT_S, via="session"
     )

@@ -31,7 +31,7 @@ from web.board_view import SOURCE_TEXT, size_in_billions
 #: where more categories are needed than his qualitative schemes' nine. Reordered so that each
 #: is the farthest, in normal, deuteranope and protanope vision, from the white background and
 #: from those before it: two or three entries get the most distinct colours. MAX_PICKS (12)
-#: entries never share one; tests/test_charts.py measures how far apart they stay.
+#: entries never share one; tests/web/test_charts.py measures how far apart they stay.
 PALETTE = (
     "#1965B0",
     "#DC050C",

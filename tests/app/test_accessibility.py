@@ -8,7 +8,7 @@ card open, the Filters open, each chart sub-tab), Score (before a file, after th
 after a refused file) and About. A state passes with no critical or serious violation, every
 control Chromium exposes has an accessible name, and nothing the page says (a name, a live
 region) is an untranslated Gradio i18n key such as ``common.complete``. The servers, the browser
-and ``_open`` are tests/test_browser.py's. A failure lists every problem of the run: the axe
+and ``_open`` are tests/app/test_browser.py's. A failure lists every problem of the run: the axe
 rule, its impact and help, and the first few selectors.
 """
 
@@ -378,7 +378,7 @@ def test_the_i18n_key_pattern_finds_what_a_screen_reader_was_heard_saying() -> N
 
 
 def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo: Demo) -> Visit:
-    """The page as tests/test_browser.py opens it, reloaded with the live regions recorded
+    """The page as tests/app/test_browser.py opens it, reloaded with the live regions recorded
     from the start (the load's own announcements included)."""
     visit = _open(chromium, url, viewport, chart=False, row=_top_row(demo))
     visit.page.add_init_script(RECORD_LIVE_JS)

@@ -1,6 +1,6 @@
 """The Score tab in a real browser: Debian Chromium driven by Playwright against ``python app.py``.
 
-The servers, the browser and ``_open`` are tests/test_browser.py's. Expected values come from
+The servers, the browser and ``_open`` are tests/app/test_browser.py's. Expected values come from
 the spec, the demo files and the evaluator, never from the app: the rank a file would take is
 counted here from the demo records' own intervals. Screenshots land in test-output/screenshots/
 (``<benchmark>-score-result[-phone].png``, ``<benchmark>-score-error[-phone].png``).
@@ -339,7 +339,7 @@ def test_a_file_over_5_mb_is_refused_in_a_readable_sentence(
     visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
 ) -> None:
     """The page's own refusal (Gradio's frontend checks the launch's max_file_size before the
-    upload); gradio_client words its own (tests/test_app_server.py)."""
+    upload); gradio_client words its own (tests/app/test_app_server.py)."""
     big = tmp_path / "big.json"
     big.write_bytes(b"[" + b" " * (6 * 1024 * 1024) + b"]")
     visit = visit_site("egomemreason", DESKTOP)

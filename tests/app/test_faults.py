@@ -1,7 +1,7 @@
 """Faults of the Hub as a real server (``python app.py``) lives through them: the loopback Hub
 unreachable at boot, going away after boot, answering errors and garbage, and coming back.
 
-tests/test_app_server.py covers the unreachable Hub at boot with a local board; here the board
+tests/app/test_app_server.py covers the unreachable Hub at boot with a local board; here the board
 comes from the Hub too, and recovers. Every wait is a bounded poll; the board's TTL is 1 s.
 """
 

@@ -1,10 +1,10 @@
 """Hostile input, in process and over HTTP: only the domain error escapes, the server stays up,
 and an upload over 5 MB is refused before the Score handler ever sees it.
 
-tests/test_evaluator.py already fuzzes bytes, JSON values and point mutations of a real
-submission; this file adds the hostile shapes of bench/hostile.py (deep nesting, huge numbers,
-NaN, duplicate keys, BOMs, other encodings, megabytes of whitespace or tiny entries), layered
-at random by hypothesis, and the same files sent to a real server.
+tests/evaluator/test_evaluator.py already fuzzes bytes, JSON values and point mutations of a
+real submission; this file adds the hostile shapes of tests/support/hostile.py (deep nesting,
+huge numbers, NaN, duplicate keys, BOMs, other encodings, megabytes of whitespace or tiny
+entries), layered at random by hypothesis, and the same files sent to a real server.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Hostile submission files: what a careless or malicious visitor can upload within 5 MB.
 
 Each builder takes a real, valid submission (bytes) and returns the hostile variant. Shared by
-tests/test_fuzz.py (every one must give the domain error, in process and over HTTP) and by the
+tests/app/test_fuzz.py (every one must give the domain error, in process and over HTTP) and by the
 bench (the slowest of them is the worst case one upload can cost the server).
 """
 

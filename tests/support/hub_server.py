@@ -1,5 +1,5 @@
 """A loopback HTTP server speaking the part of the Hugging Face Hub API that huggingface_hub 2.4
-uses here, so tests (and bench/) run the real client over real HTTP.
+uses here, so tests (and perf/) run the real client over real HTTP.
 
 It holds repos in memory (public or private, with a commit history), accepts a set of tokens
 (read or write scope), records every request, and can be told to go down, fail, stall or

@@ -1,7 +1,7 @@
 """A bounded load: N client threads, each with its own keep-alive connection, calling one event.
 
 Every loop stops at a request count and at a deadline, whichever comes first; the result says
-which. Used by ``make bench`` (P2 and the large load) and by tests/test_load.py (the small one).
+which. Used by ``make bench`` (P2 and the large load) and by tests/app/test_load.py (the small one).
 
 Example::
 
