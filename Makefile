@@ -69,7 +69,7 @@ lint: $(VENV)/.dev-deps
 ## check: the fast tier, to run after every edit: lint, types, and every test that needs no
 ## server process and no Chromium (markers in tests/conftest.py); make test runs them all
 check: $(VENV)/.dev-deps lint
-	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -m "not server and not browser"
+	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -n auto -m "not server and not browser"
 
 ## test: lint, type-check and run the whole suite
 test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint

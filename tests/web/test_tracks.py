@@ -124,13 +124,17 @@ def _page(config: ledger.Config) -> Generator[Page, None, None]:
         yield Page(http)
 
 
-@pytest.fixture
-def page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
-    """EgoArgus in demo mode: both tracks' demo keys, the demo board (a limit no test reaches)."""
-    monkeypatch.chdir(tmp_path)  # no key file in the working directory
-    yield from _page(
-        ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_SCORE_LIMIT": "1000"})
-    )
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Page]:
+    """EgoArgus in demo mode: both tracks' demo keys, the demo board (a limit no test reaches).
+    One page for the module: its tests read it and score on it, each in a session of its own."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))  # no key file in the working directory
+        yield from _page(
+            ledger.load_config(
+                {"LEADERBOARD_BENCHMARK": "egoargus", "LEADERBOARD_SCORE_LIMIT": "1000"}
+            )
+        )
 
 
 def _demo_records(track: spec.Track) -> list[ledger.Record]:
