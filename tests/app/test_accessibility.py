@@ -362,6 +362,7 @@ def _audit_about(visit: Visit, audit: Audit) -> None:
 # --- the tests -----------------------------------------------------------------------------------
 
 
+@pytest.mark.browser  # what the browser tier installs (make test: make axe); make check does not
 def test_axe_core_is_installed() -> None:
     assert AXE.is_file(), (
         f"{AXE.relative_to(ROOT)} is missing: run `make axe` (npm ci "
