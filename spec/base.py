@@ -7,7 +7,7 @@ fields it does not know.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
@@ -156,3 +156,22 @@ class Metric(Model):
     #: Followed by the same metric over each scenario, ``<key>/<scenario key>``, labelled and
     #: named by the scenario's group.
     by_scenario: bool = False
+
+
+def board_problems(
+    where: str, views: Sequence[View], chart: Sequence[str], known: Sequence[str]
+) -> list[str]:
+    """The metrics a track's views and chart name that it does not have (``known``: every
+    metric a row of the track may carry, in display order), each with its TOML path."""
+    problems = []
+    for i, view in enumerate(views):
+        unknown = [k for k in view.metrics if k not in known]
+        if unknown:
+            problems.append(
+                f"{where}.views[{i}].metrics: unknown metric {', '.join(map(repr, unknown))}; "
+                f"known: {', '.join(known)}"
+            )
+    unknown_chart = [k for k in chart if k not in known]
+    if unknown_chart:
+        problems.append(f"{where}.chart: unknown metric {', '.join(map(repr, unknown_chart))}")
+    return problems

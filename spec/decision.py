@@ -30,6 +30,7 @@ from spec.base import (
     Model,
     Text,
     View,
+    board_problems,
 )
 
 #: What a decision track scores (``evaluator.kinds.decision`` defines each), and what each is:
@@ -358,18 +359,9 @@ class DecisionTrack(Model):
                 f"({', '.join(self.paper_metric_keys) or 'none declared'}), got "
                 f"{self.paper_ranking_key!r}"
             )
-        known = set(every)
-        for i, view in enumerate(self.views):
-            bad = [k for k in view.metrics if k not in known]
-            if bad:
-                problems.append(
-                    f"{where}.views[{i}].metrics: unknown metric {', '.join(map(repr, bad))}; "
-                    f"known: {', '.join(every)}"
-                )
-        bad_chart = [k for k in self.chart if k not in known]
-        if bad_chart:
-            problems.append(f"{where}.chart: unknown metric {', '.join(map(repr, bad_chart))}")
-        elif len({self.display[k] for k in self.chart}) > 1:
+        problems += board_problems(where, self.views, self.chart, list(every))
+        charted = all(k in every for k in self.chart)
+        if charted and len({self.display[k] for k in self.chart}) > 1:
             problems.append(
                 f"{where}.chart: expected metrics of one display (one axis), got "
                 + ", ".join(f"{k} ({self.display[k]})" for k in self.chart)

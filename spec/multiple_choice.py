@@ -28,6 +28,7 @@ from spec.base import (
     Size,
     Text,
     View,
+    board_problems,
 )
 
 
@@ -281,17 +282,7 @@ class MultipleChoiceTrack(Model):
                 f"{where}.out_of_option.rows: expected fewer than the {self.total} rows of the "
                 f"track, got {self.out_of_option.rows}"
             )
-        known = set(self.metric_keys)
-        for i, view in enumerate(self.views):
-            unknown = [k for k in view.metrics if k not in known]
-            if unknown:
-                problems.append(
-                    f"{where}.views[{i}].metrics: unknown metric {', '.join(map(repr, unknown))}; "
-                    f"known: {', '.join(self.metric_keys)}"
-                )
-        unknown_chart = [k for k in self.chart if k not in known]
-        if unknown_chart:
-            problems.append(f"{where}.chart: unknown metric {', '.join(map(repr, unknown_chart))}")
+        problems += board_problems(where, self.views, self.chart, self.metric_keys)
         opts = self.options
         if len(set(opts.letters)) != len(opts.letters):
             problems.append(

@@ -61,7 +61,7 @@ from web.charts import (
     split_chart,
 )
 from web.exports import Exports
-from web.served import Served
+from web.served import Served, Tab
 
 #: The longest record id an event or an address may name (a UUID is 36 characters).
 MAX_ENTRY_CHARS = 64
@@ -94,28 +94,12 @@ def notes_markdown(frame: pd.DataFrame) -> str:
 
 
 @dataclass(frozen=True)
-class BoardTab:
+class BoardTab(Tab):
     """The Leaderboard tab as its handlers see it (``board_tab`` makes one)."""
 
-    bench: Benchmark
-    served: tuple[Served, ...]  # in the page's order: the first is shown first
     layouts: Mapping[str, BoardLayout]  # by track id
     exports: Mapping[str, Exports]  # by track id
     clock: Callable[[], float]
-
-    @property
-    def tracks(self) -> dict[str, Served]:
-        """The served tracks by id."""
-        return {s.track.id: s for s in self.served}
-
-    @property
-    def first(self) -> Served:
-        return self.served[0]
-
-    @property
-    def many(self) -> bool:
-        """Whether the page serves several tracks (and so has a track switch)."""
-        return len(self.served) > 1
 
     @property
     def offered(self) -> set[str]:

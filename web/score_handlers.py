@@ -34,7 +34,6 @@ import evaluator
 import ledger
 from errors import NotAnUpload, RateLimited
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
-from spec import Benchmark
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
 from web.score_view import (
@@ -51,7 +50,7 @@ from web.score_view import (
     would_rank,
     wrong_track,
 )
-from web.served import Served
+from web.served import Served, Tab
 
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 #: The score table's column widths, by its number of columns (a decision score's four: Metric,
@@ -63,31 +62,15 @@ Kept = tuple[evaluator.ScoreResult, str] | None
 
 
 @dataclass(frozen=True)
-class ScoreTab:
+class ScoreTab(Tab):
     """The Score tab as its handlers see it."""
 
-    bench: Benchmark
-    served: tuple[Served, ...]  # in the page's order: the first is the one-track page's
     limiter: ScoreLimiter
     log: logging.Logger
     #: Gradio's upload folder (the Blocks' GRADIO_CACHE): a submission must be a file in it.
     upload_dir: Callable[[], str]
     #: Held once the first scored request's proxy hops are logged (on a Space).
     hops_untold: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def tracks(self) -> dict[str, Served]:
-        """The served tracks by id."""
-        return {s.track.id: s for s in self.served}
-
-    @property
-    def first(self) -> Served:
-        return self.served[0]
-
-    @property
-    def many(self) -> bool:
-        """Whether the page serves several tracks (and so has a track choice)."""
-        return len(self.served) > 1
 
     @property
     def expected(self) -> str:

@@ -11,42 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.kinds.decision.key import DecisionKey, assist_types
-from evaluator.messages import counted, first_few, nth
+from evaluator.messages import counted, first_few
+from evaluator.public_files import row_problems, where
 from spec import DecisionTrack
 from spec.decision import ASSIST_TYPE, TIME
 
 
-def _where(track: DecisionTrack, record: Mapping[str, Any], index: int) -> object:
-    """A row's id for a message, or its position when it has no usable id."""
-    ident = record.get(track.fields.id)
-    return ident if track.fields.is_id(ident) else nth(index, "row")
-
-
 def shape_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
     """Rows of a decision public file that are not usable rows: not objects, or no id."""
-    if not records:
-        return ["the public file has no rows"]
-    not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
-    problems = []
-    if not_objects:
-        problems.append(
-            f"{counted(len(not_objects), 'row', 'rows')} of the public file "
-            f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-            f"({first_few(nth(i, 'row') for i in not_objects)})"
-        )
-    kind = "an integer" if track.fields.id_type == "integer" else "a non-empty string"
-    bad_id = [
-        nth(i, "row")
-        for i, r in enumerate(records)
-        if isinstance(r, dict) and not track.fields.is_id(r.get(track.fields.id))
-    ]
-    if bad_id:
-        problems.append(
-            f"{counted(len(bad_id), 'row', 'rows')} of the public file "
-            f"{'has' if len(bad_id) == 1 else 'have'} no {track.fields.id} that is "
-            f"{kind} ({first_few(bad_id)})"
-        )
-    return problems
+    return row_problems(track.fields, records)
 
 
 def leak_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
@@ -54,7 +27,7 @@ def leak_problems(track: DecisionTrack, records: Sequence[Any]) -> list[str]:
     rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
     problems = []
     for name in (track.scenarios.field, ASSIST_TYPE, TIME):
-        leaked = [_where(track, r, i) for i, r in rows if name in r]
+        leaked = [where(track.fields, r, i) for i, r in rows if name in r]
         if leaked:
             problems.append(
                 f"{counted(len(leaked), 'row', 'rows')} of the public file "

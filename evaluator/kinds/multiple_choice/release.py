@@ -10,50 +10,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.kinds.multiple_choice.key import AnswerKey
-from evaluator.messages import counted, first_few, nth
+from evaluator.messages import counted, first_few
+from evaluator.public_files import has, row_problems, where
 from spec import MultipleChoiceTrack
-
-
-def _where(track: MultipleChoiceTrack, record: Mapping[str, Any], index: int) -> object:
-    """A row's id for a message, or its position when it has no usable id."""
-    ident = record.get(track.fields.id)
-    return ident if track.fields.is_id(ident) else nth(index, "row")
-
-
-def _has(n: int) -> str:
-    return "has" if n == 1 else "have"
 
 
 def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[str]:
     """Rows of the public file that are not usable rows: no id, question, options or group."""
     f = track.fields
+    problems = row_problems(f, records)
     if not records:
-        return ["the public file has no rows"]
-    not_objects = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+        return problems
     rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
-    problems = []
-    if not_objects:
-        problems.append(
-            f"{counted(len(not_objects), 'row', 'rows')} of the public file "
-            f"{'is not an object' if len(not_objects) == 1 else 'are not objects'} "
-            f"({first_few(nth(i, 'row') for i in not_objects)})"
-        )
-    kind = "an integer" if f.id_type == "integer" else "a non-empty string"
-    bad_id = [nth(i, "row") for i, r in rows if not f.is_id(r.get(f.id))]
-    if bad_id:
-        problems.append(
-            f"{counted(len(bad_id), 'row', 'rows')} of the public file "
-            f"{_has(len(bad_id))} no {f.id} that is {kind} ({first_few(bad_id)})"
-        )
     for name in (f.question, *(g.field for g in track.groupings)):
-        bad = [_where(track, r, i) for i, r in rows if not isinstance(r.get(name), str)]
+        bad = [where(f, r, i) for i, r in rows if not isinstance(r.get(name), str)]
         if bad:
             problems.append(
                 f"{counted(len(bad), 'row', 'rows')} of the public file "
-                f"{_has(len(bad))} no text {name} ({first_few(bad)})"
+                f"{has(len(bad))} no text {name} ({first_few(bad)})"
             )
     bad_options = [
-        _where(track, r, i)
+        where(f, r, i)
         for i, r in rows
         if not isinstance(r.get(f.options), dict)
         or not all(isinstance(k, str) and isinstance(v, str) for k, v in r[f.options].items())
@@ -61,7 +38,7 @@ def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[s
     if bad_options:
         problems.append(
             f"{counted(len(bad_options), 'row', 'rows')} of the public file "
-            f"{_has(len(bad_options))} no {f.options} object of letters to texts "
+            f"{has(len(bad_options))} no {f.options} object of letters to texts "
             f"({first_few(bad_options)})"
         )
     return problems
@@ -72,7 +49,7 @@ def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[st
     f = track.fields
     rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
     problems = []
-    leaked = [_where(track, r, i) for i, r in rows if f.answer in r]
+    leaked = [where(f, r, i) for i, r in rows if f.answer in r]
     if leaked:
         problems.append(
             f"{counted(len(leaked), 'row', 'rows')} of the public file "
@@ -81,7 +58,7 @@ def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[st
         )
     flag = track.out_of_option
     if flag is not None:
-        flagged = [_where(track, r, i) for i, r in rows if flag.field in r]
+        flagged = [where(f, r, i) for i, r in rows if flag.field in r]
         if flagged:
             problems.append(
                 f"{counted(len(flagged), 'row', 'rows')} of the public file "
