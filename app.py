@@ -9,11 +9,12 @@ network or reads data at import.
 ``python app.py`` (or ``make run``) serves it on http://127.0.0.1:7860, or where
 ``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` say.
 
-Example::
+Example (``main`` then serves it: ``demo.queue(default_concurrency_limit=8)
+.launch(**launch_kwargs())``):
 
-    config = ledger.load_config()
-    demo = build_from_config(config)  # every track of the benchmark, a switch between them
-    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs())
+>>> demo = build_from_config(ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"}))
+>>> demo.title, launch_kwargs()["max_file_size"]
+('EgoArgus Leaderboard', '5mb')
 """
 
 from __future__ import annotations

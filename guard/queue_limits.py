@@ -20,11 +20,15 @@ serves nothing until restarted. Here instead:
 - ``ANALYTICS_EVENTS``: the per-event records Gradio keeps for its monitoring dashboard (off
   here, ``enable_monitoring=False``) and turns into a DataFrame after every event.
 
-Example::
+Example (app.launch_kwargs does it at startup, before any event):
 
-    demo.queue(default_concurrency_limit=8, max_size=queue_limits.MAX_QUEUED)
-    ...
-    queue_limits.bound(demo._queue)  # at startup, before any event (app.launch_kwargs)
+>>> import gradio as gr
+>>> with gr.Blocks() as demo:
+...     _ = gr.Markdown("a page")
+>>> _ = demo.queue(default_concurrency_limit=8)
+>>> bound(demo._queue)
+>>> demo._queue.max_size, type(demo._queue.pending_messages_per_session).__name__
+(256, 'SessionMessages')
 """
 
 from __future__ import annotations

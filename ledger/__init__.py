@@ -8,13 +8,20 @@ checks against the spec, ``ledger.record_text`` what a record's names, prose and
 app's time-to-live view of the board. The names below are the package's interface; the app and
 the scripts use only these.
 
-Example::
+Example (``load_config()`` reads the environment itself; here a given one, with the shipped
+demo key as the local key):
 
-    config = load_config()                     # reads the environment, fails loudly
-    track = config.benchmark.track()
-    status = load_key(config, track)           # status.key is None when Score must be disabled
-    board = BoardCache(board_store(config), config.benchmark, track)
-    [r.method_name for r in board.snapshot().records]
+>>> import spec
+>>> bench = spec.load_benchmark("egomemreason")
+>>> config = load_config({"LEADERBOARD_ANSWER_KEY": str(bench.demo_key(bench.track()))})
+>>> track = config.benchmark.track()
+>>> status = load_key(config, track)  # status.key is None when Score must be disabled
+>>> status.demo, len(status.key)
+(True, 500)
+>>> board = BoardCache(board_store(config), config.benchmark, track)  # the demo board
+>>> rows = board.snapshot().records  # best first
+>>> len(rows) > 1 and rows[0].metrics["overall"] >= rows[1].metrics["overall"]
+True
 
 Nothing here runs at import: no network, no file reads, no clients built.
 """

@@ -97,10 +97,15 @@ class BoardCache:
 
         None for an id the board does not show (superseded rows count), a store without
         commits (a folder), or a Hub that could not tell; never raises. The store asks lazily,
-        once per record, and remembers (``HubStore.added_in``). Example::
+        once per record, and remembers (``HubStore.added_in``).
 
-            added = board.added_in(str(record.id))
-            line = "" if added is None else f"[{added.commit[:7]}]({added.url}) {added.title}"
+        >>> import spec
+        >>> from ledger.stores import LocalStore
+        >>> bench = spec.load_benchmark("egomemreason")
+        >>> board = BoardCache(LocalStore(bench.demo_board), bench, bench.track())
+        >>> record = board.snapshot().records[0]
+        >>> board.added_in(str(record.id)) is None  # a folder has no commits
+        True
         """
         store = self._store
         if not isinstance(store, CommitStore):

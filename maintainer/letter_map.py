@@ -40,14 +40,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errors import ReshuffleError
-from evaluator import MAX_EXAMPLES, counted
+from evaluator import counted
+from evaluator.messages import first_few
 from maintainer.tables import decode_json, dump_json
 from spec import MultipleChoiceTrack
 
@@ -79,13 +80,6 @@ class LetterMap(BaseModel):
     old_public_sha256: str
     new_public_sha256: str
     questions: tuple[LetterMapEntry, ...] = Field(strict=False)
-
-
-def _some(items: Iterable[object]) -> str:
-    """The first few, in order, as listed (a repeat stays a repeat)."""
-    listed = list(items)
-    shown = ", ".join(str(i) for i in listed[:MAX_EXAMPLES])
-    return f"{shown}, ..." if len(listed) > MAX_EXAMPLES else shown
 
 
 def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> LetterMap:
@@ -120,12 +114,12 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
     damage = []
     if dupes:
         damage.append(
-            f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice ({_some(dupes)})"
+            f"{counted(len(dupes), 'example_id', 'example_ids')} listed twice ({first_few(dupes)})"
         )
     if broken:
         damage.append(
             f"{counted(len(broken), 'map is', 'maps are')} not a reordering of "
-            f"{letters[0]}.. ({_some(broken)})"
+            f"{letters[0]}.. ({first_few(broken)})"
         )
     if not parsed.questions:
         damage.append("no questions")
@@ -134,7 +128,7 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
     if foreign and not damage:
         raise ReshuffleError(
             f"--letter-map {path}: {counted(len(foreign), 'id is', 'ids are')} not of the "
-            f"{track.fields.id_type} ids of the {track.id} track ({_some(foreign)}); is it the "
+            f"{track.fields.id_type} ids of the {track.id} track ({first_few(foreign)}); is it the "
             "map of another benchmark? Pass its --benchmark (the map's note names it)"
         )
     if damage:
@@ -229,7 +223,7 @@ def remap_submission(
         out.append({**entry, f.prediction: maps[ident][answer]})
     if problems:
         listed = "; ".join(
-            f"{counted(len(examples), *kind)} {words[kind]} (e.g. {_some(examples)})"
+            f"{counted(len(examples), *kind)} {words[kind]} (e.g. {first_few(examples)})"
             for kind, examples in problems.items()
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")

@@ -7,12 +7,18 @@ event sends (``view``, ``resort``, ``open_card``, ``landing``, ``on_load``, ``ch
 safe for anyone to call: an event's inputs and its event data are checked before any work, and
 a refusal is a ``gr.Error`` with the message.
 
-Example::
+Example:
 
-    tab = board_tab(bench, [Served(track, keys, board)], time.time)
-    table, status, notes, csv_path, json_path, sort = view(
-        tab, "", [], [], [], [], "All", None, track.id
-    )
+>>> import time, evaluator, ledger, spec
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+>>> status = ledger.KeyStatus(key, "synthetic demo key", demo=True, error=None)
+>>> board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
+>>> tab = board_tab(bench, [Served(track, lambda: status, board)], time.time)
+>>> table, status_line, *_ = view(tab, "", [], [], [], [], "All", None, track.id)
+>>> table.startswith('<div class="board-scroll"'), "entries" in status_line
+(True, True)
 """
 
 from __future__ import annotations

@@ -6,10 +6,16 @@ API and not-stated sizes in a strip of their own at the right) and against its d
 and paper-reported rows in shapes and colours of their own. Each returns the ``PlotData`` a
 ``gr.Plot`` shows, as wide as its block (phones and laptops alike).
 
-Example::
+Example:
 
-    rows = plotted(snapshot.records, track)  # empty: hide the plots
-    size_plot, date_plot = size_chart(rows, track), date_chart(rows, track)
+>>> import ledger, spec
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> snapshot = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track).snapshot()
+>>> rows = plotted(snapshot.records, track)  # empty: hide the plots
+>>> size_plot, date_plot = size_chart(rows, track), date_chart(rows, track)
+>>> size_plot.type, len(rows) == len(snapshot.records)
+('altair', True)
 """
 
 from __future__ import annotations

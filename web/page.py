@@ -6,9 +6,18 @@ Score (score_page) and About tabs; ``build_demo`` is the page of one track. ``th
 ``HEAD``, ``CSS_PATH`` (``page.css``) and ``STATUS_MESSAGES`` are what app.launch_kwargs
 hands ``launch()``. Nothing here touches the network or reads data at import.
 
-Example::
+Example:
 
-    demo = build_page(bench, [Served(track, keys, board)], ScoreLimiter(limits))
+>>> import evaluator, ledger, spec
+>>> from guard import ScoreLimiter, ScoreLimits
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+>>> status = ledger.KeyStatus(key, "synthetic demo key", demo=True, error=None)
+>>> board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
+>>> demo = build_page(bench, [Served(track, lambda: status, board)], ScoreLimiter(ScoreLimits()))
+>>> demo.title
+'EgoMemReason Leaderboard'
 """
 
 from __future__ import annotations

@@ -11,10 +11,19 @@ Every handler is safe for anyone to call: an event's inputs are checked before a
 upload must be a file of Gradio's upload folder, and the score limit holds per client (a file
 refused by the evaluator gives its slot back).
 
-Example::
+Example (``score``, ``scored`` and the like are coroutines: Gradio awaits them):
 
-    tab = ScoreTab(bench, (Served(track, keys, board),), limiter, log, lambda: upload_dir)
-    numbers = await score(tab, {"path": uploaded, "meta": {"_type": "gradio.FileData"}}, request)
+>>> import logging, evaluator, ledger, spec
+>>> from guard import ScoreLimiter, ScoreLimits
+>>> bench = spec.load_benchmark("egomemreason")
+>>> track = bench.track()
+>>> status = ledger.KeyStatus(None, "the Hub", demo=False, error="the Hub did not answer")
+>>> board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
+>>> served = (Served(track, lambda: status, board),)
+>>> tab = ScoreTab(bench, served, ScoreLimiter(ScoreLimits()), logging.getLogger("doc"), str)
+>>> print(unavailable(tab, {track.id: status}))
+### Scoring is unavailable
+the Hub did not answer
 """
 
 from __future__ import annotations
