@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import json
 import math
 import random
@@ -19,6 +20,7 @@ import sys
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -115,8 +117,22 @@ def _wilson(correct: int, total: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _bootstrap(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
-    """The module docstring's bootstrap, written out again from its words."""
+def _multinomial(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
+    """The module docstring's bootstrap, written out again from its words: each of 2,000
+    resamples a multinomial draw of the four counts, from numpy's legacy generator."""
+    n = tp + fn + fp + tn
+    draws = np.random.RandomState(decision.BOOTSTRAP_SEED).multinomial(
+        n, [tp / n, fn / n, fp / n, tn / n], size=2000
+    )
+    f1s = sorted(2 * a / (2 * a + b + c) if a or b or c else 0.0 for a, b, c, _ in draws.tolist())
+    return (f1s[49], f1s[1949])  # the 50th and the 1,950th
+
+
+@functools.cache
+def _episode_f1s(tp: int, fn: int, fp: int, tn: int) -> tuple[float, ...]:
+    """The slow reference, the bootstrap of scorer 1.0: 2,000 resamples of the episodes sorted
+    TP, FN, FP, TN, each episode drawn one at a time (``int(random() * n)``, Python's random
+    seeded with BOOTSTRAP_SEED); the resampled F1s, sorted."""
     episodes = ["tp"] * tp + ["fn"] * fn + ["fp"] * fp + ["tn"] * tn
     n = len(episodes)
     draw = random.Random(decision.BOOTSTRAP_SEED).random
@@ -125,8 +141,13 @@ def _bootstrap(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
         picked = [episodes[int(draw() * n)] for _ in range(n)]
         a, b, c = picked.count("tp"), picked.count("fn"), picked.count("fp")
         f1s.append(2 * a / (2 * a + b + c) if a or b or c else 0.0)
-    f1s.sort()
-    return (f1s[49], f1s[1949])  # the 50th and the 1,950th
+    return tuple(sorted(f1s))
+
+
+def _bootstrap(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
+    """The slow reference's interval: the 50th and the 1,950th of its resampled F1s."""
+    f1s = _episode_f1s(tp, fn, fp, tn)
+    return (f1s[49], f1s[1949])
 
 
 # --- the hand-computed case ---------------------------------------------------------------------
@@ -188,7 +209,7 @@ def test_intervals_are_wilson_and_f1_the_documented_bootstrap() -> None:
     assert result.intervals["safety_fn_rate"] == pytest.approx(_wilson(1, 3))
     low, high = _wilson(7, 10)
     assert result.intervals["decision_accuracy"] == pytest.approx((100 * low, 100 * high))
-    assert result.intervals["decision_f1"] == _bootstrap(4, 2, 1, 3)  # bit for bit
+    assert result.intervals["decision_f1"] == _multinomial(4, 2, 1, 3)  # bit for bit
     assert "timing_mae_s" not in result.intervals
 
 
@@ -303,6 +324,85 @@ def test_the_bootstrap_interval_is_the_same_on_every_run_and_holds_the_estimate(
         low, high = result.intervals["decision_f1"]
         assert low <= result.metrics["decision_f1"] <= high
         assert 0.0 <= low < high <= 1.0
+
+
+#: The demo runs' F1 intervals as scorer 1.1 draws them (the demo board's decision rows).
+PINNED_F1_INTERVALS = {
+    "decision_sample_submission.json": (0.7530120481927711, 0.8081002892960463),
+    "leaderboard/inputs/decision_always_assist.json": (0.8009118541033434, 0.843108504398827),
+    "leaderboard/inputs/decision_never_assist.json": (0.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", PINNED_F1_INTERVALS)
+def test_the_f1_intervals_of_the_shipped_runs_are_pinned(name: str) -> None:
+    result = evaluator.score(DEMO_KEY, (BENCH.demo_dir / name).read_bytes())
+    tp, fn, fp, tn = decision.scoring._outcomes(result.counts)
+    assert result.intervals["decision_f1"] == PINNED_F1_INTERVALS[name]
+    assert decision.f1_interval(tp, fn, fp, tn) == PINNED_F1_INTERVALS[name]
+    if tp + fn + fp:
+        assert _multinomial(tp, fn, fp, tn) == PINNED_F1_INTERVALS[name]
+
+
+def test_the_sample_s_counts_are_the_ones_pinned_below() -> None:
+    counts = evaluator.score(DEMO_KEY, SAMPLE_BYTES).counts
+    assert decision.scoring._outcomes(counts) == (400, 150, 73, 166)
+
+
+#: Outcome counts (TP, FN, FP, TN) on which the counts' draw meets the slow reference: tiny,
+#: low and high F1, no TP, every episode assisted, the demo sample's.
+REFERENCE_COUNTS = [
+    (4, 2, 1, 3),
+    (3, 20, 1, 40),
+    (40, 15, 7, 17),
+    (0, 12, 3, 30),
+    (120, 30, 90, 60),
+    (550, 0, 239, 0),
+    (400, 150, 73, 166),
+]
+
+
+@pytest.mark.parametrize("counts", REFERENCE_COUNTS, ids=str)
+def test_the_counts_draw_gives_the_episode_bootstrap_s_interval_within_monte_carlo_error(
+    counts: tuple[int, int, int, int],
+) -> None:
+    """Each end of the interval is, within Monte Carlo error, the same quantile of the slow
+    reference's resampled F1s (the bootstrap over episodes one at a time): the share of those
+    below it at most, and at or below it at least, its 2.5 % or 97.5 %, give or take four
+    standard errors of two independent runs of 2,000 resamples."""
+    reference = _episode_f1s(*counts)
+    low, high = decision.f1_interval(*counts)
+    for end, share in ((low, 0.025), (high, 0.975)):
+        margin = 4 * math.sqrt(2 * share * (1 - share) / len(reference))
+        below = sum(f < end for f in reference) / len(reference)
+        at_or_below = sum(f <= end for f in reference) / len(reference)
+        assert below <= share + margin and at_or_below >= share - margin, (end, share)
+    old_low, old_high = reference[49], reference[1949]
+    assert abs((high - low) - (old_high - old_low)) <= 0.2 * (old_high - old_low) + 1e-12
+
+
+def test_the_slow_reference_is_what_scorer_1_0_published() -> None:
+    """The reference is the old method itself: it gives the interval the demo board's record
+    of the sample kept under scorer 1.0."""
+    assert _bootstrap(400, 150, 73, 166) == (0.7529880478087649, 0.8083491461100569)
+
+
+def test_a_record_of_scorer_1_0_is_still_accepted_by_the_board() -> None:
+    """Records published under the episode bootstrap keep its interval; the board takes them."""
+    result = evaluator.score(DEMO_KEY, SAMPLE_BYTES)
+    old = result.model_copy(
+        update={
+            "scorer_version": "egoargus-decision-scorer 1.0",
+            "intervals": {**result.intervals, "decision_f1": _bootstrap(400, 150, 73, 166)},
+        }
+    )
+    assert old.intervals["decision_f1"] != result.intervals["decision_f1"]
+    record = ledger.parse_record(_record(old).to_json(), BENCH, TRACK)
+    assert record.provenance is not None
+    assert record.provenance.scorer_version == "egoargus-decision-scorer 1.0"
+    assert TRACK.scorer_version != "egoargus-decision-scorer 1.0"
+    assert record.intervals is not None
+    assert record.intervals["decision_f1"] == (0.7529880478087649, 0.8083491461100569)
 
 
 def test_the_bootstrap_interval_depends_on_the_four_outcomes_only() -> None:
@@ -597,6 +697,75 @@ def test_a_malformed_submission_is_refused_with_its_message(
         evaluator.score(_key(), data)
     for fragment in fragments:
         assert fragment in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "data", [d for _, d, _ in BAD_SUBMISSIONS], ids=[n for n, _, _ in BAD_SUBMISSIONS]
+)
+def test_the_fast_road_leaves_every_malformed_file_to_the_careful_one(data: bytes) -> None:
+    try:
+        entries = decision.decode(TRACK, data)
+    except evaluator.SubmissionError:
+        return  # refused before either road
+    assert decision.answers._fast_columns(_key().asked, entries) is None
+
+
+_ODD_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    3,
+    2.5,
+    -1,
+    -0.0,
+    math.inf,
+    math.nan,
+    10**400,
+    "yes",
+    "",
+    [1],
+    {},
+]
+
+
+@st.composite
+def _mostly_valid_entries(draw: st.DrawFn) -> list[Any]:
+    """TINY_RUN in any order, with a few entries changed: a field dropped or given an odd
+    value, an id repeated or unknown, an entry that is no object."""
+    entries: list[Any] = [dict(e) for e in draw(st.permutations(TINY_RUN))]
+    for _ in range(draw(st.integers(0, 3))):
+        index = draw(st.integers(0, len(entries) - 1))
+        change = draw(st.sampled_from(["drop", "odd", "id", "not-object"]))
+        entry = entries[index]
+        if not isinstance(entry, dict):
+            continue
+        field = draw(st.sampled_from(["example_id", "assist", "intervention_time_s"]))
+        if change == "drop":
+            entry.pop(field, None)
+        elif change == "odd":
+            entry[field] = draw(st.sampled_from(_ODD_VALUES))
+        elif change == "id":
+            entry["example_id"] = draw(st.sampled_from(["e01", "e99", 1, True]))
+        else:
+            entries[index] = draw(st.sampled_from(_ODD_VALUES))
+    return entries
+
+
+@settings(max_examples=300, deadline=None)
+@given(_mostly_valid_entries())
+def test_the_fast_road_takes_a_file_only_as_the_careful_one_reads_it(entries: list[Any]) -> None:
+    asked = _key().asked
+    fast = decision.answers._fast_columns(asked, entries)
+    try:
+        careful = decision.answers._careful_columns(asked, entries)
+    except evaluator.SubmissionError:
+        assert fast is None
+        return
+    assert fast is not None  # every file that scores takes the fast road
+    ids, assists, times = fast
+    assert (ids, assists) == (careful[0], careful[1])
+    assert [None if t is None else float(t) for t in times] == careful[2]
 
 
 def test_every_problem_of_a_file_is_reported_at_once() -> None:
@@ -931,4 +1100,6 @@ def test_the_docstring_defines_every_metric_it_computes() -> None:
     assert "own definitions" in doc and "not public" in doc
     assert "2,000" in doc and str(decision.BOOTSTRAP_RESAMPLES) == "2000"
     assert "50th to the 1,950th" in doc
+    assert "not a closed form" in doc and "multinomial" in doc
+    assert "numpy.random.RandomState(BOOTSTRAP_SEED).multinomial(n," in doc
     assert (decision.LOWER_RANK, decision.UPPER_RANK) == (50, 1950)

@@ -51,12 +51,19 @@ nor for a proportion whose denominator is 0.
 
 **Intervals** (95 %, in the metric's display): Wilson for every proportion but F1 (the whole
 range when the denominator is 0); for F1 the percentile interval of a seeded bootstrap over
-episodes. F1 depends only on the episodes' four outcomes, so a resample draws ``n`` episodes
-with replacement from the ``n`` of the key sorted TP, FN, FP, TN: episode
-``int(random() * n)``, with ``random = random.Random(BOOTSTRAP_SEED).random``, whose sequence
-Python guarantees. Of ``BOOTSTRAP_RESAMPLES`` (2,000) resampled F1s, sorted, the interval runs
-from the 50th to the 1,950th. The same four counts always give the same interval, whatever
-the order of the key's rows. The timing metrics have no interval.
+episodes, not a closed form. F1 depends only on the episodes' four outcomes, so resampling
+``n`` episodes with replacement is drawing the four counts (TP, FN, FP, TN) from the
+multinomial distribution of ``n`` trials with probabilities TP/n, FN/n, FP/n and TN/n: the
+``BOOTSTRAP_RESAMPLES`` (2,000) resamples are drawn at once, as
+``numpy.random.RandomState(BOOTSTRAP_SEED).multinomial(n, [TP/n, FN/n, FP/n, TN/n],
+size=2000)`` (numpy's legacy generator, whose streams numpy guarantees to stay the same from
+version to version; its newer ``Generator``'s may change). A resample's F1 is 2 TP / (2 TP + FP
++ FN) of its counts (0 when that is 0). Of the 2,000 resampled F1s, sorted, the interval runs
+from the 50th to the 1,950th. The same four counts always give the same interval, whatever the
+order of the key's rows. The timing metrics have no interval. (An earlier scorer drew each
+resample's ``n`` episodes one by one with Python's ``random``: the same bootstrap with other
+random numbers; a record it scored keeps its interval, which a board checks only to lie within
+F1's range, as it does every record's.)
 
 Example:
 
@@ -66,21 +73,24 @@ Example:
 >>> key = load_key(track, bench.demo_key(track).read_bytes())
 >>> len(key), sorted(assist_types(key))
 (789, ['non_safety', 'none', 'safety'])
->>> f1_interval(0, 0, 0, 0)
-(0.0, 0.0)
+>>> f1_interval(0, 0, 0, 0), f1_interval(4, 2, 1, 3)
+((0.0, 0.0), (0.2857142857142857, 1.0))
 """
 
 from __future__ import annotations
 
 from evaluator.kinds.decision.answers import (
+    Columns,
     Prediction,
     abstentions,
+    columns,
     decode,
     entry_fields,
     own_fields,
     validate,
 )
 from evaluator.kinds.decision.key import (
+    Cells,
     DecisionKey,
     Episode,
     EpisodeSet,
@@ -115,6 +125,7 @@ from evaluator.kinds.decision.scoring import (
     score_rows,
     summary,
     tally,
+    tally_columns,
     wilson_intervals,
 )
 from spec.decision import (
@@ -134,8 +145,8 @@ from spec.decision import (
 NAME = "decision"
 ROWS = ("episode", "episodes")
 JSON_LINES = True
-#: The F1 bootstrap takes ~0.2 s: off the event loop, whatever the file's size.
-SCORE_OFF_LOOP = True
+#: A score takes about what a multiple-choice one does (the F1 bootstrap is drawn at once).
+SCORE_OFF_LOOP = False
 
 __all__ = [
     "ASSIST",
@@ -158,6 +169,8 @@ __all__ = [
     "SCORE_OFF_LOOP",
     "TIME",
     "UPPER_RANK",
+    "Cells",
+    "Columns",
     "DecisionKey",
     "Episode",
     "EpisodeSet",
@@ -168,6 +181,7 @@ __all__ = [
     "answers_sha256",
     "assist_types",
     "chance_warning",
+    "columns",
     "counts_of",
     "counts_problems",
     "decode",
@@ -188,6 +202,7 @@ __all__ = [
     "size_problems",
     "summary",
     "tally",
+    "tally_columns",
     "validate",
     "wilson_intervals",
 ]

@@ -15,6 +15,7 @@ from evaluator.messages import Problems, json_type, nth, ordinal, preview
 from evaluator.submissions import (
     EntryWords,
     check_count,
+    entry_columns,
     read_entries,
     read_json,
     read_text,
@@ -25,6 +26,9 @@ from spec.decision import ASSIST, TIME
 
 #: Strings people write for a boolean; "assist" must be the JSON literal.
 _BOOLEAN_WORDS = frozenset({"yes", "no", "true", "false", "y", "n", "1", "0"})
+#: What an entry's assist and time may be, as types (a boolean is not a number of seconds).
+_ASSISTS = frozenset({bool, type(None)})
+_TIMES = frozenset({int, float, type(None)})
 #: Lists people wrap their entries in; the message says to upload the list itself.
 _WRAPPERS = ("predictions", "results", "episodes", "submissions", "samples", "answers")
 _LINES = ", or JSON Lines with one such object a line"
@@ -193,12 +197,33 @@ def _read_time(
     return True, value
 
 
-def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
-    """Every episode's prediction, the submission checked against the episodes alone (a public
-    file's, or a key's ``asked``); SubmissionError lists every problem of the file at once."""
+#: A file's predictions as columns, in its entries' order: ids, assists, times (seconds, an
+#: integer as the file has it, or None).
+Columns = tuple[list[int | str], list[bool | None], list[int | float | None]]
+
+
+def _fast_columns(episodes: EpisodeSet, entries: list[Any]) -> Columns | None:
+    """The predictions of a file that scores, each check over all entries at once; None for
+    any other file (``read_entries`` then lists its problems)."""
+    read = entry_columns(episodes.track.fields, episodes.ids, entries, (ASSIST, TIME))
+    if read is None:
+        return None
+    ids, (assists, times) = read
+    if not set(map(type, assists)) <= _ASSISTS or not set(map(type, times)) <= _TIMES:
+        return None
+    given = [t for t in times if t is not None]
+    try:
+        if not all(map(math.isfinite, given)) or (given and min(given) < 0):
+            return None
+    except OverflowError:  # an integer too large for a float
+        return None
+    return ids, assists, times
+
+
+def _careful_columns(episodes: EpisodeSet, entries: list[Any]) -> Columns:
+    """The predictions read entry by entry (``read_entries``), every problem noted: the road
+    of a file the fast one leaves, and the one that writes the messages."""
     track = episodes.track
-    entries = decode(track, data)
-    check_count(entries, len(episodes), _words(track))
 
     def read(
         entry: dict[str, Any], position: int, ident: int | str | None, problems: Problems
@@ -207,7 +232,32 @@ def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
         time_ok, time_s = _read_time(entry, position, problems)
         return assist_ok and time_ok, Prediction(assist, time_s)
 
-    return read_entries(track.fields, episodes.ids, entries, read, _words(track))
+    found = read_entries(track.fields, episodes.ids, entries, read, _words(track))
+    return (
+        list(found),
+        [p.assist for p in found.values()],
+        [p.time_s for p in found.values()],
+    )
+
+
+def columns(episodes: EpisodeSet, data: bytes) -> Columns:
+    """``validate``'s predictions as columns, in the entries' order: the same checks and the
+    same SubmissionError."""
+    track = episodes.track
+    entries = decode(track, data)
+    check_count(entries, len(episodes), _words(track))
+    fast = _fast_columns(episodes, entries)
+    return _careful_columns(episodes, entries) if fast is None else fast
+
+
+def validate(episodes: EpisodeSet, data: bytes) -> dict[int | str, Prediction]:
+    """Every episode's prediction, the submission checked against the episodes alone (a public
+    file's, or a key's ``asked``); SubmissionError lists every problem of the file at once."""
+    ids, assists, times = columns(episodes, data)
+    return {
+        i: Prediction(a, None if t is None else float(t))
+        for i, a, t in zip(ids, assists, times, strict=True)
+    }
 
 
 def abstentions(predictions: Mapping[int | str, Prediction]) -> int:

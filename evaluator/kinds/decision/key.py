@@ -71,6 +71,32 @@ class DecisionKey:
         """Its episodes without their answers, as the public file released with it has them."""
         return EpisodeSet(self.track, frozenset(self.by_id), self.key_version)
 
+    @cached_property
+    def cells(self) -> Cells:
+        """Its episodes sorted into cells of one scenario and assist type, for scoring."""
+        kinds = {(e.scenario, e.assist_type): 0 for e in self.episodes}
+        index = {kind: i for i, kind in enumerate(kinds)}
+        of = tuple(index[(e.scenario, e.assist_type)] for e in self.episodes)
+        return Cells(
+            kinds=tuple(kinds),
+            of=of,
+            sizes=tuple(Counter(of)[i] for i in range(len(kinds))),
+            needs=tuple(e.needs_assistance for e in self.episodes),
+            times=tuple(e.time_s for e in self.episodes),
+        )
+
+
+@dataclass(frozen=True)
+class Cells:
+    """A key's episodes by cell (one scenario and one assist type), each column in key order:
+    what scoring counts over all episodes at once."""
+
+    kinds: tuple[tuple[str, str], ...]  # each cell's (scenario, assist type)
+    of: tuple[int, ...]  # each episode's cell
+    sizes: tuple[int, ...]  # each cell's episodes
+    needs: tuple[bool, ...]  # each episode's: it needs assistance
+    times: tuple[float | None, ...]  # each episode's reviewed time
+
 
 def is_time(value: object) -> bool:
     """A number of seconds: finite and >= 0 (a boolean is not a number here)."""

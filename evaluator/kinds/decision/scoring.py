@@ -1,24 +1,27 @@
 """Scoring a decision submission: each episode a TP, FN, FP or TN, the proportions, the timing
-errors, the intervals (the F1's by a seeded bootstrap), and a record's numbers checked.
-The definitions are the kind's docstring's."""
+errors, the intervals (the F1's by a seeded bootstrap, drawn as multinomial counts), and a
+record's numbers checked. The definitions are the kind's docstring's."""
 
 from __future__ import annotations
 
 import hashlib
 import math
-import random
+import operator
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+
+import numpy as np
 
 from evaluator.kinds.base import Summary
-from evaluator.kinds.decision.answers import Prediction, validate
+from evaluator.kinds.decision.answers import Prediction, columns
 from evaluator.kinds.decision.key import DecisionKey
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_bounds
 from spec import DecisionTrack, format_metric
 from spec.base import DECIMALS
-from spec.decision import BY_SCENARIO, NON_SAFETY, NULLABLE, SAFETY
+from spec.decision import BY_SCENARIO, NON_SAFETY, NONE, NULLABLE, SAFETY
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20260601  # part of the definition: changing it changes every F1 interval
@@ -53,30 +56,42 @@ class Tally:
 
 def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tally:
     """Sort every episode into TP, FN, FP or TN and collect the timing errors."""
-    outcomes: Counter[str] = Counter()
+    guesses = [predictions[i] for i in key.ids]
+    return tally_columns(key, [g.assist for g in guesses], [g.time_s for g in guesses])
+
+
+def tally_columns(
+    key: DecisionKey, assists: Sequence[bool | None], times: Sequence[float | None]
+) -> Tally:
+    """``tally`` of the predictions as columns in key order (each episode's assist and time),
+    counted over all episodes at once, then cell by cell (``key.cells``)."""
+    cells = key.cells
+    assisting = list(map(operator.is_, assists, repeat(True)))
+    tp_flags = list(map(operator.and_, cells.needs, assisting))
+    assisted = Counter(compress(cells.of, assisting))
+    outcomes = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}
     right: dict[str, list[int]] = {g.value: [0, 0] for g in key.track.scenarios.groups}
     missed = {SAFETY: [0, 0], NON_SAFETY: [0, 0]}
-    errors: list[float] = []
-    untimed = abstained = 0
-    for episode in key.episodes:
-        guess = predictions[episode.id]
-        assists = guess.assist is True
-        abstained += guess.assist is None
-        if episode.needs_assistance:
-            outcome = "tp" if assists else "fn"
-            missed[episode.assist_type][0] += not assists
-            missed[episode.assist_type][1] += 1
+    for index, ((scenario, assist_type), size) in enumerate(
+        zip(cells.kinds, cells.sizes, strict=True)
+    ):
+        yes = assisted[index]
+        if assist_type != NONE:  # an assistance episode: TP when assisted, else FN
+            outcomes["tp"] += yes
+            outcomes["fn"] += size - yes
+            missed[assist_type][0] += size - yes
+            missed[assist_type][1] += size
+            right[scenario][0] += yes
         else:
-            outcome = "fp" if assists else "tn"
-        outcomes[outcome] += 1
-        right[episode.scenario][0] += outcome in ("tp", "tn")
-        right[episode.scenario][1] += 1
-        if outcome == "tp":
-            if guess.time_s is None or episode.time_s is None:
-                untimed += 1
-            else:
-                errors.append(guess.time_s - episode.time_s)
-    no_assist = outcomes["fp"] + outcomes["tn"]
+            outcomes["fp"] += yes
+            outcomes["tn"] += size - yes
+            right[scenario][0] += size - yes
+        right[scenario][1] += size
+    errors = tuple(
+        float(guess) - reviewed
+        for guess, reviewed, tp in zip(times, cells.times, tp_flags, strict=True)
+        if tp and guess is not None and reviewed is not None
+    )
     return Tally(
         tp=outcomes["tp"],
         fn=outcomes["fn"],
@@ -84,10 +99,10 @@ def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tall
         tn=outcomes["tn"],
         right={k: (v[0], v[1]) for k, v in right.items()},
         missed={k: (v[0], v[1]) for k, v in missed.items()},
-        alarms=(outcomes["fp"], no_assist),
-        errors=tuple(errors),
-        untimed=untimed,
-        abstained=abstained,
+        alarms=(outcomes["fp"], outcomes["fp"] + outcomes["tn"]),
+        errors=errors,
+        untimed=outcomes["tp"] - len(errors),
+        abstained=assists.count(None),
     )
 
 
@@ -150,18 +165,21 @@ def proportions(track: DecisionTrack, counts: Mapping[str, Count]) -> dict[str, 
 
 def f1_interval(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
     """The bootstrap percentile interval of F1 (0-1) for these outcomes (the kind's
-    docstring)."""
+    docstring): each resample's four counts drawn from the multinomial distribution of ``n``
+    episodes, all 2,000 at once."""
     n = tp + fn + fp + tn
     if n == 0:
         return (0.0, 0.0)
-    outcomes = [0] * tp + [1] * fn + [2] * fp + [3] * tn
-    draw = random.Random(BOOTSTRAP_SEED).random
-    resampled = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        sample = [outcomes[int(draw() * n)] for _ in range(n)]
-        resampled.append(_f1(sample.count(0), sample.count(1), sample.count(2)))
-    resampled.sort()
-    return (resampled[LOWER_RANK - 1], resampled[UPPER_RANK - 1])
+    draws = np.random.RandomState(BOOTSTRAP_SEED).multinomial(
+        n, [tp / n, fn / n, fp / n, tn / n], size=BOOTSTRAP_RESAMPLES
+    )
+    doubled = 2 * draws[:, 0]
+    denominators = doubled + draws[:, 1] + draws[:, 2]
+    f1s = np.divide(
+        doubled, denominators, out=np.zeros(BOOTSTRAP_RESAMPLES), where=denominators > 0
+    )
+    f1s.sort()
+    return (float(f1s[LOWER_RANK - 1]), float(f1s[UPPER_RANK - 1]))
 
 
 def wilson_intervals(
@@ -184,7 +202,11 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
     be scored."""
     track = key.track
-    t = tally(key, validate(key.asked, data))
+    ids, assists, times = columns(key.asked, data)
+    if tuple(ids) != key.ids:  # in key order, as the tally counts
+        by_id = dict(zip(ids, zip(assists, times, strict=True), strict=True))
+        assists, times = [by_id[i][0] for i in key.ids], [by_id[i][1] for i in key.ids]
+    t = tally_columns(key, assists, times)
     counts = counts_of(track, t)
     values = proportions(track, counts)
     timed = len(t.errors)
