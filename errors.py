@@ -23,7 +23,9 @@ message. Every message says what was expected, what was found and how to fix it:
     ├── LayoutError               a spec's board cannot be laid out (web)
     ├── BadInput                  an event input no page sends (web)
     ├── NotAnUpload               a /score input that is no upload of this server (web)
-    └── RateLimited               a client's scoring allowance is used up (guard)
+    ├── RateLimited               a client's scoring allowance is used up (guard)
+    └── GradioMismatch            the installed Gradio is not the one a patch was written for
+                                  (guard)
 
 Each also derives from the built-in it always was (``ValueError``, ``RuntimeError`` for the
 ledger's), so older ``except ValueError`` code keeps working.
@@ -137,3 +139,7 @@ class NotAnUpload(LeaderboardError):
 
 class RateLimited(LeaderboardError):
     """A client has used up its scoring allowance for the current window."""
+
+
+class GradioMismatch(LeaderboardError, RuntimeError):
+    """The installed Gradio differs from the one a patch of its internals was written for."""

@@ -6,12 +6,14 @@
 - ``guard.refusals``: brief log lines for refused payloads (``log_refusals_briefly``);
 - ``guard.upload_cache`` and ``guard.uploads``: Gradio's upload cache, bounded and cleaned,
   and the guard of its route (``UploadCache``);
-- ``guard.queue_limits``: bounds on what Gradio's queue keeps per event.
+- ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
+- ``guard.sessions``: what Gradio builds for each new session (every API call is one), built
+  on first use (``lazy``, pinned to the installed Gradio's ``SessionState``).
 
 Every event handler is reachable by anyone (hiding an event is not access control), so these
 are the app's only defences besides the evaluator's own validation; none of them knows a
-benchmark. The names below are the package's interface (``guard.uploads`` and
-``guard.queue_limits`` are used as modules).
+benchmark. The names below are the package's interface (``guard.uploads``,
+``guard.queue_limits`` and ``guard.sessions`` are used as modules).
 """
 
 from guard.body import (

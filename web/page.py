@@ -30,7 +30,7 @@ from pathlib import Path
 import gradio as gr
 
 import ledger
-from guard import ScoreLimiter
+from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track
 from web.board_page import build_board_tab
 from web.score_page import build_score_tab
@@ -118,7 +118,9 @@ def build_page(
     clock: Callable[[], float] = time.time,
 ) -> gr.Blocks:
     """The whole page of ``bench``'s ``served`` tracks; every handler is safe for anyone to
-    call (hiding is not access control). LayoutError if a spec's board cannot be laid out.
+    call (hiding is not access control). LayoutError if a spec's board cannot be laid out;
+    GradioMismatch if the installed Gradio is not the one guard.sessions was written for (its
+    sessions build each block's config on first use: every API call is a new session).
 
     With one track the page has no track switch. With several, the Leaderboard's Track radio
     (``#board-track``) switches the board, its column groups and its chart between them;
@@ -156,4 +158,5 @@ def build_page(
                     wrap_lines=True,
                     elem_id="citation",
                 )
+    sessions.lazy(demo)
     return demo
