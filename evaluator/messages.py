@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 MAX_EXAMPLES = 10  # ids quoted per kind of problem
@@ -116,13 +117,19 @@ class Problems:
 
     def __init__(self) -> None:
         self._kinds: dict[str, list[str]] = {}
+        self._counts: Counter[str] = Counter()
         self._order: list[str] = []
 
-    def add(self, kind: str, example: str) -> None:
+    def add(self, kind: str, example: str | Callable[[], str]) -> None:
+        """One more problem of ``kind``; ``example`` (or what it returns, called only for
+        the first few of a kind, which are all a message shows) names where it is."""
         if kind not in self._kinds:
             self._kinds[kind] = []
             self._order.append(kind)
-        self._kinds[kind].append(example)
+        self._counts[kind] += 1
+        kept = self._kinds[kind]
+        if len(kept) <= MAX_EXAMPLES:  # one more than shown, for the "..."
+            kept.append(example if isinstance(example, str) else example())
 
     def extend(self, message: str) -> None:
         """A problem that is a whole message already."""
@@ -135,6 +142,6 @@ class Problems:
             if found is None:
                 out.append(kind)
             else:
-                text = agree(kind, len(found))
-                out.append(text.format(n=len(found), examples=examples(found)))
+                count = self._counts[kind]
+                out.append(agree(kind, count).format(n=count, examples=examples(found)))
         return out

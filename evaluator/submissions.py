@@ -19,9 +19,11 @@ to ``read_entries``, which then says what is wrong, so the messages are ``read_e
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence, Set
 from dataclasses import dataclass
+from functools import partial
 from operator import itemgetter
 from typing import Any, TypeVar
 
@@ -33,6 +35,8 @@ from spec.base import IdFields
 #: costs seconds of CPU.
 MAX_ENTRIES_PER_QUESTION = 4
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON counts as whitespace
+_DECODER = json.JSONDecoder()
 _T = TypeVar("_T")
 
 
@@ -88,6 +92,67 @@ def read_json(text: str, example: str, also: str = "") -> Any:
         ) from None
 
 
+def _after_space(text: str, pos: int) -> int:
+    """Where the JSON whitespace from ``pos`` ends."""
+    match = _JSON_SPACE.match(text, pos)
+    return pos if match is None else match.end()
+
+
+class BadLine(ValueError):
+    """A line of JSON Lines that is not one JSON value: its number (from 1) and the error
+    ``json.loads`` gives for it alone."""
+
+    def __init__(self, lineno: int, error: ValueError | RecursionError) -> None:
+        super().__init__(f"line {lineno}: {error}")
+        self.lineno, self.error = lineno, error
+
+
+def json_lines(text: str, limit: int) -> tuple[list[Any], bool]:
+    r"""The values of JSON Lines text, one a line, lines blank to ``str.strip`` skipped: the
+    first ``limit`` + 1 of them at most, and whether that is all of them. BadLine for the first
+    line that is not one JSON value, as ``json.loads`` of the line alone would say.
+
+    Each value is parsed where it lies and blank lines are skipped by one regular expression,
+    so the cost is the parse of the values read, never a Python step per line.
+
+    >>> json_lines('{"a": 1}\n\n[2]\n', 10)
+    ([{'a': 1}, [2]], True)
+    >>> json_lines("0\n" * 5, 2)
+    ([0, 0, 0], False)
+    >>> json_lines('{"a":\n1}', 10)
+    Traceback (most recent call last):
+    ...
+    evaluator.submissions.BadLine: line 1: Expecting value: line 1 column 6 (char 5)
+    """
+    values: list[Any] = []
+    end_of_text = len(text)
+    pos = _after_space(text, 0)
+    while pos < end_of_text:
+        if len(values) > limit:
+            return values, False
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+            gap = _after_space(text, end)
+            one_line = "\n" not in text[pos:end] and (gap == end_of_text or "\n" in text[end:gap])
+        except (ValueError, RecursionError):
+            one_line = False
+        if one_line:
+            values.append(value)
+            pos = gap
+            continue
+        start = text.rfind("\n", 0, pos) + 1
+        stop = text.find("\n", pos)
+        stop = end_of_text if stop < 0 else stop
+        line = text[start:stop]
+        if line.strip():  # not a blank line such as a form feed, which JSON does not skip
+            try:
+                values.append(json.loads(line))
+            except (ValueError, RecursionError) as exc:
+                raise BadLine(text.count("\n", 0, start) + 1, exc) from None
+        pos = _after_space(text, stop)
+    return values, True
+
+
 def wrapped_list(data: Any, wrappers: Sequence[str]) -> str | None:
     """The name of the list an object wraps the entries in ("predictions"), if it does."""
     if isinstance(data, dict):
@@ -116,12 +181,12 @@ def read_id(
                 problems.add(
                     f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
                     f'[entry|entries]); rename the field to "{name}"',
-                    ordinal(position + 1),
+                    lambda: ordinal(position + 1),
                 )
                 return None
         problems.add(
             f'{{n}} [entry has|entries have] no "{name}" (e.g. the {{examples}} [entry|entries])',
-            ordinal(position + 1),
+            lambda: ordinal(position + 1),
         )
         return None
     ident = entry[name]
@@ -132,13 +197,13 @@ def read_id(
         problems.add(
             f'{{n}} [entry has|entries have] an "{name}" that is not an integer '
             '(e.g. {examples}); write ids as JSON numbers, e.g. 17, not "17"',
-            f"{nth(position, 'entry')}: {preview(ident)}",
+            lambda: f"{nth(position, 'entry')}: {preview(ident)}",
         )
     else:
         problems.add(
             f'{{n}} [entry has|entries have] an "{name}" that is not a non-empty string '
             "(e.g. {examples}); write ids as JSON strings, exactly as in the public file",
-            f"{nth(position, 'entry')}: {preview(ident)}",
+            lambda: f"{nth(position, 'entry')}: {preview(ident)}",
         )
     return None
 
@@ -166,6 +231,11 @@ def check_count(entries: Sequence[Any], rows: int, words: EntryWords) -> None:
         )
 
 
+def _which_entry(position: int, entry: object) -> str:
+    """'the 3rd entry (string)': where an entry that is not an object is, and what it is."""
+    return f"{nth(position, 'entry')} ({json_type(entry)})"
+
+
 def read_entries(
     fields: IdFields,
     ids: Collection[int | str],
@@ -187,7 +257,7 @@ def read_entries(
             problems.add(
                 "{n} [entry is|entries are] not [a JSON object|JSON objects] "
                 f"(e.g. {{examples}}); each entry must be {shape}",
-                f"{nth(position, 'entry')} ({json_type(entry)})",
+                partial(_which_entry, position, entry),
             )
             continue
         ident = read_id(fields, entry, position, problems)

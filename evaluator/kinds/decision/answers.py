@@ -13,9 +13,12 @@ from errors import SubmissionError
 from evaluator.kinds.decision.key import EpisodeSet
 from evaluator.messages import Problems, json_type, nth, ordinal, preview
 from evaluator.submissions import (
+    MAX_ENTRIES_PER_QUESTION,
+    BadLine,
     EntryWords,
     check_count,
     entry_columns,
+    json_lines,
     read_entries,
     read_json,
     read_text,
@@ -88,8 +91,10 @@ def _top_level_hint(track: DecisionTrack, data: Any) -> str:
     )
 
 
-def decode(track: DecisionTrack, data: bytes) -> list[Any]:
-    """The entries of a submission file: a JSON list, or JSON Lines (one object a line)."""
+def decode(track: DecisionTrack, data: bytes, rows: int | None = None) -> list[Any]:
+    """The entries of a submission file: a JSON list, or JSON Lines (one object a line). With
+    ``rows`` (the track's episodes), JSON Lines of more entries than a submission may hold are
+    refused once that many are read."""
     example = _example(track)
     text = read_text(data, f"a JSON list (or JSON Lines) of objects such as {example}")
     if text.lstrip().startswith("["):
@@ -97,25 +102,29 @@ def decode(track: DecisionTrack, data: bytes) -> list[Any]:
         if not isinstance(decoded, list):
             raise SubmissionError([_top_level_hint(track, decoded)])
         return decoded
-    entries = []
-    # split("\n"), not splitlines(): U+2028 and friends may sit unescaped in a JSON string.
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
+    limit = MAX_ENTRIES_PER_QUESTION * (len(text) if rows is None else rows)
+    try:
+        entries, complete = json_lines(text, limit)
+    except BadLine as bad:
         try:
-            entries.append(json.loads(line))
-        except (ValueError, RecursionError) as exc:
-            try:
-                whole = json.loads(text)  # one document over several lines, e.g. an object
-            except (ValueError, RecursionError):
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
-                raise SubmissionError(
-                    [
-                        f"line {lineno} is not valid JSON ({reason}); a submission is a JSON list "
-                        f"of objects like {example}{_LINES}"
-                    ]
-                ) from None
-            raise SubmissionError([_top_level_hint(track, whole)]) from None
+            whole = json.loads(text)  # one document over several lines, e.g. an object
+        except (ValueError, RecursionError):
+            exc = bad.error
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
+            raise SubmissionError(
+                [
+                    f"line {bad.lineno} is not valid JSON ({reason}); a submission is a JSON list "
+                    f"of objects like {example}{_LINES}"
+                ]
+            ) from None
+        raise SubmissionError([_top_level_hint(track, whole)]) from None
+    if not complete:
+        raise SubmissionError(
+            [
+                f"the file has more than {limit} lines of entries; expected one entry for each of "
+                f"the {rows} {_words(track).noun}s"
+            ]
+        )
     if len(entries) == 1 and not (isinstance(entries[0], dict) and track.fields.id in entries[0]):
         raise SubmissionError([_top_level_hint(track, entries[0])])
     return entries
@@ -129,13 +138,16 @@ def _read_assist(
         problems.add(
             f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
             "[entry|entries]); write true or false, or null if the model gave no answer",
-            ordinal(position + 1),
+            lambda: ordinal(position + 1),
         )
         return False, None
     raw = entry[ASSIST]
     if raw is None or isinstance(raw, bool):
         return True, raw
-    shown = f"{nth(position, 'entry')}: {preview(raw)}"
+
+    def shown() -> str:
+        return f"{nth(position, 'entry')}: {preview(raw)}"
+
     if isinstance(raw, str) and raw.strip().lower() in _BOOLEAN_WORDS:
         problems.add(
             f'{{n}} [entry writes|entries write] "{ASSIST}" as a string (e.g. '
@@ -161,13 +173,16 @@ def _read_time(
         problems.add(
             f'{{n}} [entry has|entries have] no "{TIME}" (e.g. the {{examples}} '
             "[entry|entries]); give the time in seconds, or null when there is none",
-            ordinal(position + 1),
+            lambda: ordinal(position + 1),
         )
         return False, None
     raw = entry[TIME]
     if raw is None:
         return True, None
-    shown = f"{nth(position, 'entry')}: {preview(raw)}"
+
+    def shown() -> str:
+        return f"{nth(position, 'entry')}: {preview(raw)}"
+
     if isinstance(raw, bool) or not isinstance(raw, (int, float)):
         problems.add(
             f'{{n}} [entry has|entries have] an "{TIME}" that is not a number (e.g. '
@@ -244,7 +259,7 @@ def columns(episodes: EpisodeSet, data: bytes) -> Columns:
     """``validate``'s predictions as columns, in the entries' order: the same checks and the
     same SubmissionError."""
     track = episodes.track
-    entries = decode(track, data)
+    entries = decode(track, data, len(episodes))
     check_count(entries, len(episodes), _words(track))
     fast = _fast_columns(episodes, entries)
     return _careful_columns(episodes, entries) if fast is None else fast

@@ -3,6 +3,7 @@ every problem of the file with how to fix it (a hint for the shapes people uploa
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -13,12 +14,19 @@ from evaluator.messages import Problems, either, json_type, letters_text, nth, o
 from evaluator.submissions import (
     EntryWords,
     check_count,
+    entry_columns,
     read_entries,
     read_json,
     read_text,
     wrapped_list,
 )
 from spec import MultipleChoiceTrack
+
+#: What a prediction may be, as types: a string, or null to abstain.
+_PREDICTIONS = frozenset({str, type(None)})
+#: A file's answers as columns, in its entries' order: ids, and each normalised letter ("" an
+#: abstention).
+Columns = tuple[list[int | str], list[str]]
 
 REFERENCE_PREDICTION = "pred"  # what the reference evaluation scripts call a prediction
 _WRAPPERS = ("predictions", "submissions", "samples", "answers")
@@ -70,13 +78,13 @@ def _read_answer(
                 problems.add(
                     f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
                     f'[entry|entries]); rename the field to "{pred}"',
-                    ordinal(position + 1),
+                    lambda: ordinal(position + 1),
                 )
                 return None
         problems.add(
             f'{{n}} [entry has|entries have] no "{pred}" (e.g. the {{examples}} '
             "[entry|entries]); use null if the model gave no answer",
-            ordinal(position + 1),
+            lambda: ordinal(position + 1),
         )
         return None
     raw = entry[pred]
@@ -93,25 +101,43 @@ def _read_answer(
     return raw.strip().upper()
 
 
-def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]:
-    """The answers of the raw bytes of a submission, checked against the questions alone (a
-    public file's, or a key's ``asked``): by id, each normalised letter or None for an
-    abstention. SubmissionError, listing every problem, if it cannot be scored."""
+def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
+    """The answers of a file that scores, each check over all entries at once; None for any
+    other file (``_careful_columns`` then lists its problems)."""
     track = questions.track
-    example = _entry_example(track)
-    text = read_text(data, f"a JSON list such as [{example}, ...]")
-    decoded = read_json(text, example)
-    if not isinstance(decoded, list):
-        raise SubmissionError([_top_level_hint(track, decoded)])
-    check_count(decoded, len(questions), _words(track))
+    read = entry_columns(
+        track.fields, questions.letters.keys(), entries, (track.fields.prediction,)
+    )
+    if read is None:
+        return None
+    ids, (predictions,) = read
+    types = set(map(type, predictions))
+    if types == {str}:
+        answers = list(map(str.upper, map(str.strip, predictions)))
+    elif types <= _PREDICTIONS:
+        answers = [p.strip().upper() if p else "" for p in predictions]
+    else:
+        return None
+    order, allowed = questions.allowed
+    if tuple(ids) != order:  # the file's own order: each id's answers looked up
+        allowed = tuple(map(dict(zip(order, allowed, strict=True)).__getitem__, ids))
+    if not all(map(operator.contains, allowed, answers)):
+        return None
+    return ids, answers
+
+
+def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
+    """The answers read entry by entry (``read_entries``), every problem noted: the road of a
+    file the fast one leaves, and the one that writes the messages."""
+    track = questions.track
     decorated = _decorated(track)
 
     def read(
         entry: dict[str, Any], position: int, ident: int | str | None, problems: Problems
-    ) -> tuple[bool, str | None]:
+    ) -> tuple[bool, str]:
         answer = _read_answer(track, entry, position, problems)
         if answer is None or ident is None:
-            return False, None
+            return False, ""
         letters = questions.letters[ident]
         if answer and answer not in letters:
             raw = entry[track.fields.prediction]
@@ -127,12 +153,35 @@ def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]
                 problems.add(
                     "{n} [answer is|answers are] not among their question's options "
                     "(e.g. {examples})",
-                    f"id {ident}: {preview(raw, 20)} (valid {letters_text(letters)})",
+                    lambda: f"id {ident}: {preview(raw, 20)} (valid {letters_text(letters)})",
                 )
-            return False, None
-        return True, answer or None
+            return False, ""
+        return True, answer
 
-    return read_entries(track.fields, questions.letters, decoded, read, _words(track))
+    found = read_entries(track.fields, questions.letters, entries, read, _words(track))
+    return list(found), list(found.values())
+
+
+def columns(questions: QuestionSet, data: bytes) -> Columns:
+    """``validate``'s answers as columns, in the entries' order ("" an abstention): the same
+    checks and the same SubmissionError."""
+    track = questions.track
+    example = _entry_example(track)
+    text = read_text(data, f"a JSON list such as [{example}, ...]")
+    decoded = read_json(text, example)
+    if not isinstance(decoded, list):
+        raise SubmissionError([_top_level_hint(track, decoded)])
+    check_count(decoded, len(questions), _words(track))
+    fast = _fast_columns(questions, decoded)
+    return _careful_columns(questions, decoded) if fast is None else fast
+
+
+def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]:
+    """The answers of the raw bytes of a submission, checked against the questions alone (a
+    public file's, or a key's ``asked``): by id, each normalised letter or None for an
+    abstention. SubmissionError, listing every problem, if it cannot be scored."""
+    ids, answers = columns(questions, data)
+    return {i: a or None for i, a in zip(ids, answers, strict=True)}
 
 
 def abstentions(answers: Mapping[int | str, str | None]) -> int:

@@ -6,6 +6,7 @@ The checks of a public file are the key's but for the answers: ids, option lette
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,12 @@ class QuestionSet:
     def __len__(self) -> int:
         return len(self.letters)
 
+    @cached_property
+    def allowed(self) -> tuple[tuple[int | str, ...], tuple[frozenset[str], ...]]:
+        """Its ids in order, and the answers each may be given: its letters, or "" to
+        abstain."""
+        return tuple(self.letters), tuple(letters | {""} for letters in self.letters.values())
+
 
 @dataclass(frozen=True)
 class AnswerKey:
@@ -77,11 +84,41 @@ class AnswerKey:
         return sum(q.out_of_option for q in self.questions)
 
     @cached_property
+    def columns(self) -> KeyColumns:
+        """Its questions as columns in key order, for scoring all at once."""
+        items = [self.items[i] for i in self.ids]
+        order = sorted(range(len(items)), key=lambda n: id_order(self.ids[n]))
+        return KeyColumns(
+            corrects=tuple(item.correct for item in items),
+            groups=tuple(zip(*(item.groups for item in items), strict=True)),
+            by_id=tuple(order),
+            ids_json=tuple(f"[{json.dumps(self.ids[n], ensure_ascii=True)}," for n in order),
+            guess_odds=tuple(0.0 if i.correct is None else 1 / len(i.letters) for i in items),
+        )
+
+    @cached_property
     def asked(self) -> QuestionSet:
         """Its questions without their answers, as the public file released with it has them."""
         return QuestionSet(
             self.track, {i: item.letters for i, item in self.items.items()}, self.key_version
         )
+
+
+@dataclass(frozen=True)
+class KeyColumns:
+    """A key's questions as columns, each in key order: what scoring counts over all questions
+    at once."""
+
+    corrects: tuple[str | None, ...]  # each question's right letter, None out of option
+    groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
+    by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
+    ids_json: tuple[str, ...]  # in that order, '[' + the id as JSON (ASCII) + ','
+    guess_odds: tuple[float, ...]  # 1 / its options, 0.0 out of option: a random guess's odds
+
+
+def id_order(ident: int | str) -> tuple[int, int, str]:
+    """Ids sorted integers first, by value, then strings."""
+    return (0, ident, "") if isinstance(ident, int) else (1, 0, ident)
 
 
 def _row_problems(

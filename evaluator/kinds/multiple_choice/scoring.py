@@ -6,12 +6,15 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+import operator
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
 
 from evaluator.files import KEY_VERSION_FIELD
 from evaluator.kinds.base import Summary
-from evaluator.kinds.multiple_choice.answers import validate
-from evaluator.kinds.multiple_choice.key import AnswerKey
+from evaluator.kinds.multiple_choice.answers import columns
+from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
 from spec import Aggregate, MultipleChoiceTrack
@@ -23,28 +26,24 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
     it cannot be scored (``validate``'s, on the key's questions)."""
     track = key.track
-    answers = validate(key.asked, data)
-
-    tallies = [[[0, 0] for _ in grouping.groups] for grouping in track.groupings]
-    answerable = [0, 0]
-    abstained = 0
-    for ident, item in key.items.items():
-        answer = answers[ident]
-        hit = answer is not None and answer == item.correct
-        abstained += answer is None
-        for level, index in enumerate(item.groups):
-            tally = tallies[level][index]
-            tally[0] += hit
-            tally[1] += 1
-        if item.correct is not None:
-            answerable[0] += hit
-            answerable[1] += 1
+    ids, answers = columns(key.asked, data)
+    if tuple(ids) != key.ids:  # in key order, as the columns of the key are
+        by_id = dict(zip(ids, answers, strict=True))
+        answers = [by_id[i] for i in key.ids]
+    table = key.columns
+    hits = list(map(operator.eq, answers, table.corrects))  # "" and None never equal
+    tallies = []
+    for grouping, of in zip(track.groupings, table.groups, strict=True):
+        right, sizes = Counter(compress(of, hits)), Counter(of)
+        tallies.append([(right[i], sizes[i]) for i in range(len(grouping.groups))])
+    answerable = Count(correct=sum(hits), total=len(key) - table.corrects.count(None))
+    abstained = answers.count("")
     per_group = {
         group.key: Count(correct=tally[0], total=tally[1])
         for grouping, level in zip(track.groupings, tallies, strict=True)
         for group, tally in zip(grouping.groups, level, strict=True)
     }
-    counts = aggregate(track, per_group, Count(correct=answerable[0], total=answerable[1]))
+    counts = aggregate(track, per_group, answerable)
     intervals = intervals_from_counts(track, counts)
     rate = chance(key)
     return ScoreResult(
@@ -59,7 +58,7 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         scorer_version=track.scorer_version,
         chance=rate,
         below_chance=intervals[track.overall.key][1] < rate,
-        answers_sha256=_answers_digest(answers),
+        answers_sha256=_key_digest(key, answers),
     )
 
 
@@ -122,7 +121,7 @@ def aggregate(
 def chance(key: AnswerKey) -> float:
     """What answering every question at random scores in expectation, in percent: the mean of
     ``1 / n`` over all rows (``n`` its option count), an out-of-option row counting 0."""
-    hits = sum(1 / len(item.letters) for item in key.items.values() if item.correct is not None)
+    hits = sum(key.columns.guess_odds)  # in key order, as a sum over the rows
     return 100 * hits / len(key)
 
 
@@ -147,14 +146,24 @@ def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | Non
     )
 
 
-def _id_order(ident: int | str) -> tuple[int, int, str]:
-    return (0, ident, "") if isinstance(ident, int) else (1, 0, ident)
+def _digest(listed: Iterable[tuple[int | str, str | None]]) -> str:
+    """sha256 of the answers as compact JSON, ``[format, [[id, letter or null], ...]]``, the
+    pairs given sorted by id (``id_order``)."""
+    text = json.dumps([ANSWERS_FORMAT, list(listed)], separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def _answers_digest(answers: Mapping[int | str, str | None]) -> str:
-    """sha256 of the answers as compact JSON, ``[format, [[id, letter or null], ...]]`` by id."""
-    listed = [[ident, answers[ident]] for ident in sorted(answers, key=_id_order)]
-    text = json.dumps([ANSWERS_FORMAT, listed], separators=(",", ":"), ensure_ascii=True)
+def _key_digest(key: AnswerKey, answers: Sequence[str]) -> str:
+    """``_digest`` of answers in key order ("" an abstention), its text joined from the key's
+    ids as JSON (``KeyColumns.ids_json``): the same bytes, written without encoding each id."""
+    table = key.columns
+    closing = {letter: f"{json.dumps(letter)}]" for letter in set(answers)} | {"": "null]"}
+    items = map(
+        operator.add,
+        table.ids_json,
+        map(closing.__getitem__, map(answers.__getitem__, table.by_id)),
+    )
+    text = f"[{json.dumps(ANSWERS_FORMAT)},[{','.join(items)}]]"
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -185,7 +194,7 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
         ):
             return None
         answers[ident] = (raw or "").strip().upper() or None
-    return _answers_digest(answers)
+    return _digest((i, answers[i]) for i in sorted(answers, key=id_order))
 
 
 def counts_problems(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> list[str]:
