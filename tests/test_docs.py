@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,22 +124,6 @@ def test_the_readme_gives_the_two_commands_first() -> None:
     first_block = README.index("```sh")
     assert "make run" in README[first_block : first_block + 200]
     assert "make test" in README[first_block : first_block + 300]
-
-
-# Every script, not the helper modules they share (scripts/_cli.py).
-@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "scripts").glob("[!_]*.py")))
-def test_every_script_help_works_and_shows_an_example(script: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, f"scripts/{script}", "--help"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Example" in done.stdout
 
 
 def _code_strings(source: str) -> list[str]:
