@@ -9,6 +9,7 @@ out-of-option rows (EgoArgus understanding).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -24,7 +25,10 @@ from evaluator.kinds.multiple_choice import answers as mc_answers
 from evaluator.kinds.multiple_choice import scoring as mc_scoring
 
 
+@functools.cache
 def _track(bench_id: str) -> tuple[spec.MultipleChoiceTrack, evaluator.AnswerKey, list[Any]]:
+    """A benchmark's multiple-choice track, its demo key and its demo sample's entries (read
+    on first use, not when the tests are collected)."""
     bench = spec.load_benchmark(bench_id)
     track = bench.track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
@@ -32,7 +36,7 @@ def _track(bench_id: str) -> tuple[spec.MultipleChoiceTrack, evaluator.AnswerKey
     return track, key, sample
 
 
-TRACKS = {name: _track(name) for name in ("egomemreason", "egoargus")}
+TRACKS = ("egomemreason", "egoargus")
 
 #: Values an entry's id or prediction may be given, odd and ordinary.
 ODD_VALUES: list[Any] = [
@@ -67,7 +71,7 @@ SETTINGS = settings(
 def _mostly_valid(draw: st.DrawFn, name: str) -> list[Any]:
     """The demo sample, in its order or shuffled, with a few entries changed: a field dropped
     or given an odd value, an id repeated or unknown, an entry that is no object."""
-    track, _, sample = TRACKS[name]
+    track, _, sample = _track(name)
     entries: list[Any] = [dict(e) for e in sample]
     if draw(st.booleans()):
         random.Random(draw(st.integers(0, 2**16))).shuffle(entries)
@@ -95,7 +99,7 @@ def _mostly_valid(draw: st.DrawFn, name: str) -> list[Any]:
 
 
 def _both_roads(name: str, entries: list[Any]) -> None:
-    _, key, _ = TRACKS[name]
+    _, key, _ = _track(name)
     fast = mc_answers._fast_columns(key.asked, entries)
     try:
         careful = mc_answers._careful_columns(key.asked, entries)
@@ -137,7 +141,7 @@ def _documented_digest(answers: dict[int | str, str | None]) -> str:
 @pytest.mark.parametrize("name", TRACKS)
 @pytest.mark.parametrize("seed", range(6))
 def test_the_score_s_answers_sha256_is_the_documented_digest(name: str, seed: int) -> None:
-    track, key, sample = TRACKS[name]
+    track, key, sample = _track(name)
     rng = random.Random(seed)
     entries = [dict(e) for e in sample]
     rng.shuffle(entries)
@@ -155,7 +159,7 @@ def test_the_score_s_answers_sha256_is_the_documented_digest(name: str, seed: in
 
 @pytest.mark.parametrize("name", TRACKS)
 def test_shuffled_entries_score_bit_for_bit_as_the_key_s_order(name: str) -> None:
-    _, key, sample = TRACKS[name]
+    _, key, sample = _track(name)
     shuffled = list(sample)
     random.Random(3).shuffle(shuffled)
     ordered = evaluator.score(key, json.dumps(sample).encode())
@@ -168,7 +172,7 @@ def test_shuffled_entries_score_bit_for_bit_as_the_key_s_order(name: str) -> Non
 def _one_change_each(name: str) -> list[tuple[str, list[Any]]]:
     """The sample with one change to one entry (the first or the last): each field given each
     odd value or dropped, the entry replaced by each odd value, its id repeated from another."""
-    track, _, sample = TRACKS[name]
+    track, _, sample = _track(name)
     fields = (track.fields.id, track.fields.prediction, *track.fields.prediction_aliases)
     cases: list[tuple[str, list[Any]]] = []
     for position in (0, len(sample) - 1):
