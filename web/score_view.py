@@ -9,6 +9,7 @@ A multiple-choice score shows accuracies; a decision score each metric as its sp
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -24,6 +25,10 @@ from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
 
 SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
+LINES_TRIED = 4 * SHAPE_SAMPLE  # lines of JSON Lines it parses at most, read or not
+#: A line's text from its first character that is not whitespace: blank lines are skipped in
+#: one scan, never one Python step each.
+_FILLED_LINE = re.compile(r"\S[^\n]*")
 NOTHING_STORED = "Nothing about this file was stored."
 #: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
 DETECT = "auto"
@@ -176,11 +181,11 @@ def _entries(data: bytes) -> list[dict[str, Any]]:
         decoded: Any = json.loads(text)
     except (ValueError, RecursionError):
         decoded = []
-        for line in text.split("\n"):
-            if len(decoded) >= SHAPE_SAMPLE:
+        for tried, line in enumerate(_FILLED_LINE.finditer(text)):
+            if len(decoded) >= SHAPE_SAMPLE or tried >= LINES_TRIED:
                 break
             try:
-                decoded.append(json.loads(line))
+                decoded.append(json.loads(line.group()))
             except (ValueError, RecursionError):
                 continue
     if isinstance(decoded, dict):  # {"results": [...]}: what the list holds tells

@@ -1,0 +1,48 @@
+"""web.score_view's guess of a file's track: it reads a bounded sample of the file, whatever
+the file holds (issue 22: 5 MB of blank lines cost ~14 s, one failed json.loads a line)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import spec
+from web import score_view
+
+BENCH = spec.load_benchmark("egoargus")
+UNDER = 5 * 1024 * 1024 - 64 * 1024  # inside the upload limit
+
+HOSTILE_LINES = {
+    "blank lines": b"\n" * UNDER,
+    "spaces then a newline": b" \n" * (UNDER // 2),
+    "junk lines": b"x\n" * (UNDER // 2),
+    "one long line of spaces": b" " * UNDER + b"\n{}",
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_LINES)
+def test_the_guess_parses_a_bounded_number_of_lines(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = 0
+    real = json.loads
+
+    def counted(text: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(score_view.json, "loads", counted)
+    assert score_view.fitting_track(BENCH, HOSTILE_LINES[name]) is None
+    assert calls <= 1 + score_view.LINES_TRIED
+
+
+def test_json_lines_still_tell_their_track() -> None:
+    decision = BENCH.track("decision")
+    entries = json.loads((BENCH.demo_dir / "decision_sample_submission.json").read_bytes())
+    lines = "\n\n".join(json.dumps(e) for e in entries[:300]).encode()
+    assert score_view.fitting_track(BENCH, lines) is decision
+    noisy = b"not json\n" * 50 + lines
+    assert score_view.fitting_track(BENCH, noisy) is decision
