@@ -5,7 +5,9 @@ submission file (FileData, unprocessed) and whose one output is a JSON object, u
 concurrency limit; it returns an empty dict without reading the file. So ``/score`` minus
 ``/noop`` is what scoring costs in this app over Gradio's queue, session and HTTP work for one
 such call. Configured by the same environment as ``app.py`` (the bench raises
-``LEADERBOARD_SCORE_LIMIT``).
+``LEADERBOARD_SCORE_LIMIT``). ``BENCH_SESSIONS=gradio`` serves it with Gradio's own
+``SessionState.__init__`` instead of guard.sessions' (every block's config built for every new
+session: the figures before issue 20).
 
 Example::
 
@@ -20,11 +22,14 @@ from typing import Any
 
 import gradio as gr
 from gradio.data_classes import FileData
+from gradio.state_holder import SessionState
 
 import app
 import ledger
+from guard import sessions
 
 NOOP_CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
+SESSIONS_VARIABLE = "BENCH_SESSIONS"  # "gradio": Gradio's own sessions, for the before figures
 
 
 async def noop(submission: FileData, request: gr.Request) -> dict[str, Any]:
@@ -51,7 +56,10 @@ def main() -> None:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
+    demo = build()
+    if os.environ.get(SESSIONS_VARIABLE) == "gradio":
+        SessionState.__init__ = sessions.gradio_init  # type: ignore[method-assign, assignment]
+    demo.queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ def run_load(
     check: Check | None = None,
     via: str = "call",
     reupload_s: float = 60.0,
+    extra: Sequence[Any] = (),
 ) -> LoadResult:
     """``requests`` calls of ``api_name`` spread over ``clients`` threads, within the time limit.
 
@@ -75,6 +76,9 @@ def run_load(
     - ``"session"``: /gradio_api/queue/join + /queue/data with one session per client, as a
       browser tab does (many scores by the same 8 visitors);
     - ``"run"``: one POST to /gradio_api/run/<api_name>, past the queue (off on a Space).
+
+    ``extra`` are the event's inputs after the file (a several-track page's ``/score`` takes
+    the track).
 
     The app deletes uploads about 2 minutes after they arrive, so a client uploads its file
     again once the last upload is ``reupload_s`` old, as a visitor would.
@@ -112,12 +116,13 @@ def run_load(
                     if time.monotonic() - uploaded > reupload_s:
                         path = http.upload(f"load-{which}.json", payloads[which])
                         uploaded = time.monotonic()
+                    inputs = [file_data(path), *extra]
                     if via == "session":
-                        outcome = http.queue_call(fn_index, [file_data(path)], session)
+                        outcome = http.queue_call(fn_index, inputs, session)
                     elif via == "run":
-                        outcome = http.run(api_name, [file_data(path)])
+                        outcome = http.run(api_name, inputs)
                     else:
-                        outcome = http.call(api_name, [file_data(path)])
+                        outcome = http.call(api_name, inputs)
                 except Exception as exc:
                     complaint: str | None = f"{type(exc).__name__}: {exc}"
                 else:
