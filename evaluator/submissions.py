@@ -98,38 +98,40 @@ def _after_space(text: str, pos: int) -> int:
     return pos if match is None else match.end()
 
 
-class BadLine(ValueError):
-    """A line of JSON Lines that is not one JSON value: its number (from 1) and the error
-    ``json.loads`` gives for it alone."""
+@dataclass(frozen=True)
+class JsonLines:
+    """What ``json_lines`` read: the values, whether they are all the text's (not cut at the
+    limit), and the first line that is not one JSON value, if any: its number (from 1) and the
+    error ``json.loads`` gives for it alone (the values are then those before it)."""
 
-    def __init__(self, lineno: int, error: ValueError | RecursionError) -> None:
-        super().__init__(f"line {lineno}: {error}")
-        self.lineno, self.error = lineno, error
+    values: list[Any]
+    complete: bool = True
+    bad_line: int | None = None
+    error: ValueError | RecursionError | None = None
 
 
-def json_lines(text: str, limit: int) -> tuple[list[Any], bool]:
+def json_lines(text: str, limit: int) -> JsonLines:
     r"""The values of JSON Lines text, one a line, lines blank to ``str.strip`` skipped: the
-    first ``limit`` + 1 of them at most, and whether that is all of them. BadLine for the first
-    line that is not one JSON value, as ``json.loads`` of the line alone would say.
+    first ``limit`` + 1 of them at most, and whether that is all of them; or where the first
+    line that is not one JSON value is, and what ``json.loads`` of that line alone says.
 
     Each value is parsed where it lies and blank lines are skipped by one regular expression,
     so the cost is the parse of the values read, never a Python step per line.
 
-    >>> json_lines('{"a": 1}\n\n[2]\n', 10)
-    ([{'a': 1}, [2]], True)
-    >>> json_lines("0\n" * 5, 2)
-    ([0, 0, 0], False)
-    >>> json_lines('{"a":\n1}', 10)
-    Traceback (most recent call last):
-    ...
-    evaluator.submissions.BadLine: line 1: Expecting value: line 1 column 6 (char 5)
+    >>> json_lines('{"a": 1}\n\n[2]\n', 10).values
+    [{'a': 1}, [2]]
+    >>> json_lines("0\n" * 5, 2).complete
+    False
+    >>> read = json_lines('{"a": 1}\n{"a":\n1}', 10)
+    >>> read.bad_line, str(read.error)
+    (2, 'Expecting value: line 1 column 6 (char 5)')
     """
     values: list[Any] = []
     end_of_text = len(text)
     pos = _after_space(text, 0)
     while pos < end_of_text:
         if len(values) > limit:
-            return values, False
+            return JsonLines(values, complete=False)
         try:
             value, end = _DECODER.raw_decode(text, pos)
             gap = _after_space(text, end)
@@ -148,9 +150,9 @@ def json_lines(text: str, limit: int) -> tuple[list[Any], bool]:
             try:
                 values.append(json.loads(line))
             except (ValueError, RecursionError) as exc:
-                raise BadLine(text.count("\n", 0, start) + 1, exc) from None
+                return JsonLines(values, bad_line=text.count("\n", 0, start) + 1, error=exc)
         pos = _after_space(text, stop)
-    return values, True
+    return JsonLines(values)
 
 
 def wrapped_list(data: Any, wrappers: Sequence[str]) -> str | None:

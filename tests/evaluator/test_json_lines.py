@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import evaluator
 import spec
 from evaluator.kinds import decision
-from evaluator.submissions import BadLine, json_lines
+from evaluator.submissions import json_lines
 
 
 def _reference(text: str) -> tuple[str, Any]:
@@ -32,12 +32,11 @@ def _reference(text: str) -> tuple[str, Any]:
 
 
 def _read(text: str) -> tuple[str, Any]:
-    try:
-        values, complete = json_lines(text, len(text) + 1)
-    except BadLine as bad:
-        return "bad", (bad.lineno, str(bad.error))
-    assert complete
-    return "ok", values
+    read = json_lines(text, len(text) + 1)
+    if read.error is not None:
+        return "bad", (read.bad_line, str(read.error))
+    assert read.complete
+    return "ok", read.values
 
 
 #: Pieces of lines, ordinary and odd: objects, blank lines of JSON's whitespace and of other
@@ -102,9 +101,9 @@ def test_json_lines_on_chosen_texts(text: str) -> None:
 
 
 def test_json_lines_stops_past_its_limit() -> None:
-    values, complete = json_lines("0\n" * 1000, 10)
-    assert (len(values), complete) == (11, False)
-    assert json_lines("0\n" * 10, 10) == ([0] * 10, True)
+    read = json_lines("0\n" * 1000, 10)
+    assert (len(read.values), read.complete) == (11, False)
+    assert json_lines("0\n" * 10, 10) == evaluator.submissions.JsonLines([0] * 10)
 
 
 BENCH = spec.load_benchmark("egoargus")

@@ -14,7 +14,6 @@ from evaluator.kinds.decision.key import EpisodeSet
 from evaluator.messages import Problems, json_type, nth, ordinal, preview
 from evaluator.submissions import (
     MAX_ENTRIES_PER_QUESTION,
-    BadLine,
     EntryWords,
     check_count,
     entry_columns,
@@ -103,22 +102,22 @@ def decode(track: DecisionTrack, data: bytes, rows: int | None = None) -> list[A
             raise SubmissionError([_top_level_hint(track, decoded)])
         return decoded
     limit = MAX_ENTRIES_PER_QUESTION * (len(text) if rows is None else rows)
-    try:
-        entries, complete = json_lines(text, limit)
-    except BadLine as bad:
+    read = json_lines(text, limit)
+    if read.error is not None:
         try:
             whole = json.loads(text)  # one document over several lines, e.g. an object
         except (ValueError, RecursionError):
-            exc = bad.error
+            exc = read.error
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "unreadable"
             raise SubmissionError(
                 [
-                    f"line {bad.lineno} is not valid JSON ({reason}); a submission is a JSON list "
-                    f"of objects like {example}{_LINES}"
+                    f"line {read.bad_line} is not valid JSON ({reason}); a submission is a JSON "
+                    f"list of objects like {example}{_LINES}"
                 ]
             ) from None
         raise SubmissionError([_top_level_hint(track, whole)]) from None
-    if not complete:
+    entries = read.values
+    if not read.complete:
         raise SubmissionError(
             [
                 f"the file has more than {limit} lines of entries; expected one entry for each of "
