@@ -51,10 +51,10 @@ from gradio.state_holder import SessionState
 
 from errors import GradioMismatch
 
-__all__ = ["GRADIO_VERSION", "GradioMismatch", "LazyConfigs", "check", "gradio_init", "lazy"]
+__all__ = ["PINNED_VERSION", "GradioMismatch", "LazyConfigs", "check", "gradio_init", "lazy"]
 
 #: The Gradio whose SessionState this module was written against (requirements.txt pins it).
-GRADIO_VERSION = "6.31.0"
+PINNED_VERSION = "6.31.0"
 #: sha256 (first 16 hex digits) of the dedented source of each member of SessionState that the
 #: patch replaces, or whose reading of ``config_values`` it must serve exactly as a dict would;
 #: and of config_for_block, which builds a config from the block's attributes when called.
@@ -109,7 +109,7 @@ def check(
     one and its SessionState and config_for_block are the ones this patch was written for."""
     version = gradio.__version__ if version is None else version
     changes = []
-    if version != GRADIO_VERSION:
+    if version != PINNED_VERSION:
         changes.append(f"the version is {version}")
     members = _members(session_class, blocks_config)
     for qualified, pinned in PINNED.items():
@@ -119,11 +119,11 @@ def check(
             changes.append(f"{qualified} changed")
     if changes:
         raise GradioMismatch(
-            f"guard.sessions patches gradio.state_holder.SessionState as Gradio {GRADIO_VERSION} "
+            f"guard.sessions patches gradio.state_holder.SessionState as Gradio {PINNED_VERSION} "
             f"wrote it, but the installed Gradio differs: {'; '.join(changes)}. Read Gradio's "
             "state_holder.py and every reader of SessionState.config_values, then update "
             "guard/sessions.py and its PINNED digests, or install gradio=="
-            f"{GRADIO_VERSION} (requirements.txt)."
+            f"{PINNED_VERSION} (requirements.txt)."
         )
 
 
