@@ -170,7 +170,9 @@ def test_gradios_per_session_structures_stay_bounded(local: tuple[str, gr.Blocks
     assert peak["waiting"] <= waiting, peak
     assert peak["sessions"] <= queue_limits.MAX_IDLE + live, peak
     assert peak["event_ids"] <= queue_limits.MAX_IDLE + live + queue_limits.MAX_IDLE, peak
-    assert peak["analytics"] <= queue_limits.ANALYTICS_EVENTS, peak
+    # Gradio records an event, then trims the records to the bound (queueing.py, Queue.push):
+    # this watcher, on another thread, may read between the two, one record over.
+    assert peak["analytics"] <= queue_limits.ANALYTICS_EVENTS + 1, peak
     assert peak["states"] <= app.SESSION_CAPACITY + CLIENTS, peak
 
 
