@@ -2,7 +2,7 @@
 
 Example::
 
-    python -m perf                  # everything (~8 min on 2 cores), writes BENCHMARKS.md
+    python -m perf                  # everything (~14 min on 2 cores), writes BENCHMARKS.md
     python -m perf --only P1 P3     # some parts, printed only
 """
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=list(PARTS),
         metavar="PART",
-        help="run only these parts (P1 P2 P3 P4); BENCHMARKS.md is not written",
+        help="run only these parts (P1 P2 P3 P4 P5); BENCHMARKS.md is not written",
     )
     args = parser.parse_args(argv)
     facts = machine()
