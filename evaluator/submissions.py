@@ -233,6 +233,22 @@ def check_count(entries: Sequence[Any], rows: int, words: EntryWords) -> None:
         )
 
 
+def in_order(
+    ids: Sequence[int | str], order: Sequence[int | str], *columns: Sequence[Any]
+) -> list[Sequence[Any]]:
+    """Columns read in the entries' order (``ids``) rearranged into ``order``, the same ids in
+    the key's order; as they are when the file already follows the key.
+
+    >>> in_order([2, 1], (1, 2), ["b", "a"], [20, 10])
+    [['a', 'b'], [10, 20]]
+    """
+    if tuple(ids) == tuple(order):
+        return list(columns)
+    at = {ident: n for n, ident in enumerate(ids)}
+    positions = [at[ident] for ident in order]
+    return [[column[n] for n in positions] for column in columns]
+
+
 def _which_entry(position: int, entry: object) -> str:
     """'the 3rd entry (string)': where an entry that is not an object is, and what it is."""
     return f"{nth(position, 'entry')} ({json_type(entry)})"

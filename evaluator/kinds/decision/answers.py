@@ -90,10 +90,10 @@ def _top_level_hint(track: DecisionTrack, data: Any) -> str:
     )
 
 
-def decode(track: DecisionTrack, data: bytes, rows: int | None = None) -> list[Any]:
-    """The entries of a submission file: a JSON list, or JSON Lines (one object a line). With
-    ``rows`` (the track's episodes), JSON Lines of more entries than a submission may hold are
-    refused once that many are read."""
+def decode(track: DecisionTrack, data: bytes, rows: int) -> list[Any]:
+    """The entries of a submission file: a JSON list, or JSON Lines (one object a line); JSON
+    Lines of more entries than a submission of ``rows`` episodes may hold are refused once that
+    many are read."""
     example = _example(track)
     text = read_text(data, f"a JSON list (or JSON Lines) of objects such as {example}")
     if text.lstrip().startswith("["):
@@ -101,7 +101,7 @@ def decode(track: DecisionTrack, data: bytes, rows: int | None = None) -> list[A
         if not isinstance(decoded, list):
             raise SubmissionError([_top_level_hint(track, decoded)])
         return decoded
-    limit = MAX_ENTRIES_PER_QUESTION * (len(text) if rows is None else rows)
+    limit = MAX_ENTRIES_PER_QUESTION * rows
     read = json_lines(text, limit)
     if read.error is not None:
         try:

@@ -19,6 +19,7 @@ from evaluator.kinds.decision.answers import Prediction, columns
 from evaluator.kinds.decision.key import DecisionKey
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_bounds
+from evaluator.submissions import in_order
 from spec import DecisionTrack, format_metric
 from spec.base import DECIMALS
 from spec.decision import BY_SCENARIO, NON_SAFETY, NONE, NULLABLE, SAFETY
@@ -202,10 +203,9 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
     be scored."""
     track = key.track
-    ids, assists, times = columns(key.asked, data)
-    if tuple(ids) != key.ids:  # in key order, as the tally counts
-        by_id = dict(zip(ids, zip(assists, times, strict=True), strict=True))
-        assists, times = [by_id[i][0] for i in key.ids], [by_id[i][1] for i in key.ids]
+    ids, assists_read, times_read = columns(key.asked, data)
+    # in key order, as the tally counts
+    assists, times = in_order(ids, key.ids, assists_read, times_read)
     t = tally_columns(key, assists, times)
     counts = counts_of(track, t)
     values = proportions(track, counts)

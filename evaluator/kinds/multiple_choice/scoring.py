@@ -17,6 +17,7 @@ from evaluator.kinds.multiple_choice.answers import columns
 from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
+from evaluator.submissions import in_order
 from spec import Aggregate, MultipleChoiceTrack
 
 ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
@@ -26,10 +27,8 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
     it cannot be scored (``validate``'s, on the key's questions)."""
     track = key.track
-    ids, answers = columns(key.asked, data)
-    if tuple(ids) != key.ids:  # in key order, as the columns of the key are
-        by_id = dict(zip(ids, answers, strict=True))
-        answers = [by_id[i] for i in key.ids]
+    ids, read = columns(key.asked, data)
+    (answers,) = in_order(ids, key.ids, read)  # in key order, as the key's columns are
     table = key.columns
     hits = list(map(operator.eq, answers, table.corrects))  # "" and None never equal
     tallies = []
