@@ -253,7 +253,9 @@ def parse_key(
         )
         for r in rows
     )
-    return DecisionKey(track, episodes, key_version, sha256, {e.id: e for e in episodes})
+    key = DecisionKey(track, episodes, key_version, sha256, {e.id: e for e in episodes})
+    _ = key.cells, key.asked  # what scoring reads, built now, not on the first score
+    return key
 
 
 def load_key(track: DecisionTrack, data: bytes) -> DecisionKey:

@@ -293,7 +293,9 @@ def parse_answer_key(
         )
         for q in questions
     }
-    return AnswerKey(track, questions, key_version, sha256, items)
+    key = AnswerKey(track, questions, key_version, sha256, items)
+    _ = key.columns, key.asked.allowed  # what scoring reads, built now, not on the first score
+    return key
 
 
 def load_key(track: MultipleChoiceTrack, data: bytes) -> AnswerKey:
