@@ -39,6 +39,10 @@ Better = Literal["higher", "lower", "zero"]
 #: Decimals a value shows, by its metric's display.
 DECIMALS: Mapping[Display, int] = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}
 PAPER_PREFIX = "paper_"  # the key of every paper-only metric starts so
+#: A track's ``min_rows`` unless it gives one: the fewest rows of the key a metric shown to a
+#: visitor may turn on (``evaluator.disclosure``); a metric that turns on fewer is withheld from
+#: what /score returns and shows, so one scored call tells no single row of the key.
+MIN_ROWS = 20
 
 
 def format_metric(display: Display, value: float | None) -> str:

@@ -17,6 +17,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from spec.base import (
+    MIN_ROWS,
     PAPER_PREFIX,
     Better,
     DataFile,
@@ -28,6 +29,7 @@ from spec.base import (
     Metric,
     MetricKey,
     Model,
+    Size,
     Text,
     View,
     board_problems,
@@ -104,6 +106,9 @@ class DecisionTrack(Model):
     views: tuple[View, ...] = Field(min_length=1, strict=False)
     #: The metrics a per-scenario bar chart shows (one display, so one axis).
     chart: tuple[MetricKey, ...] = Field(default=(), strict=False)
+    #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
+    #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
+    min_rows: Size = MIN_ROWS
 
     # --- derived, computed once ---------------------------------------------------------------
 

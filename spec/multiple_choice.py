@@ -17,6 +17,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field, StringConstraints
 
 from spec.base import (
+    MIN_ROWS,
     DataFile,
     Display,
     Group,
@@ -105,6 +106,9 @@ class MultipleChoiceTrack(Model):
     views: tuple[View, ...] = Field(min_length=1, strict=False)
     #: Shown under the chart of groups: the metrics a per-group bar chart shows.
     chart: tuple[Key, ...] = Field(default=(), strict=False)
+    #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
+    #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
+    min_rows: Size = MIN_ROWS
 
     # --- derived, computed once ---------------------------------------------------------------
 
