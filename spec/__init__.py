@@ -6,9 +6,11 @@ the benchmark's folder and reaches the code as a ``Benchmark``; every other modu
 model, or one of its tracks, as a parameter.
 
 The package, from the bottom: ``spec.base`` (the parts: names, files, groups, views, metrics,
-displays), one model per kind of track (``spec.multiple_choice``: letters, groupings, micro and
-macro aggregates; ``spec.decision``: whether and when to assist), ``spec.tracks`` (``Track``,
-the union of the kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``) and ``spec.loading``
+displays), ``spec.links`` (what a field that ends up in a link may say), one model per kind of
+track (``spec.multiple_choice``: letters, groupings, micro and macro aggregates;
+``spec.decision``: whether and when to assist), ``spec.tracks`` (``Track``, the union of the
+kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``), ``spec.folder_files``
+(every file of a folder is read there: regular files inside it, bounded) and ``spec.loading``
 (reading a folder). Every kind gives generic code the same names: ``id``, ``title``, ``kind``,
 ``scorer_version``, ``key``, ``public``, ``fields.id`` / ``fields.id_type``, ``metric_keys``
 (this Space's metrics, display order), ``paper_metric_keys`` (metrics only paper rows carry),
@@ -48,6 +50,7 @@ from spec.base import (
 )
 from spec.benchmark import DEMO_BOARD, DEMO_FOLDER, Benchmark, Hub, Input, Links, Paper, PaperTable
 from spec.decision import DecisionFields, DecisionTrack
+from spec.folder_files import about_text, citation_text, read_folder_file, read_folder_text
 from spec.loading import (
     BENCHMARKS_DIR,
     ROOT,
@@ -98,8 +101,12 @@ __all__ = [
     "SpecError",
     "Track",
     "View",
+    "about_text",
     "benchmark_folder",
+    "citation_text",
     "format_metric",
     "load_benchmark",
     "parse_benchmark",
+    "read_folder_file",
+    "read_folder_text",
 ]

@@ -24,7 +24,6 @@ MetricKey = Annotated[
 ]
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]*$", max_length=64)]
 Text = Annotated[str, StringConstraints(min_length=1, max_length=300)]
-Url = Annotated[str, StringConstraints(pattern=r"^https?://[^\s/]+\S*$", max_length=500)]
 RepoId = Annotated[
     str,
     StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$"),

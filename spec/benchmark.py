@@ -11,7 +11,8 @@ from uuid import UUID, uuid5
 from pydantic import Field, StringConstraints
 
 from errors import SpecError
-from spec.base import FileName, Ident, Model, RepoId, Text, Url
+from spec.base import FileName, Ident, Model, RepoId, Text
+from spec.links import Email, Url
 from spec.tracks import Track
 
 _Kind = TypeVar("_Kind", bound=Model)  # a kind's track model
@@ -83,7 +84,7 @@ class Benchmark(Model):
     id: Ident
     title: Text
     description: Annotated[str, StringConstraints(min_length=1, max_length=500)]
-    contact_email: Annotated[str, StringConstraints(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+    contact_email: Email  # the Score tab's mailto: link
     links: Links = Links()
     hub: Hub
     input: Input

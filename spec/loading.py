@@ -8,6 +8,7 @@ reads the folder.
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,14 @@ from pydantic import ValidationError
 from errors import SpecError
 from spec.base import quote
 from spec.benchmark import Benchmark
+from spec.folder_files import (
+    PROSE_LIMIT_BYTES,
+    SPEC_LIMIT_BYTES,
+    TABLE_LIMIT_BYTES,
+    check_folder_file,
+    check_folder_tree,
+    read_folder_text,
+)
 from spec.tracks import DEFAULT_KIND, KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,6 +137,12 @@ def _report(folder: Path, problems: list[str]) -> str:
     return f"{where} has {len(problems)} problems:\n" + "\n".join(f"- {p}" for p in problems)
 
 
+def _folder_report(folder: Path, problems: list[str]) -> str:
+    if len(problems) == 1:
+        return problems[0]
+    return f"{folder} has {len(problems)} problems:\n" + "\n".join(f"- {p}" for p in problems)
+
+
 def benchmark_folder(name: str) -> Path:
     """An id under benchmarks/, or the path of a benchmark folder."""
     if re.fullmatch(r"[a-z][a-z0-9_-]*", name) and (BENCHMARKS_DIR / name).is_dir():
@@ -143,7 +158,9 @@ def benchmark_folder(name: str) -> Path:
 
 
 def load_benchmark(name: str) -> Benchmark:
-    """Read and validate a benchmark folder's spec (its prose files must exist too).
+    """Read and validate a benchmark folder's spec; its prose files must be there too, and every
+    file the code reads from the folder must be a regular file inside it within its bound
+    (``spec.folder_files``), or SpecError lists each that is not.
 
     >>> load_benchmark("egoargus").track("decision").display["decision_f1"]
     'ratio'
@@ -151,20 +168,68 @@ def load_benchmark(name: str) -> Benchmark:
     folder = benchmark_folder(name).resolve()
     path = folder / SPEC_FILENAME
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = read_folder_text(folder, path, SPEC_LIMIT_BYTES)
     except FileNotFoundError:
         raise SpecError(
             f"{folder} holds no {SPEC_FILENAME}; a benchmark folder needs one"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"cannot read {path}: {exc}") from None
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{path} is not valid TOML: {exc}") from None
-    bench = parse_benchmark(document, folder)
-    missing = [p.name for p in (bench.about_path, bench.citation_path) if not p.is_file()]
-    if missing:
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: past Python's limit
+        # (~1,000 levels; a spec nests 3) it raises this, with a traceback thousands of lines
+        # long. Caught here rather than pre-scanned, so that what counts as a bracket inside a
+        # string stays the TOML parser's business alone.
         raise SpecError(
-            f"{folder} lacks {' and '.join(missing)}: a benchmark folder holds its About text "
-            "and citation beside benchmark.toml"
-        )
+            f"{path} nests arrays or inline tables too deeply to be read (over "
+            f"{sys.getrecursionlimit():,} levels); a spec nests a few: check its brackets"
+        ) from None
+    bench = parse_benchmark(document, folder)
+    problems = folder_problems(bench)
+    if problems:
+        raise SpecError(_folder_report(folder, problems))
     return bench
+
+
+def folder_problems(bench: Benchmark) -> list[str]:
+    """What is wrong with the files the code reads from ``bench``'s folder: about.md and
+    citation.bib must be there, UTF-8 and within their bound; the paper's tables, each track's
+    demo key and public file and the demo board may be missing, but what is there is a regular
+    file (or a real folder) inside the folder, with no link on the way.
+
+    >>> folder_problems(load_benchmark("egomemreason"))
+    []
+    """
+    folder = bench.folder
+    problems: list[str] = []
+    missing: list[str] = []
+    for prose in (bench.about_path, bench.citation_path):
+        try:
+            read_folder_text(folder, prose, PROSE_LIMIT_BYTES)
+        except FileNotFoundError:
+            missing.append(prose.name)
+        except SpecError as exc:
+            problems.append(str(exc))
+    if missing:
+        problems.insert(
+            0,
+            f"{folder} lacks {' and '.join(missing)}: a benchmark folder holds its About text "
+            "and citation beside benchmark.toml",
+        )
+    tables = bench.paper.all_tables if bench.paper is not None else ()
+    files: list[tuple[Path, int | None]] = [(folder / t.csv, TABLE_LIMIT_BYTES) for t in tables]
+    # The demo keys and public files are read by the ledger, within its own bound.
+    files += [(bench.demo_key(t), None) for t in bench.tracks]
+    files += [(bench.demo_public(t), None) for t in bench.tracks]
+    for path, limit in files:
+        try:
+            check_folder_file(folder, path, limit)
+        except SpecError as exc:
+            problems.append(str(exc))
+    try:
+        check_folder_tree(folder, bench.demo_board)
+    except SpecError as exc:
+        problems.append(str(exc))
+    return list(dict.fromkeys(problems))  # a linked demo/ is named once, not once per file

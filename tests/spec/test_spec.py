@@ -176,7 +176,8 @@ BROKEN: list[tuple[str, Edit, str]] = [
     (
         "bad-email",
         _set(lambda d: d, "contact_email", "maintainers at example.org"),
-        "contact_email: expected a string matching",
+        "contact_email: expected a plain e-mail address such as name@example.org, got "
+        "'maintainers at example.org'",
     ),
     (
         "bad-repo-id",
@@ -191,7 +192,7 @@ BROKEN: list[tuple[str, Edit, str]] = [
     (
         "bad-url",
         _set(lambda d: d["links"], "paper", "arxiv.org/abs/2605.09874"),
-        "links.paper: expected a string matching",
+        "links.paper: expected an https URL such as https://example.org/page; found no scheme",
     ),
     (
         "bad-namespace",
@@ -329,7 +330,9 @@ def test_load_benchmark_of_invalid_toml(tmp_path: Path) -> None:
 
 def test_load_benchmark_of_a_non_utf8_spec(tmp_path: Path) -> None:
     (tmp_path / spec.SPEC_FILENAME).write_bytes(b'title = "\xff"\n')
-    with pytest.raises(spec.SpecError, match=r"cannot read .*benchmark\.toml"):
+    with pytest.raises(
+        spec.SpecError, match=r"benchmark\.toml is not UTF-8 text .*save it as UTF-8"
+    ):
         spec.load_benchmark(str(tmp_path))
 
 
