@@ -9,7 +9,8 @@ Each kind of track is a module of ``evaluator.kinds`` (``multiple_choice``, ``de
 docstrings define every metric); the functions here hand a track, key or questions to its
 kind. Beside them the helpers every kind shares: ``files`` (rows of a key or public file and
 the key version they name), ``submissions`` (a submission's text, JSON and entries),
-``results`` (``ScoreResult``, ``Count``), ``stats`` (intervals) and ``messages`` (English).
+``results`` (``ScoreResult``, ``Count``), ``stats`` (intervals), ``messages`` (English) and
+``disclosure`` (what a visitor is shown of a score: ``disclosed``).
 
 Validation needs no answers: ``load_questions`` reads a public file into the questions alone
 (ids and option letters; a decision track's episode ids), ``validate`` checks a submission
@@ -43,6 +44,7 @@ from collections.abc import Mapping
 from typing import Any, TypeAlias, overload
 
 from errors import AnswerKeyError, DataFileError, PublicFileError, SubmissionError
+from evaluator.disclosure import disclosed
 from evaluator.files import KEY_VERSION_FIELD, Rows, read_rows
 from evaluator.kinds import KINDS, Kind, kind_of
 from evaluator.kinds.decision import DecisionKey, EpisodeSet, Prediction
@@ -183,6 +185,7 @@ __all__ = [
     "chance",
     "chance_warning",
     "counted",
+    "disclosed",
     "intervals_from_counts",
     "kind_of",
     "load_answer_key",

@@ -32,6 +32,12 @@ class ScoreResult(BaseModel):
     track: None and False, it has no such rate). ``answers_sha256`` identifies the answers
     themselves (ids and normalised letters, whatever the file's bytes; None on a decision
     track): two files with the same answers have the same one.
+
+    ``withheld`` names the metrics a visitor is not shown, each with why ("withheld: computed
+    over 3 answered questions, fewer than 20"): their value turns on fewer rows of the key than
+    the track's ``min_rows`` (each kind's ``scoring`` says which rows). The scorer's result
+    keeps their values (records are made of it); ``evaluator.disclosed`` takes them out and
+    rounds the rest to the board's precision, for ``/score`` and the Score tab.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -48,3 +54,4 @@ class ScoreResult(BaseModel):
     chance: float | None = None
     below_chance: bool = False
     answers_sha256: str | None = None
+    withheld: dict[str, str] = {}

@@ -14,6 +14,7 @@ from itertools import compress, repeat
 
 import numpy as np
 
+from evaluator.disclosure import fewest, too_few, withheld_reason
 from evaluator.kinds.base import Summary
 from evaluator.kinds.decision.answers import Prediction, columns
 from evaluator.kinds.decision.key import DecisionKey
@@ -219,6 +220,8 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     scale = _scale(track, "decision_f1")
     low, high = f1_interval(t.tp, t.fn, t.fp, t.tn)
     wilson["decision_f1"] = (scale * low, scale * high)
+    assisted = sum(a is True for a in assists)
+    timed_asked = sum(a is True and at is not None for a, at in zip(assists, times, strict=True))
     return ScoreResult(
         metrics={k: values[k] for k in track.metric_keys if k in values},
         counts=counts,
@@ -229,7 +232,52 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,
+        withheld=withheld(track, len(key), assisted, timed_asked, timed),
     )
+
+
+#: The rows a decision metric's value turns on, as a withheld metric's reason names them.
+_ASSISTED = ("assisted episode", "assisted episodes")
+_NOT_ASSISTED = ("episode not assisted", "episodes not assisted")
+_TIMED = ("timed episode", "timed episodes")
+_UNTIMED = ("assisted episode without a time", "assisted episodes without a time")
+_TIMING = ("timing_n", "timing_missing")
+
+
+def withheld(
+    track: DecisionTrack, episodes: int, assisted: int, timed_asked: int, timed: int
+) -> dict[str, str]:
+    """The metrics a visitor is not shown (``evaluator.disclosure``), each with why, in display
+    order: from the file's ``assisted`` episodes, ``timed_asked`` of them with a time, and the
+    ``timed`` TP episodes the timing means are over.
+
+    Every count of the decisions (TP, FP, FN, each scenario's right decisions, each assist
+    type's misses) is the number of the file's assisted episodes that fall in a set of the key,
+    or that set's size less those of the episodes not assisted: it turns on the fewer of the
+    two (a file that assists on one episode reads that episode's scenario and assist type in
+    the per-scenario counts). So every decision metric is withheld when either side has
+    fewer than ``min_rows`` episodes (but some). ``timing_n`` and ``timing_missing`` split
+    the TP episodes into those the file gives a time and the others: they turn on the fewer of
+    the two as well. The timing means turn on the ``timing_n`` episodes they average, and are
+    withheld with ``timing_n`` when it is (absent, they would tell that it is 0). The visitor
+    knows each of these sides from their own file, and ``timing_n`` when it is shown, so
+    withholding tells nothing more.
+    """
+    limit = track.min_rows
+    out: dict[str, str] = {}
+    sides = fewest((assisted, episodes - assisted))
+    if too_few(sides, limit):
+        nouns = _ASSISTED if sides == assisted else _NOT_ASSISTED
+        return dict.fromkeys(track.metric_keys, withheld_reason(sides, nouns, limit))
+    split = fewest((timed_asked, assisted - timed_asked))
+    if too_few(split, limit):
+        nouns = _TIMED if split == timed_asked else _UNTIMED
+        reason = withheld_reason(split, nouns, limit)
+        out.update(dict.fromkeys(_TIMING, reason))
+        out.update(dict.fromkeys(NULLABLE, reason))
+    elif too_few(timed, limit):
+        out.update(dict.fromkeys(NULLABLE, withheld_reason(timed, _TIMED, limit)))
+    return {k: out[k] for k in track.metric_keys if k in out}
 
 
 def answers_sha256(track: DecisionTrack, data: bytes) -> str | None:
@@ -247,12 +295,13 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     accuracy, the abstentions and the key version."""
     ranking = track.ranking
     display = track.display[ranking]
-    low, high = result.intervals[ranking]
     digits = DECIMALS[display]
-    facts = [
-        f"{result.n_questions} episodes",
-        f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)",
-    ]
+    facts = [f"{result.n_questions} episodes"]
+    if ranking in result.withheld:
+        facts.append(f"{track.labels[ranking]} {result.withheld[ranking]}")
+    else:
+        low, high = result.intervals[ranking]
+        facts.append(f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)")
     accuracy = track.by_scenario
     if accuracy is not None and accuracy in result.metrics:
         shown = format_metric(track.display[accuracy], result.metrics[accuracy])
@@ -263,18 +312,28 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     )
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
-    headline = (
-        f"{track.title} {track.labels[ranking]}: {format_metric(display, result.metrics[ranking])}"
+    value = (
+        "withheld"
+        if ranking in result.withheld
+        else format_metric(display, result.metrics[ranking])
     )
+    headline = f"{track.title} {track.labels[ranking]}: {value}"
     return Summary(headline=headline, facts=tuple(facts))
 
 
 def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str | int]]:
     """A row per metric in display order: its value as the spec shows it, its count (episodes
     counted of episodes), its interval; "—" where there is none (F1 has no count, the timing
-    metrics no interval, the timing means no value when nothing was timed)."""
+    metrics no interval, the timing means no value when nothing was timed); "withheld" and why
+    for a metric a visitor is not shown (``evaluator.disclosure``)."""
     rows: list[dict[str, str | int]] = []
     for key in track.metric_keys:
+        if key in result.withheld:
+            why = result.withheld[key].removeprefix("withheld: ")
+            rows.append(
+                {"Metric": track.names[key], "Value": "withheld", "Count": "—", "95% CI": why}
+            )
+            continue
         display = track.display[key]
         count = result.counts.get(key)
         interval = result.intervals.get(key)

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 
+from evaluator.disclosure import too_few, withheld_reason
 from evaluator.files import KEY_VERSION_FIELD
 from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns
@@ -21,6 +22,8 @@ from evaluator.submissions import in_order
 from spec import Aggregate, MultipleChoiceTrack
 
 ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
+#: The rows a multiple-choice metric's value turns on, as a withheld metric's reason names them.
+TOLD_ROWS = ("answered question", "answered questions")
 
 
 def score(key: AnswerKey, data: bytes) -> ScoreResult:
@@ -31,10 +34,14 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     (answers,) = in_order(ids, key.ids, read)  # in key order, as the key's columns are
     table = key.columns
     hits = list(map(operator.eq, answers, table.corrects))  # "" and None never equal
-    tallies = []
+    # The rows whose outcome the key decides: answered, and not out of option (an abstention
+    # and an out-of-option row are wrong whatever the key says).
+    told = [bool(a) and c is not None for a, c in zip(answers, table.corrects, strict=True)]
+    tallies, told_rows = [], {}
     for grouping, of in zip(track.groupings, table.groups, strict=True):
-        right, sizes = Counter(compress(of, hits)), Counter(of)
+        right, sizes, open_ = Counter(compress(of, hits)), Counter(of), Counter(compress(of, told))
         tallies.append([(right[i], sizes[i]) for i in range(len(grouping.groups))])
+        told_rows.update({g.key: open_[i] for i, g in enumerate(grouping.groups)})
     answerable = Count(correct=sum(hits), total=len(key) - table.corrects.count(None))
     abstained = answers.count("")
     per_group = {
@@ -58,7 +65,46 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         chance=rate,
         below_chance=intervals[track.overall.key][1] < rate,
         answers_sha256=_key_digest(key, answers),
+        withheld=withheld(track, told_rows, sum(told)),
     )
+
+
+def withheld(track: MultipleChoiceTrack, told: Mapping[str, int], told_all: int) -> dict[str, str]:
+    """The metrics a visitor is not shown (``evaluator.disclosure``), each with why, in display
+    order: ``told`` gives each group's rows whose outcome the key decides (``told_all`` all
+    of them).
+
+    Those rows are the file's answered questions that are not out of option: an abstention and
+    an out-of-option row score 0 whatever the key says, so a group's count over one answered
+    question and 99 abstentions is that one question's outcome. Counting all the group's
+    questions instead would let a file that answers one question per group read each one's
+    outcome; the visitor knows which questions they answered, so withholding tells nothing
+    more. A group is withheld when fewer than ``min_rows`` (but some) of its rows are told;
+    ``overall``, the answerable overall and an aggregate when theirs are, or when one of their
+    groups is (with the values shown they would give it: ``overall`` less every other group).
+    """
+    limit = track.min_rows
+    out: dict[str, str] = {}
+    for group in track.groups:
+        if too_few(told[group.key], limit):
+            out[group.key] = withheld_reason(told[group.key], TOLD_ROWS, limit)
+    everyone = tuple(g.key for g in track.groups)
+    answerable = track.out_of_option.answerable if track.out_of_option is not None else None
+    wholes = [(track.overall.key, told_all, everyone)]
+    for summary in track.summaries:
+        members = track.members(summary)
+        rows = told_all if summary is answerable else sum(told[m] for m in members)
+        wholes.append((summary.key, rows, everyone if summary is answerable else members))
+    for key, rows, members in wholes:
+        given = next((m for m in members if m in out), None)
+        if too_few(rows, limit):
+            out[key] = withheld_reason(rows, TOLD_ROWS, limit)
+        elif given is not None:
+            out[key] = (
+                f"withheld: with the values shown it would give {track.labels[given]}, which "
+                "is withheld"
+            )
+    return {k: out[k] for k in track.metric_keys if k in out}
 
 
 def _macro(track: MultipleChoiceTrack) -> dict[str, Aggregate]:
@@ -236,20 +282,21 @@ def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
     """A score in words: the ranking metric, its count and interval, the abstentions, the key
     version, and the below-chance warning if it has one."""
     ranking = track.ranking
-    count, (low, high) = result.counts[ranking], result.intervals[ranking]
     abstained = (
         f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
         "without an answer (scored as wrong)"
     )
-    facts = [
-        f"{count.correct} of {count.total} correct",
-        f"95 % CI {low:.1f}–{high:.1f}",
-        abstained,
-    ]
+    if ranking in result.withheld:
+        value, facts = "withheld", [result.withheld[ranking], abstained]
+    else:
+        count, (low, high) = result.counts[ranking], result.intervals[ranking]
+        value = f"{result.metrics[ranking]:.1f} %"
+        facts = [f"{count.correct} of {count.total} correct", f"95 % CI {low:.1f}–{high:.1f}"]
+        facts.append(abstained)
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
     return Summary(
-        headline=f"{track.labels[ranking]}: {result.metrics[ranking]:.1f} %",
+        headline=f"{track.labels[ranking]}: {value}",
         facts=tuple(facts),
         warning=chance_warning(track, result),
     )
@@ -258,9 +305,21 @@ def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
 def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str, str | int]]:
     """A row per metric of the track, by its long name, shown to one decimal (the numbers at
     full precision are the result's). A macro mean is not correct / questions, so its row
-    shows no "Correct" count."""
+    shows no "Correct" count; a metric a visitor is not shown (``evaluator.disclosure``) shows
+    "withheld" and why."""
     rows: list[dict[str, str | int]] = []
     for key in track.metric_keys:
+        if key in result.withheld:
+            rows.append(
+                {
+                    "Split": track.names[key],
+                    "Accuracy (%)": "withheld",
+                    "Correct": "—",
+                    "Questions": track.sizes[key],
+                    "95% CI": result.withheld[key].removeprefix("withheld: "),
+                }
+            )
+            continue
         if key not in result.counts:
             continue
         count, (low, high) = result.counts[key], result.intervals[key]
