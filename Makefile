@@ -79,6 +79,6 @@ test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint
 demo-data: $(VENV)/.run-deps
 	for script in benchmarks/*/demo/make_demo_data.py; do $(BIN)/python $$script || exit 1; done
 
-## bench: rerun the benchmarks (P1-P5, large load) and rewrite BENCHMARKS.md (~14 min)
+## bench: rerun the benchmarks (P1-P6) and rewrite BENCHMARKS.md (~17 min)
 bench: $(VENV)/.dev-deps
 	$(BIN)/python -m perf

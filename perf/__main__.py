@@ -1,8 +1,8 @@
-"""``make bench``: run P1-P4 and the large load, print the table, rewrite BENCHMARKS.md.
+"""``make bench``: run P1-P6, print the table, rewrite BENCHMARKS.md.
 
 Example::
 
-    python -m perf                  # everything (~14 min on 2 cores), writes BENCHMARKS.md
+    python -m perf                  # everything (~17 min on 2 cores), writes BENCHMARKS.md
     python -m perf --only P1 P3     # some parts, printed only
 """
 
@@ -15,7 +15,7 @@ from tests.support.procs import isolate_hub_environment
 
 isolate_hub_environment("leaderboard-bench-hf-home-")  # before huggingface_hub is imported
 
-from perf import p1_score, p2_http, p3_board, p4_boot, p5_uploads  # noqa: E402
+from perf import p1_score, p2_http, p3_board, p4_boot, p5_uploads, p6_attacks  # noqa: E402
 from perf.report import Row, machine, table, write_benchmarks  # noqa: E402
 
 PARTS = {
@@ -24,6 +24,7 @@ PARTS = {
     "P3": p3_board.run,
     "P4": p4_boot.run,
     "P5": p5_uploads.run,
+    "P6": p6_attacks.run,
 }
 
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=list(PARTS),
         metavar="PART",
-        help="run only these parts (P1 P2 P3 P4 P5); BENCHMARKS.md is not written",
+        help="run only these parts (P1 P2 P3 P4 P5 P6); BENCHMARKS.md is not written",
     )
     args = parser.parse_args(argv)
     facts = machine()
