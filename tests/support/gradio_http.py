@@ -56,13 +56,20 @@ class GradioHTTP:
     """One keep-alive connection pool to one app; not thread-safe (one per thread)."""
 
     def __init__(
-        self, base_url: str, timeout_s: float = DEFAULT_TIMEOUT_S, local_address: str | None = None
+        self,
+        base_url: str,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        local_address: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """``local_address`` (e.g. "127.0.0.2") is the loopback address to send from: the app
-        counts its score limit per client address, so each one is a fresh visitor."""
+        counts its score limit per client address, so each one is a fresh visitor. ``headers``
+        go with every request (an X-Forwarded-For naming the visitor, behind a Space's proxy)."""
         self.base_url = base_url.rstrip("/")
         transport = httpx.HTTPTransport(local_address=local_address) if local_address else None
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout_s, transport=transport)
+        self._http = httpx.Client(
+            base_url=self.base_url, timeout=timeout_s, transport=transport, headers=headers
+        )
 
     def __enter__(self) -> GradioHTTP:
         return self
