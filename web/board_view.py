@@ -94,8 +94,33 @@ def input_label(value: str | None, bench: Benchmark) -> str:
     return NOT_REPORTED if value is None else bench.input.choices.get(value, value)
 
 
+#: Markdown's syntax a text may hold, each escaped with a backslash: emphasis, code, links,
+#: images, headings, tables, HTML and ``<...>`` autolinks, GFM's ``~`` strikethrough, ``&``
+#: (an entity would decode to any character, ``&#36;`` to "$"), ``$`` (KaTeX), and the ``@`` of an
+#: address, which GFM links without any brackets.
+_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]()#+!|<>~&$@])")
+#: GFM's other bracket-less links: a URL's ``://`` (its colon is escaped) and ``www.`` (its dot).
+_BARE_LINK = re.compile(r"(?::(?=//)|(?<=www)\.)", re.IGNORECASE)
+#: Invisible, and joins nothing: what separates two dollars so that KaTeX never finds "$$".
+WORD_JOINER = "\u2060"
+_DOLLAR_PAIR = re.compile(r"\$(?=\\\$)")  # an escaped dollar followed by another
+
+
 def md_escape(text: str) -> str:
-    return re.sub(r"([\\`*_{}\[\]()#+!|<>])", r"\\\1", text)
+    """``text`` for Markdown (gr.Markdown: marked, then KaTeX), shown as written: never as
+    emphasis, code, a link, an image or math.
+
+    A backslash escape does it all but for KaTeX: Gradio runs KaTeX's auto-render on the
+    rendered text, where the backslash is gone, so a word joiner also goes between any two
+    dollars ("$$" is the delimiter Gradio's Markdown renders; a single "$" renders nothing).
+
+    >>> md_escape("GPT-4o (mini)"), md_escape("https://x.org")
+    ('GPT-4o \\\\(mini\\\\)', 'https\\\\://x.org')
+    >>> md_escape("$$x$$") == "\\\\$" + WORD_JOINER + "\\\\$x\\\\$" + WORD_JOINER + "\\\\$"
+    True
+    """
+    escaped = _BARE_LINK.sub(r"\\\g<0>", _MARKDOWN_SYNTAX.sub(r"\\\1", text))
+    return _DOLLAR_PAIR.sub("$" + WORD_JOINER, escaped)
 
 
 def record_links(record: ledger.Record) -> list[tuple[str, str]]:
