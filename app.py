@@ -36,6 +36,7 @@ from guard import (
     MAX_FILE_SIZE,
     MAX_UPLOAD_BYTES,
     BodyLimit,
+    EventRoutes,
     ScoreLimiter,
     log_refusals_briefly,
     queue_limits,
@@ -89,7 +90,7 @@ def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
         "enable_monitoring": False,
         "i18n": STATUS_MESSAGES,
         "app_kwargs": {
-            "middleware": [Middleware(BodyLimit), cache.middleware()],
+            "middleware": [Middleware(BodyLimit), Middleware(EventRoutes), cache.middleware()],
             "lifespan": functools.partial(_serving, cache),
         },
     }

@@ -4,6 +4,8 @@
 - ``guard.clients``: who a client is behind the Space's proxy (``client_address``);
 - ``guard.body``: bounded request bodies (``BodyLimit``, ``MAX_FILE_SIZE``, ``UPLOAD_ROUTE``);
 - ``guard.refusals``: brief log lines for refused payloads (``log_refusals_briefly``);
+- ``guard.routes``: events start only through the queue, and a request naming no event is
+  a 404 and one line of log (``EventRoutes``);
 - ``guard.upload_cache`` and ``guard.uploads``: Gradio's upload cache, bounded and cleaned,
   and the guard of its route (``UploadCache``);
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
@@ -27,6 +29,7 @@ from guard.body import (
 from guard.clients import INTERNAL_NETWORKS, Address, client_address, forwarded_summary
 from guard.limits import ScoreLimiter, ScoreLimits, score_limits
 from guard.refusals import MAX_TRACEBACK_CHARS, RefusalLog, log_refusals_briefly
+from guard.routes import EventRoutes
 
 __all__ = [
     "INTERNAL_NETWORKS",
@@ -38,6 +41,7 @@ __all__ = [
     "UPLOAD_ROUTE",
     "Address",
     "BodyLimit",
+    "EventRoutes",
     "RefusalLog",
     "ScoreLimiter",
     "ScoreLimits",

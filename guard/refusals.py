@@ -64,15 +64,47 @@ class RefusalLog:
                 where,
             )
             return
-        lines = [
-            line if len(line) <= 300 else line[:300] + "…"
-            for line in "".join(traceback.format_exception(exc)).splitlines()
-        ]
-        text = "\n".join(lines)
-        if len(text) > MAX_TRACEBACK_CHARS:
-            half = MAX_TRACEBACK_CHARS // 2
-            text = f"{text[:half]}\n[… {len(text) - 2 * half} characters …]\n{text[-half:]}"
+        text = bounded_traceback(exc)
         self._log.error("an event failed:\n%s", text)
+
+
+def bounded_traceback(exc: BaseException) -> str:
+    """``exc``'s traceback, each line and the whole cut short (MAX_TRACEBACK_CHARS)."""
+    lines = [
+        line if len(line) <= 300 else line[:300] + "…"
+        for line in "".join(traceback.format_exception(exc)).splitlines()
+    ]
+    text = "\n".join(lines)
+    if len(text) > MAX_TRACEBACK_CHARS:
+        half = MAX_TRACEBACK_CHARS // 2
+        text = f"{text[:half]}\n[… {len(text) - 2 * half} characters …]\n{text[-half:]}"
+    return text
+
+
+def failure_report(exc: BaseException) -> tuple[int, str]:
+    """How to log an exception a route let out: its level and text. One line (WARNING) when
+    every exception of its chain rose in a package's code, Gradio's or Starlette's (a request
+    Gradio could not serve: the traceback says nothing about this app); a bounded traceback
+    (ERROR) when one rose in this app's own code (guard's middleware, say), a bug to fix.
+
+    >>> import json
+    >>> try:
+    ...     json.loads("{")
+    ... except ValueError as exc:
+    ...     failure_report(exc) == (logging.WARNING, "JSONDecodeError in decoder.raw_decode")
+    True
+    """
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    raised_in = [traceback.extract_tb(e.__traceback__)[-1:] for e in chain]
+    if any(_own_code(frames[0].filename) for frames in raised_in if frames):
+        return logging.ERROR, "\n" + bounded_traceback(exc)
+    where = next((f"{Path(f[0].filename).stem}.{f[0].name}" for f in reversed(raised_in) if f), "?")
+    names = " from ".join(type(e).__name__ for e in chain)
+    return logging.WARNING, f"{names} in {where}"
 
 
 _APP_DIR = Path(__file__).resolve().parent.parent

@@ -253,7 +253,9 @@ def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
     [numbers] = json.loads(data.removeprefix("data: "))
     assert numbers == evaluator.score(KEY, sample.read_bytes()).model_dump(mode="json")
     # The one-liner for /leaderboard under it.
-    [board] = re.findall(r"`(curl -sS -X POST .*?/gradio_api/run/leaderboard\")`", API, re.S)
+    [board] = re.findall(r"`(curl -sS \"\$URL/gradio_api/call/leaderboard/.*?\)\")`", API, re.S)
     board = board.replace('"$URL', f'"{api_server.url.rstrip("/")}').replace("\n", " ")
     rows = subprocess.run(["bash", "-c", board], capture_output=True, text=True, timeout=60)
-    assert rows.returncode == 0 and json.loads(rows.stdout)["data"][0], rows.stderr
+    lines = rows.stdout.splitlines()
+    assert rows.returncode == 0 and "event: complete" in lines, (rows.stdout[:300], rows.stderr)
+    assert json.loads(lines[lines.index("event: complete") + 1].removeprefix("data: "))[0]

@@ -26,18 +26,22 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 import gradio as gr
 
 import ledger
 from guard import ScoreLimiter, sessions
-from spec import Benchmark, Track
+from spec import Benchmark, Track, about_text, citation_text
 from web.board_page import build_board_tab
 from web.score_page import build_score_tab
 from web.served import Served
 
 #: The header's links, in this order, for those a spec gives.
 LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}
+#: What a link target keeps as it is: the URL syntax characters that cannot end a Markdown link
+#: or an attribute (the spec refuses the others too: spec.links; this is the second fence).
+_URL_KEPT = ";/?:@&=+$,#%~!*-._"
 
 #: The page's style, a file of its own (read when the page is launched, not at import).
 CSS_PATH = Path(__file__).with_name("page.css")
@@ -79,7 +83,9 @@ def header_markdown(bench: Benchmark) -> str:
     """The title, the spec's description and the links it gives."""
     given = bench.links.model_dump()
     links = " · ".join(
-        f"[{label}]({given[name]})" for name, label in LINK_LABELS.items() if given.get(name)
+        f"[{label}]({quote(given[name], safe=_URL_KEPT)})"
+        for name, label in LINK_LABELS.items()
+        if given.get(name)
     )
     return f"# {bench.title} Leaderboard\n{bench.description}" + (f" {links}" if links else "")
 
@@ -131,8 +137,7 @@ def build_page(
     """
     log = app_logger(bench)
     boot = [s.keys() for s in served]
-    about = bench.about_path.read_text(encoding="utf-8")
-    citation = bench.citation_path.read_text(encoding="utf-8")
+    about, citation = about_text(bench), citation_text(bench)  # regular files, bounded
     demo: gr.Blocks
     # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
     # cleans the folder instead (launch_kwargs).

@@ -157,7 +157,9 @@ def listing_mailto(
     ]
     body = "\r\n".join(lines)  # RFC 6068: line breaks in a mailto body are %0D%0A
     return (
-        f"mailto:{bench.contact_email}?subject={quote(subject, safe='')}"
+        # The spec allows a plain address only (spec.links); encoded all the same, so that no
+        # "?" or "&" of its own could add a recipient.
+        f"mailto:{quote(bench.contact_email, safe='@')}?subject={quote(subject, safe='')}"
         f"&body={quote(body, safe='')}"
     )
 

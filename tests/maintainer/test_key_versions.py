@@ -32,6 +32,7 @@ from maintainer import release
 from scripts import publish_submission, reproduce_row, rescore_board, reshuffle_options
 from tests.support import ROOT
 from tests.support.app_server import AppServer
+from tests.support.gradio_http import GradioHTTP
 from tests.support.hub_server import WRITE_TOKEN, HubServer
 
 BENCH = spec.load_benchmark("egomemreason")
@@ -1028,9 +1029,10 @@ def walked_app(walked: Walked) -> Iterator[AppServer]:
 
 
 def _leaderboard(server: AppServer) -> list[dict[str, Any]]:
-    response = httpx.post(f"{server.url}/gradio_api/run/leaderboard", json={"data": []}, timeout=30)
-    response.raise_for_status()
-    rows: list[dict[str, Any]] = response.json()["data"][0]
+    with GradioHTTP(server.url, timeout_s=30) as http:  # through the queue: /run is refused
+        outcome = http.call("leaderboard", [])
+    assert outcome.kind == "complete", outcome.message
+    rows: list[dict[str, Any]] = outcome.data[0]
     return rows
 
 
