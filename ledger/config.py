@@ -24,7 +24,7 @@ from huggingface_hub import constants
 import evaluator
 import spec
 from errors import ConfigError, UnreadableFileError
-from ledger.files import read_regular_file
+from ledger.files import INPUT_LIMIT_BYTES, read_regular_file
 from spec import Benchmark
 
 CACHE_TTL_S = 60
@@ -160,8 +160,9 @@ def _synthetic(bench: Benchmark, answer_key: Path | None) -> bool:
             continue
         try:
             local = evaluator.load_answer_key(track, read_regular_file(path))
-            demo = evaluator.load_answer_key(track, read_regular_file(bench.demo_key(track)))
-        except (UnreadableFileError, evaluator.AnswerKeyError):
+            shipped = spec.read_folder_file(bench.folder, bench.demo_key(track), INPUT_LIMIT_BYTES)
+            demo = evaluator.load_answer_key(track, shipped)
+        except (OSError, UnreadableFileError, spec.SpecError, evaluator.AnswerKeyError):
             return False
         if not evaluator.same_questions(local, demo):
             return False

@@ -22,11 +22,11 @@ from huggingface_hub.errors import (
 )
 
 import evaluator
-from errors import ConfigError, LedgerError, UnreadableFileError
+from errors import ConfigError, LedgerError, SpecError, UnreadableFileError
 from ledger.config import CACHE_TTL_S, Config, redact
-from ledger.files import read_regular_file
+from ledger.files import INPUT_LIMIT_BYTES, read_regular_file
 from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
-from spec import Track
+from spec import Track, read_folder_file
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +105,13 @@ def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S)
             return KeyStatus(None, origin, demo=False, error=reason)
         return _checked(key, origin, False, config)
 
-    demo_key = config.benchmark.demo_key(track)
+    bench = config.benchmark
+    demo_key = bench.demo_key(track)
     try:
-        key = evaluator.load_answer_key(track, demo_key.read_bytes())
-    except (OSError, evaluator.AnswerKeyError) as exc:
+        # A benchmark folder's file: a regular file inside it, no link on the way (spec).
+        data = read_folder_file(bench.folder, demo_key, INPUT_LIMIT_BYTES)
+        key = evaluator.load_answer_key(track, data)
+    except (OSError, SpecError, evaluator.AnswerKeyError) as exc:
         raise LedgerError(f"the shipped demo key {demo_key} is unusable: {exc}") from None
     return _checked(key, "synthetic demo key", True, config)
 

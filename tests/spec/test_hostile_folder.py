@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+import errors
+import ledger
 import spec
 from errors import SpecError
 from spec import folder_files
@@ -342,3 +344,19 @@ def test_validate_benchmark_refuses_a_spec_nested_5000_deep(folder: Path) -> Non
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "nests arrays or inline tables too deeply" in lines[0], lines
+
+
+# --- the ledger reads the demo key through the same reader ------------------------------------
+
+
+def test_the_demo_key_is_read_as_a_regular_file_inside_the_folder(
+    folder: Path, secret: Path
+) -> None:
+    config = ledger.load_config({"LEADERBOARD_BENCHMARK": str(folder)})
+    demo_key = config.benchmark.demo_key(TRACK)
+    assert ledger.load_key(config, TRACK).key is not None
+    _replace_with_link(demo_key, secret)  # after the boot's checks: the read itself refuses it
+    with pytest.raises(errors.LedgerError) as caught:
+        ledger.load_key(config, TRACK)
+    message = str(caught.value)
+    assert f"{demo_key} is a symbolic link" in message and SECRET not in message, message
