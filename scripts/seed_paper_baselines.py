@@ -101,7 +101,8 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
     track = bench.track(table.track)
     path: Path = args.csv or bench.folder / table.csv
     try:
-        data = path.read_bytes()
+        # The folder's own table is read as every benchmark folder's file is (spec.folder_files).
+        data = path.read_bytes() if args.csv else spec.paper_table(bench, table)
     except OSError as exc:
         raise UsageError(f"cannot read the paper CSV {path}: {exc.strerror or exc}") from None
     records = paper_records(bench, track, paper, data, str(path), table)

@@ -50,7 +50,13 @@ from spec.base import (
 )
 from spec.benchmark import DEMO_BOARD, DEMO_FOLDER, Benchmark, Hub, Input, Links, Paper, PaperTable
 from spec.decision import DecisionFields, DecisionTrack
-from spec.folder_files import about_text, citation_text, read_folder_file, read_folder_text
+from spec.folder_files import (
+    about_text,
+    citation_text,
+    paper_table,
+    read_folder_file,
+    read_folder_text,
+)
 from spec.loading import (
     BENCHMARKS_DIR,
     ROOT,
@@ -106,6 +112,7 @@ __all__ = [
     "citation_text",
     "format_metric",
     "load_benchmark",
+    "paper_table",
     "parse_benchmark",
     "read_folder_file",
     "read_folder_text",

@@ -37,7 +37,7 @@ import stat
 from pathlib import Path
 
 from errors import SpecError
-from spec.benchmark import Benchmark
+from spec.benchmark import Benchmark, PaperTable
 
 #: benchmark.toml: the shipped ones are 4 and 12 kB.
 SPEC_LIMIT_BYTES = 256 * 1024
@@ -218,3 +218,8 @@ def about_text(bench: Benchmark) -> str:
 def citation_text(bench: Benchmark) -> str:
     """The citation shown under it (``citation.bib``)."""
     return read_folder_text(bench.folder, bench.citation_path, PROSE_LIMIT_BYTES)
+
+
+def paper_table(bench: Benchmark, table: PaperTable) -> bytes:
+    """The CSV of one of the paper's tables (``paper_baselines.csv`` and the others)."""
+    return read_folder_file(bench.folder, bench.folder / table.csv, TABLE_LIMIT_BYTES)
