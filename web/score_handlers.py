@@ -164,6 +164,13 @@ def key_of(tab: ScoreTab, s: Served) -> evaluator.AnyKey:
 # --- scoring --------------------------------------------------------------------------------------
 
 
+def visitor_score(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+    """A file's score as a visitor is shown it, on /score and on the page alike: the scorer's,
+    without what turns on too few rows of the key and at the board's precision
+    (``evaluator.disclosed``)."""
+    return evaluator.disclosed(key.track, evaluator.score(key, data))
+
+
 async def scored_as(
     tab: ScoreTab, submission: object, track: object, request: gr.Request
 ) -> tuple[evaluator.ScoreResult, Served]:
@@ -183,8 +190,8 @@ async def scored_as(
 async def scored(
     tab: ScoreTab, submission: object, chosen: Served | None, request: gr.Request
 ) -> tuple[evaluator.ScoreResult, Served]:
-    """A file scored as ``chosen``'s track, or the one its entries tell (None): the score and
-    the track scored."""
+    """A file scored as ``chosen``'s track, or the one its entries tell (None): the score as
+    a visitor is shown it (``visitor_score``) and the track scored."""
     # How the track was chosen: picked (by the visitor or the page), told (by the file's
     # entries), or unknown (entries of no track's shape: the first scorer that can says what
     # is wrong with them).
@@ -224,9 +231,9 @@ async def scored(
         # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
         # event loop.
         if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
-            result = await to_thread.run_sync(evaluator.score, key, data)
+            result = await to_thread.run_sync(visitor_score, key, data)
         else:
-            result = evaluator.score(key, data)
+            result = visitor_score(key, data)
     except evaluator.SubmissionError as exc:
         tab.limiter.release(client, stamp)
         message = str(exc)

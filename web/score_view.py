@@ -49,10 +49,11 @@ def score_summary(result: evaluator.ScoreResult, track: Track) -> str:
 
 
 def score_json(result: evaluator.ScoreResult, track: str | None = None) -> dict[str, Any]:
-    """What ``/score`` returns: the score exactly as the evaluator names it, the answer key's
-    sha256 included (every re-scored record publishes it in its provenance, so a caller can
-    check a score against a row's), and first the track scored when ``track`` names it (a
-    benchmark with several)."""
+    """What ``/score`` returns: the score as the evaluator names it, as a visitor is shown it
+    (``result`` is ``evaluator.disclosed``'s: values at the board's precision, ``withheld``
+    naming what turns on too few rows), the answer key's sha256 included (every re-scored
+    record publishes it in its provenance, so a caller can check a score against a row's), and
+    first the track scored when ``track`` names it (a benchmark with several)."""
     numbers = result.model_dump(mode="json")
     return numbers if track is None else {"track": track, **numbers}
 
@@ -83,13 +84,17 @@ def error_markdown(message: str) -> str:
 
 def would_rank(
     result: evaluator.ScoreResult, records: Sequence[ledger.Record], track: Track
-) -> tuple[int, int, int]:
+) -> tuple[int, int, int] | None:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
     ``records``, by the board's own rule (``board_ranks.rank_ranges``): 1 + the rows whose
     interval of the ranking metric lies entirely better, against the rows ranked by the same
     metric (re-scored rows are ranked by the track's ranking; paper rows ranked by a paper-only
-    metric are not compared). A row without an interval counts by its value alone."""
+    metric are not compared). A row without an interval counts by its value alone. None when
+    the ranking metric is withheld from the visitor (``evaluator.disclosed``): a rank against
+    the board's values would tell it."""
     key = track.ranking
+    if key not in result.metrics:
+        return None
     rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
     points = [ranking_interval(r, track) or (r.metrics[key], r.metrics[key]) for r in rows]
     value = result.metrics[key]
@@ -98,11 +103,17 @@ def would_rank(
     return best, worst, len(points)
 
 
-def rank_markdown(rank: tuple[int, int, int], track: Track, many: bool) -> str:
-    """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"."""
-    best, worst, n = rank
+def rank_markdown(rank: tuple[int, int, int] | None, track: Track, many: bool) -> str:
+    """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"; or
+    that it is not ranked, its ranking metric withheld (``would_rank`` None)."""
     board = f"the {track.title} board" if many else "the board"
     label = track.labels[track.ranking]
+    if rank is None:
+        return (
+            f"**Not ranked on {board}:** its {label} is withheld (see the table). It is not "
+            "added to the board."
+        )
+    best, worst, n = rank
     if n == 1:
         return (
             f"**On {board} now, it would be the first entry** (none is ranked by {label} "
@@ -140,7 +151,8 @@ def listing_mailto(
     sha256, its track, the key version and the fields of a board row to fill in (the subject
     and body URL-encoded; nothing is sent by the Space)."""
     ranking = track.ranking
-    score = format_metric(track.display[ranking], result.metrics[ranking])
+    value = result.metrics.get(ranking)
+    score = "withheld" if value is None else format_metric(track.display[ranking], value)
     subject = f"{bench.title} leaderboard: listing request"
     if many:
         subject += f" ({track.title})"

@@ -57,7 +57,7 @@ def _queue_call(
 @pytest.mark.server
 def test_score_through_gradio_client_gives_numbers(client: Client) -> None:
     numbers = client.predict(handle_file(str(SAMPLE)), api_name="/score")
-    expected = evaluator.score(KEY, SAMPLE.read_bytes())
+    expected = evaluator.disclosed(TRACK, evaluator.score(KEY, SAMPLE.read_bytes()))
     assert isinstance(numbers, dict)  # the JSON object itself, not a tuple of page parts
     assert evaluator.ScoreResult.model_validate(numbers) == expected
     assert numbers["counts"]["overall"] == {"correct": 223, "total": 500}
@@ -257,7 +257,7 @@ def test_both_tracks_score_through_gradio_client_the_file_telling_its_track(
 ) -> None:
     client = Client(argus.url, verbose=False)
     key = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read_bytes())
-    expected = evaluator.score(key, DECISION_SAMPLE.read_bytes())
+    expected = evaluator.disclosed(DECISION, evaluator.score(key, DECISION_SAMPLE.read_bytes()))
     numbers = client.predict(handle_file(str(DECISION_SAMPLE)), api_name="/score")
     assert numbers["track"] == "decision" and numbers["metrics"] == expected.metrics
     assert numbers == {"track": "decision", **expected.model_dump(mode="json")}

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+import evaluator
 import spec
+from evaluator.kinds import decision
 from web import score_view
 
 BENCH = spec.load_benchmark("egoargus")
@@ -46,3 +48,27 @@ def test_json_lines_still_tell_their_track() -> None:
     assert score_view.fitting_track(BENCH, lines) is decision
     noisy = b"not json\n" * 50 + lines
     assert score_view.fitting_track(BENCH, noisy) is decision
+
+
+def test_a_withheld_score_is_shown_as_withheld_everywhere_the_tab_shows_it() -> None:
+    """The two-episode probe of issue 22 (finding 4): every value of the decision track is
+    withheld; the table, summary, rank and listing link say so and show no number of it."""
+    track = BENCH.track("decision")
+    assert isinstance(track, spec.DecisionTrack)
+    key = decision.load_key(track, BENCH.demo_key(track).read_bytes())
+    first, second = [e for e in key.episodes if e.needs_assistance][:2]
+    times = {first.id: 0.0, second.id: 1e6}
+    entries = [
+        {"example_id": e.id, "assist": e.id in times, "intervention_time_s": times.get(e.id)}
+        for e in key.episodes
+    ]
+    shown = evaluator.disclosed(track, evaluator.score(key, json.dumps(entries).encode()))
+    table = score_view.score_table(shown, track)
+    assert set(table["Value"]) == {"withheld"}
+    assert set(table["95% CI"]) == {"computed over 2 assisted episodes, fewer than 20"}
+    summary = score_view.score_summary(shown, track)
+    assert summary.startswith("### Decision F1: withheld\n")
+    assert score_view.would_rank(shown, [], track) is None
+    assert "Not ranked" in score_view.rank_markdown(None, track, many=True)
+    mailto = score_view.listing_mailto(BENCH, track, shown, many=True)
+    assert "F1%20withheld" in mailto

@@ -325,7 +325,7 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(
     shown = page_path(page.http, page.upload(DECISION_SAMPLE), track)
     assert shown.numbers == numbers
     summary, table, chart = shown.summary, shown.table, shown.chart
-    expected = evaluator.score(DECISION_KEY, DECISION_SAMPLE)
+    expected = evaluator.disclosed(DECISION, evaluator.score(DECISION_KEY, DECISION_SAMPLE))
     assert numbers["track"] == "decision"
     assert numbers["metrics"] == expected.metrics
     assert numbers["intervals"] == {k: list(v) for k, v in expected.intervals.items()}
@@ -353,7 +353,9 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(
 def test_the_understanding_sample_still_scores_as_before(page: Page, track: str | None) -> None:
     status, body = page.score(UNDERSTANDING_SAMPLE, track)
     assert status == 200, body
-    expected = evaluator.score(UNDERSTANDING_KEY, UNDERSTANDING_SAMPLE)
+    expected = evaluator.disclosed(
+        UNDERSTANDING, evaluator.score(UNDERSTANDING_KEY, UNDERSTANDING_SAMPLE)
+    )
     [numbers] = body["data"]
     assert numbers["track"] == "understanding" and numbers["metrics"] == expected.metrics
     shown = page_path(page.http, page.upload(UNDERSTANDING_SAMPLE), track)
