@@ -11,8 +11,9 @@ many visits were refused or failed under attack:
 - **slow file, /call**: a 5 MB file of newlines (refused, so it costs no score allowance),
   scored with track ``auto`` again and again by ``CALLERS`` clients (EgoArgus);
 - **slow file, /run**: the same through ``/gradio_api/run/score``, Gradio's queue-less route;
-- **trickled uploads**: ``TRICKLES`` connections declaring a 5 MB body and sending one byte
-  every ``TRICKLE_EVERY_S`` (the server's upload cache set to ``TRICKLE_CACHE_MB``);
+- **trickled uploads**: connections declaring a 5 MB body (then smaller ones, until the cache
+  has under 1 kB left), each sending one byte every ``TRICKLE_EVERY_S`` (the server's upload
+  cache set to ``TRICKLE_CACHE_MB``, at most ``MAX_TRICKLES`` connections);
 - **tiny uploads**: ``TINY`` one-byte uploads as fast as ``CALLERS`` clients send them (the
   cache's file budget set to ``TINY_CACHE_FILES``);
 - **upload_progress**: ``PROGRESS`` requests for unknown 2 kB upload ids; also the server's
@@ -54,9 +55,9 @@ VISIT_EVERY_S = 2.0
 VISIT_TIMEOUT_S = 30.0
 CALLERS = 4
 SLOW_FILE = b"\n" * (5 * 2**20 - 1024)
-TRICKLES = 16
+MAX_TRICKLES = 64
 TRICKLE_EVERY_S = 5.0
-TRICKLE_CACHE_MB = 81  # exactly TRICKLES declared bodies of 5,308,416 bytes (81/16 MB)
+TRICKLE_CACHE_MB = 64
 DECLARED_BYTES = 5_308_416
 TINY = 3000
 TINY_CACHE_FILES = 300
@@ -112,7 +113,7 @@ class Visitor:
                     raise RuntimeError(outcome.message[:120])
                 into.score_s.append(time.perf_counter() - start)
             except (httpx.HTTPError, RuntimeError) as exc:
-                into.failed.append(f"{type(exc).__name__}: {str(exc)[:120]}")
+                into.failed.append(f"{type(exc).__name__}: {str(exc).partition(chr(10))[0][:100]}")
 
 
 Attack = Callable[[str, int, threading.Event], None]
@@ -147,25 +148,36 @@ def slow_file(route: str) -> Attack:
     return attack
 
 
-def trickled_uploads(url: str, port: int, stop: threading.Event) -> None:
-    """TRICKLES connections, each declaring DECLARED_BYTES and sending a byte now and then."""
+def _trickle_head(port: int, declared: int) -> bytes:
     boundary = "leaderboardbench"
-    head = (
+    return (
         f"POST /gradio_api/upload HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
         f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
-        f"Content-Length: {DECLARED_BYTES}\r\n\r\n--{boundary}\r\n"
+        f"Content-Length: {declared}\r\n\r\n--{boundary}\r\n"
         'Content-Disposition: form-data; name="files"; filename="t.json"\r\n'
         "Content-Type: application/json\r\n\r\n"
     ).encode()
+
+
+def trickled_uploads(url: str, port: int, stop: threading.Event) -> None:
+    """Connections declaring DECLARED_BYTES, then half as much each time the server refuses one
+    at once, until what is left of the cache is under 1 kB; each sends a byte now and then."""
     deadline = time.monotonic() + WINDOW_S
-    sockets = []
+    sockets: list[socket.socket] = []
+    declared = DECLARED_BYTES
     try:
-        for _ in range(TRICKLES):
+        while declared >= 1024 and len(sockets) < MAX_TRICKLES:
             conn = socket.create_connection(
                 ("127.0.0.1", port), timeout=5, source_address=(ATTACKER, 0)
             )
-            conn.sendall(head)
-            sockets.append(conn)
+            conn.sendall(_trickle_head(port, declared))
+            conn.settimeout(0.3)
+            try:
+                conn.recv(1)  # answered at once: refused
+                conn.close()
+                declared //= 2
+            except TimeoutError:
+                sockets.append(conn)  # held: the body is awaited
         while _until(stop, deadline):
             stop.wait(TRICKLE_EVERY_S)
             for conn in list(sockets):
