@@ -38,11 +38,13 @@ from guard import (
     BodyLimit,
     EventRoutes,
     ScoreLimiter,
+    event_shares,
     log_refusals_briefly,
     queue_limits,
     score_limits,
     uploads,
 )
+from guard.clients import ClientIdentity, client_identity
 from web.page import (
     CSS_PATH,
     HEAD,
@@ -73,12 +75,19 @@ SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a 
 UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
 
 
-def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
-    """How ``launch()`` serves the page: upload and body limits, the upload cache and its
-    cleanup (``cache``, by default as ``upload_policy()`` says), the queue's bounds
-    (queue_limits), sessions kept, theme, style, and no monitoring dashboard (Gradio's
-    /monitoring is open to anyone)."""
+def launch_kwargs(
+    cache: uploads.UploadCache | None = None,
+    clients: ClientIdentity | None = None,
+    events: event_shares.EventPolicy | None = None,
+) -> dict[str, Any]:
+    """How ``launch()`` serves the page: each client's share of the events (``events``, by
+    default as the LEADERBOARD_EVENT_* variables say) and of the upload cache, clients told
+    apart as ``clients`` says (by default the peer address), upload and body limits, the
+    upload cache and its cleanup (``cache``, by default as ``upload_policy()`` says), the
+    queue's bounds (queue_limits), sessions kept, theme, style, and no monitoring dashboard
+    (Gradio's /monitoring is open to anyone)."""
     cache = cache or uploads.UploadCache(upload_policy())
+    shares = event_shares.event_share(events, clients)  # first: a flood is refused unread
     return {
         "max_file_size": MAX_FILE_SIZE,
         "state_session_capacity": SESSION_CAPACITY,
@@ -90,7 +99,12 @@ def launch_kwargs(cache: uploads.UploadCache | None = None) -> dict[str, Any]:
         "enable_monitoring": False,
         "i18n": STATUS_MESSAGES,
         "app_kwargs": {
-            "middleware": [Middleware(BodyLimit), Middleware(EventRoutes), cache.middleware()],
+            "middleware": [
+                shares,
+                Middleware(BodyLimit),
+                Middleware(EventRoutes),
+                cache.middleware(clients),
+            ],
             "lifespan": functools.partial(_serving, cache),
         },
     }
@@ -162,6 +176,7 @@ def main() -> int:
     try:
         config = ledger.load_config()
         cache = uploads.UploadCache(upload_policy())
+        events = event_shares.event_policy()
         # The cleanup deletes whatever is old in the upload folder: it must be this app's
         # alone. Made before any block is built: each reads it once.
         uploads.private_upload_folder()
@@ -171,7 +186,9 @@ def main() -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     log_refusals_briefly(app_logger(config.benchmark))
-    demo.queue(default_concurrency_limit=8).launch(**launch_kwargs(cache))
+    demo.queue(default_concurrency_limit=8).launch(
+        **launch_kwargs(cache, client_identity(config), events)
+    )
     return 0
 
 

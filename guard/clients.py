@@ -17,15 +17,27 @@ X-Forwarded-For or the peer, and a summary of that header for the log that names
 '2001:db8:5:6::/64'
 >>> forwarded_summary(seen)
 '2 X-Forwarded-For lines with 3 entries (public, public, internal), peer address: internal'
+
+The shares of the upload cache and of the events count by the same address, read from an ASGI
+request's scope by a ``ClientIdentity``:
+
+>>> ClientIdentity(on_space=True).of_scope({"type": "http", "client": ("10.16.4.2", 43210),
+...                                         "headers": [(b"x-forwarded-for", b"198.51.100.7")]})
+'198.51.100.7'
 """
 
 from __future__ import annotations
 
 import ipaddress
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+from starlette.requests import Request
+from starlette.types import Scope
+
+import ledger
 
 #: Addresses of no visitor, besides loopback, link-local, multicast, unspecified and reserved
 #: ones: private (RFC 1918), shared (RFC 6598, carrier and cloud NAT) and unique local IPv6.
@@ -58,6 +70,27 @@ def client_address(request: gr.Request | None, on_space: bool, trusted_hops: int
     host = _peer_host(request)
     peer = _hop_address(host) if host else None
     return _client_key(peer) if peer is not None else host or "unknown"
+
+
+@dataclass(frozen=True)
+class ClientIdentity:
+    """Who a client is, as every per-client bound counts them: the score limit, the share of
+    the upload cache and of the events (SPACE_ID, LEADERBOARD_TRUSTED_PROXY_HOPS)."""
+
+    on_space: bool = False
+    trusted_hops: int = 0
+
+    def of(self, request: gr.Request | None) -> str:
+        return client_address(request, self.on_space, self.trusted_hops)
+
+    def of_scope(self, scope: Scope) -> str:
+        """The client of an ASGI request, for middleware that answers before Gradio does."""
+        return self.of(gr.Request(request=Request(scope)))
+
+
+def client_identity(config: ledger.Config) -> ClientIdentity:
+    """The proxy trust ``config`` read."""
+    return ClientIdentity(config.on_space, config.trusted_proxy_hops)
 
 
 def forwarded_summary(request: gr.Request) -> str:

@@ -9,14 +9,17 @@ Here instead (what the cache may hold, its budget and its sweep are guard.upload
 
 - ``UploadGuard`` (ASGI middleware in front of the upload route) lets through one ``files``
   part with an accepted name and suffix per request, at most ``max_file_bytes`` of it, within
-  the cache's budget of files and bytes; a stalled or cut-off upload is stopped. Every refusal
+  the cache's budget of files and bytes and within its client's share of them (429 past it:
+  one client cannot fill the cache for everyone); a stalled, trickling (under
+  ``MIN_RATE_BPS`` once ``stall_s`` has passed) or cut-off upload is stopped. Every refusal
   is raised inside Gradio's multipart parser, which then deletes the files it had started.
-- ``sweep`` deletes every file in the cache folder older than ``max_age_s``, tracked or not
-  (besides uploads, the folder holds only Gradio's copies of the board's CSV/JSON downloads,
-  which age the same way), and ``UploadCache.lifespan`` runs it every ``every_s`` for as long
-  as the server runs. A pass walks the folder, never Gradio's live sets (it drops what it
-  deleted from them back on the event loop, where uploads add to them); an error is logged
-  and the next pass runs anyway.
+- ``sweep`` deletes every file in the cache folder older than ``max_age_s``, tracked or not,
+  but the app's own files (``APP_FILES``: the board's CSV/JSON downloads, which web.exports
+  writes there, so that Gradio serves them in place instead of copying each into the cache),
+  and ``UploadCache.lifespan`` runs it every ``every_s`` for as long as the server runs. A
+  pass walks the folder, never Gradio's live sets (it drops what it deleted from them back on
+  the event loop, where uploads add to them); an error is logged and the next pass runs
+  anyway.
 
 The cache folder must be the app's alone: ``private_upload_folder`` makes one when
 ``GRADIO_TEMP_DIR`` is not set (Gradio's default, ``<tmp>/gradio``, is shared by every Gradio
@@ -50,6 +53,8 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import shutil
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -66,9 +71,13 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from guard.body import UPLOAD_ROUTE
+from guard.clients import ClientIdentity
 from guard.upload_cache import (
+    APP_FILES,
+    MIN_RATE_BPS,
     CacheBudget,
     CachePolicy,
+    ClientShares,
     Sweep,
     cache_policy,
     private_upload_folder,
@@ -96,15 +105,18 @@ _log = logging.getLogger(__name__)
 
 
 class UploadCache:
-    """One server's upload cache: its policy, its budget, the guard and the cleanup."""
+    """One server's upload cache: its policy, its budget and each client's share of it, the
+    guard and the cleanup."""
 
     def __init__(self, policy: CachePolicy) -> None:
         self.policy = policy
         self.budget = CacheBudget(policy.max_files, policy.max_bytes)
+        self.shares = ClientShares(policy.client_files, policy.client_bytes, policy.max_age_s)
         self.passes = 0  # passes completed, failed ones included
 
-    def middleware(self) -> Middleware:
-        return Middleware(UploadGuard, cache=self)
+    def middleware(self, clients: ClientIdentity | None = None) -> Middleware:
+        """The guard, counting shares per client as ``clients`` says (off a Space: the peer)."""
+        return Middleware(UploadGuard, cache=self, clients=clients or ClientIdentity())
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
@@ -117,7 +129,7 @@ class UploadCache:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-            await self.clean(app, max_age_s=-1.0)  # every file is older than that
+            await self.clean(app, max_age_s=-1.0, app_files=True)  # every file is older
 
     async def run(self, app: Any) -> None:
         """Forever: a pass every ``every_s``. Nothing but cancellation ends it."""
@@ -125,8 +137,11 @@ class UploadCache:
             await asyncio.sleep(self.policy.every_s)
             await self.clean(app)
 
-    async def clean(self, app: Any, max_age_s: float | None = None) -> Sweep:
-        """One pass over ``app``'s upload folder; errors are logged, never raised."""
+    async def clean(
+        self, app: Any, max_age_s: float | None = None, app_files: bool = False
+    ) -> Sweep:
+        """One pass over ``app``'s upload folder; errors are logged, never raised. The app's
+        own files are left, unless ``app_files`` (the last pass): then they go too."""
         age = self.policy.max_age_s if max_age_s is None else max_age_s
         try:
             blocks = app.get_blocks()
@@ -135,14 +150,18 @@ class UploadCache:
                 for block in list(blocks.blocks.values())
                 for path in getattr(block, "keep_in_cache", ())
             )
+            root = Path(app.uploaded_file_dir)
+            own = [p for t in blocks.temp_file_sets for p in list(t) if _under(p, root)]
             mark = self.budget.mark()
-            result = await to_thread.run_sync(
-                sweep, Path(app.uploaded_file_dir), age, time.time(), keep
-            )
+            now = time.time()
+            result = await to_thread.run_sync(sweep, root, age, now, keep)
+            gone = await to_thread.run_sync(_gone, root, own, app_files)
             # Back on the event loop, where uploads add to these sets: no race with them.
             for tracked in blocks.temp_file_sets:
                 tracked.difference_update(result.removed)
+                tracked.difference_update(gone)  # downloads web.exports replaced
             self.budget.recount(result.kept_files, result.kept_bytes, mark)
+            self.shares.swept(now)
             if result.errors:
                 _log.warning(
                     "upload cache cleanup: %d entries could not be deleted (first: %s)",
@@ -156,6 +175,18 @@ class UploadCache:
             result = Sweep(errors=("the pass failed",))
         self.passes += 1
         return result
+
+
+def _under(path: str, root: Path) -> bool:
+    return path.startswith(os.path.join(root, APP_FILES, ""))
+
+
+def _gone(root: Path, own: list[str], remove: bool) -> set[str]:
+    """Which of the app's own files Gradio tracks are gone (their writer bounds them, and
+    replaced these); all of them, deleted, when ``remove``."""
+    if remove:
+        shutil.rmtree(root / APP_FILES, ignore_errors=True)
+    return {path for path in own if not os.path.lexists(path)}
 
 
 # --- the guard ----------------------------------------------------------------------------------
@@ -232,25 +263,34 @@ class _Parts:
 
 class UploadGuard:
     """ASGI middleware: Gradio's upload route takes one accepted file per request, within the
-    cache's budget, sent without long pauses; other routes pass untouched.
+    cache's budget and its client's share of it, sent without long pauses and not slower than
+    ``MIN_RATE_BPS``; other routes pass untouched.
 
     A request refused before its body is read (not multipart, a declared length over the
-    limit, a full cache) is answered here. A refusal while the body streams is raised inside
-    Gradio's multipart parser (a ``MultiPartException``, as its own refusals are), which then
-    deletes the files it started; the status of Gradio's answer is replaced by the refusal's.
+    limit, a client over its share, a full cache) is answered here. A refusal while the body
+    streams is raised inside Gradio's multipart parser (a ``MultiPartException``, as its own
+    refusals are), which then deletes the files it started; the status of Gradio's answer is
+    replaced by the refusal's.
     Every refusal is answered with ``Connection: close``: the rest of its body is never read.
     """
 
-    def __init__(self, app: ASGIApp, cache: UploadCache, path: str = UPLOAD_ROUTE) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        cache: UploadCache,
+        clients: ClientIdentity | None = None,
+        path: str = UPLOAD_ROUTE,
+    ) -> None:
         self.app = app
         self.cache = cache
+        self.clients = clients or ClientIdentity()
         self.path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
             await self.app(scope, receive, send)
             return
-        policy, budget = self.cache.policy, self.cache.budget
+        policy, budget, shares = self.cache.policy, self.cache.budget, self.cache.shares
         headers = {k.lower(): v for k, v in scope["headers"]}
         kind, options = parse_options_header(headers.get(b"content-type", b""))
         declared = headers.get(b"content-length", b"0")
@@ -262,13 +302,17 @@ class UploadGuard:
             refusal = Refused(400, "Upload a file as multipart/form-data.")
         elif not declared.isdigit() or len(declared) > 15 or int(declared) > policy.max_body_bytes:
             refusal = _too_large(policy)
+        elif not shares.reserve(client := self.clients.of_scope(scope), int(declared)):
+            refusal = _over_share(policy, shares, client)  # before the cache: its own doing
         elif not budget.reserve_file():
+            shares.settle(client, 1, int(declared), stored=False, now=time.time())
             refusal = _full(policy)
         elif not budget.reserve_bytes(int(declared)):  # reserved at once: said before the body
             budget.settle(1, 0, stored=False)
+            shares.settle(client, 1, int(declared), stored=False, now=time.time())
             refusal = _full(policy)
         else:
-            upload = _Upload(policy, budget, options[b"boundary"], int(declared), receive, send)
+            upload = _Upload(self.cache, client, options[b"boundary"], int(declared), receive, send)
             try:
                 await self.app(scope, upload.receive, upload.send)
             except MultiPartException:  # raised past Gradio's parser: answered here
@@ -277,6 +321,7 @@ class UploadGuard:
                 await _answer(upload.refusal, scope, receive, send)
             finally:
                 budget.settle(1, upload.reserved, stored=upload.stored)
+                shares.settle(client, 1, upload.reserved, upload.stored, time.time())
             return
         await _answer(refusal, scope, receive, send)
 
@@ -287,22 +332,25 @@ class _Upload:
 
     def __init__(
         self,
-        policy: CachePolicy,
-        budget: CacheBudget,
+        cache: UploadCache,
+        client: str,
         boundary: bytes,
         reserved: int,
         receive: Receive,
         send: Send,
     ) -> None:
-        self.policy = policy
-        self.budget = budget
-        self.reserved = reserved  # bytes of the budget this request holds
+        self.policy = policy = cache.policy
+        self.budget = cache.budget
+        self.shares = cache.shares
+        self.client = client
+        self.reserved = reserved  # bytes of the budget (and of the client's share) it holds
         self.received = 0
         self.refusal: Refused | None = None
         self.status = 0  # of the answer, once it starts
         self._parts = _Parts(policy)
         self._parser = MultipartParser(boundary, self._parts.callbacks())  # type: ignore[arg-type]
-        self._deadline = time.monotonic() + UPLOAD_S
+        self._started = time.monotonic()
+        self._deadline = self._started + UPLOAD_S
         self._body_done = False
         self._receive = receive
         self._send = send
@@ -314,10 +362,18 @@ class _Upload:
     async def receive(self) -> Message:
         if self._body_done or self.refusal is not None:
             return await self._receive()
-        wait = max(0.001, min(self.policy.stall_s, self._deadline - time.monotonic()))
+        now = time.monotonic()
+        # A trickle (a large declared length, a few bytes now and then) holds its reservation
+        # no longer than it keeps to the minimum rate, once it has had stall_s to start.
+        slow_at = self._started + self.policy.stall_s + self.received / MIN_RATE_BPS
+        if now >= slow_at:
+            self._refuse(_too_slow())
+        wait = max(0.001, min(self.policy.stall_s, self._deadline - now, slow_at - now))
         try:
             message = await asyncio.wait_for(self._receive(), wait)
         except TimeoutError:
+            if time.monotonic() >= slow_at and wait < self.policy.stall_s:
+                self._refuse(_too_slow())
             self._refuse(
                 Refused(
                     408,
@@ -333,7 +389,10 @@ class _Upload:
         if self.received > self.policy.max_body_bytes:
             self._refuse(_too_large(self.policy))
         if beyond > 0:
+            if not self.shares.grow(self.client, beyond):
+                self._refuse(_over_share(self.policy, self.shares, self.client))
             if not self.budget.reserve_bytes(beyond):
+                self.shares.grow(self.client, -beyond)
                 self._refuse(_full(self.policy))
             self.reserved += beyond
         try:
@@ -369,6 +428,33 @@ class _Upload:
 def _too_large(policy: CachePolicy) -> Refused:
     return Refused(
         413, f"The upload is over the maximum allowed size of {policy.max_file_bytes / 2**20:g} MB."
+    )
+
+
+def _too_slow() -> Refused:
+    return Refused(
+        408,
+        f"The upload arrived at under {MIN_RATE_BPS // 1024} kB/s and was dropped; "
+        "send it again over a faster connection.",
+    )
+
+
+def _over_share(policy: CachePolicy, shares: ClientShares, client: str) -> Refused:
+    """A client at its share: it waits for its oldest upload to be deleted (or for its uploads
+    in flight to end)."""
+    files, held = shares.holding(client)
+    oldest = shares.oldest_stored(client)
+    if oldest is None:
+        wait = policy.stall_s
+    else:
+        wait = max(1.0, oldest + policy.max_age_s + policy.every_s - time.time())
+    return Refused(
+        429,
+        f"You hold {files} uploads ({held / 2**20:.1f} MB) of the upload cache, the most one "
+        f"visitor may hold at once ({policy.client_files} files or "
+        f"{policy.client_bytes / 2**20:.1f} MB of the last {policy.max_age_s:g} s); "
+        f"try again in {math.ceil(wait)} s.",
+        retry_after_s=wait,
     )
 
 

@@ -38,7 +38,14 @@ BOUNDARY = "leaderboard-test-boundary"
 
 
 def server_env(**extra: str) -> dict[str, str]:
-    return {"LEADERBOARD_SCORE_LIMIT": "100000", upload_cache.AGE_VAR: str(AGE_S), **extra}
+    """These tests upload from one client: its share is the whole cache (one client's share of
+    it is tests/guard/test_upload_shares.py's)."""
+    return {
+        "LEADERBOARD_SCORE_LIMIT": "100000",
+        upload_cache.AGE_VAR: str(AGE_S),
+        upload_cache.CLIENT_VAR: "100",
+        **extra,
+    }
 
 
 @pytest.fixture(scope="module")

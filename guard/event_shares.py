@@ -1,0 +1,185 @@
+"""Each client's share of the events: one client's flood cannot take the queue from everyone.
+
+Every event of the page (the board's load, search, sort and filters, Score) and every API call
+(``/leaderboard``, ``/score``) starts with one POST: ``/gradio_api/queue/join`` from the
+browser, ``/gradio_api/call/<api>`` from gradio_client and curl, ``/gradio_api/run/<api>`` (or
+its older name ``/gradio_api/api/<api>``) for an event outside the queue. Gradio bounds the queue
+as a whole (guard.queue_limits: 256 waiting events), not per client, so 16 threads calling
+``/call/leaderboard`` filled it: other visitors' events were refused with 503 and page loads
+took 10-20 times as long. Here instead:
+
+- ``EventPolicy`` (``event_policy`` reads LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST):
+  each client may start ``rate_per_s`` events a second on average, in bursts of up to
+  ``burst`` (a page load starts a handful, a typed search one per pause).
+- ``EventBuckets``: a token bucket per client (guard.clients' address), in memory.
+- ``EventShare``: ASGI middleware in front of those routes; a client past its share is
+  answered 429 at once, before its body is read or an event is made, with a message saying
+  when to try again (the browser shows it). Other routes, and the upload route (its own share,
+  guard.uploads), pass untouched. The score limit (guard.limits) is counted apart, as before.
+
+>>> now = [0.0]
+>>> buckets = EventBuckets(EventPolicy(rate_per_s=2, burst=3), clock=lambda: now[0])
+>>> [buckets.take("198.51.100.7") for _ in range(4)]  # the burst, then 0.5 s to wait
+[0.0, 0.0, 0.0, 0.5]
+>>> buckets.take("203.0.113.9")  # another client has a share of its own
+0.0
+>>> now[0] = 1.0  # two more events a second later
+>>> [buckets.take("198.51.100.7") for _ in range(3)]
+[0.0, 0.0, 0.5]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from starlette.middleware import Middleware
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+import ledger
+from guard.clients import ClientIdentity
+
+RATE_VAR = "LEADERBOARD_EVENT_RATE"
+BURST_VAR = "LEADERBOARD_EVENT_BURST"
+RATE_PER_S = 10.0  # events one client may start per second, on average
+BURST = 60  # and at once
+MAX_CLIENTS = 10_000  # buckets kept before full ones (idle clients) are forgotten
+
+#: The POST routes that start an event (Gradio 6.31's router, under its /gradio_api prefix).
+EVENT_ROUTES = (
+    "/gradio_api/queue/join",
+    "/gradio_api/call/",
+    "/gradio_api/run/",
+    "/gradio_api/api/",
+)
+
+
+@dataclass(frozen=True)
+class EventPolicy:
+    """How many events one client may start: ``rate_per_s`` on average, ``burst`` at once."""
+
+    rate_per_s: float = RATE_PER_S
+    burst: int = BURST
+
+
+def event_policy(environ: Mapping[str, str] | None = None) -> EventPolicy:
+    """The policy LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST set (defaults 10 a second,
+    60 at once); ledger.ConfigError naming the variable on a bad value.
+
+    >>> event_policy({"LEADERBOARD_EVENT_RATE": "2.5"})
+    EventPolicy(rate_per_s=2.5, burst=60)
+    >>> event_policy({"LEADERBOARD_EVENT_BURST": "0"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+      ...
+    errors.ConfigError: LEADERBOARD_EVENT_BURST must be a whole number from 1 to ... of 60
+    """
+    env = os.environ if environ is None else environ
+    rate = _number(env, RATE_VAR, RATE_PER_S, 0.01, 1e9, whole=False)
+    burst = _number(env, BURST_VAR, BURST, 1, 1e9, whole=True)
+    return EventPolicy(rate, int(burst))
+
+
+def _number(
+    env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool
+) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high or (whole and value != int(value)):  # nan and inf too
+        kind = "a whole number" if whole else "a number"
+        raise ledger.ConfigError(
+            f"{name} must be {kind} from {low:g} to {high:,.0f}; found {raw!r}. "
+            f"Unset it for the default of {default:g}"
+        )
+    return value
+
+
+class EventBuckets:
+    """A token bucket per client: ``burst`` tokens, refilled at ``rate_per_s``; an event takes
+    one. Used on the event loop only (the middleware); a full bucket is an idle client's, and
+    is forgotten once MAX_CLIENTS are kept."""
+
+    def __init__(self, policy: EventPolicy, clock: Callable[[], float] = time.monotonic) -> None:
+        self.policy = policy
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # client: (tokens, when counted)
+
+    def take(self, client: str) -> float:
+        """0.0 if ``client`` may start an event now (one token taken), else the seconds until
+        it may."""
+        now = self._clock()
+        rate, burst = self.policy.rate_per_s, float(self.policy.burst)
+        tokens, then = self._buckets.get(client, (burst, now))
+        tokens = min(burst, tokens + (now - then) * rate)
+        if tokens < 1.0:
+            self._buckets[client] = (tokens, now)
+            return (1.0 - tokens) / rate
+        if client not in self._buckets and len(self._buckets) >= MAX_CLIENTS:
+            self._forget_idle(now)
+        self._buckets[client] = (tokens - 1.0, now)
+        return 0.0
+
+    def _forget_idle(self, now: float) -> None:
+        rate, burst = self.policy.rate_per_s, self.policy.burst
+        for client, (tokens, then) in list(self._buckets.items()):
+            if tokens + (now - then) * rate >= burst:
+                del self._buckets[client]
+
+
+class EventShare:
+    """ASGI middleware: a POST that starts an event (``EVENT_ROUTES``) is let through within its
+    client's share (``EventBuckets``), else answered 429 with ``detail`` and ``error`` (what
+    the browser shows of a refused queue join, and of a refused ``/run``), ``Retry-After`` and
+    ``Connection: close`` (its body is never read)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: EventPolicy | None = None,
+        clients: ClientIdentity | None = None,
+    ) -> None:
+        self.app = app
+        self.buckets = EventBuckets(policy or EventPolicy())
+        self.clients = clients or ClientIdentity()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "POST"
+            or not scope["path"].startswith(EVENT_ROUTES)
+        ):
+            await self.app(scope, receive, send)
+            return
+        wait = self.buckets.take(self.clients.of_scope(scope))
+        if not wait:
+            await self.app(scope, receive, send)
+            return
+        policy = self.buckets.policy
+        seconds = max(1, math.ceil(wait))
+        message = (
+            f"Too many requests from your address: at most {policy.burst} at once and "
+            f"{policy.rate_per_s:g} a second on average. Try again in {seconds} s."
+        )
+        response = JSONResponse(
+            {"detail": message, "error": message},
+            status_code=429,
+            headers={"Retry-After": str(seconds), "Connection": "close"},
+        )
+        await response(scope, receive, send)
+
+
+def event_share(
+    policy: EventPolicy | None = None, clients: ClientIdentity | None = None
+) -> Middleware:
+    """The middleware for ``launch(app_kwargs={"middleware": [...]})``: the policy the
+    environment sets unless ``policy`` is given, clients as ``clients`` says (off a Space:
+    the peer)."""
+    return Middleware(EventShare, policy=policy or event_policy(), clients=clients)

@@ -1,0 +1,209 @@
+"""One client cannot take more than its share of the events: issue 22, finding 8.
+
+Reproduced through a real server (``python app.py`` behind a pretend Space proxy, each visitor
+named by the X-Forwarded-For it sends): threads calling ``/call/leaderboard`` as fast as they
+can, never reading the results, filled Gradio's queue, so other visitors' events were refused
+with 503 and their page loads took many times as long. Now the flood is answered 429 past its
+client's share, with a message saying when to try again, and the other visitor's page loads
+all complete. In process: the token buckets, the policy's variables, and the middleware
+letting other routes and other clients through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from starlette.types import Message, Receive, Scope, Send
+
+import ledger
+from guard import event_shares
+from guard.clients import ClientIdentity
+from tests.support.app_server import AppServer
+from tests.support.gradio_http import GradioHTTP, PageEvent
+
+PROXY = "198.51.100.250"
+ATTACKER, VISITOR = "203.0.113.66", "203.0.113.7"
+FLOOD_S = 8.0
+ATTACKERS = 16
+
+
+def forwarded(client: str) -> dict[str, str]:
+    return {"X-Forwarded-For": f"{client}, {PROXY}"}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[AppServer]:
+    env = {"SPACE_ID": "shares/test", "LEADERBOARD_TRUSTED_PROXY_HOPS": "1"}
+    with AppServer(env=env) as running:
+        yield running
+
+
+def page_load(url: str, event: PageEvent) -> tuple[str, float]:
+    """The board's load for a fresh visitor: how it ended ("complete", "error" or the HTTP
+    status of a refused join) and how long it took."""
+    start = time.perf_counter()
+    with GradioHTTP(url, headers=forwarded(VISITOR)) as http:
+        try:
+            kind = http.queue_call(event.fn_index, event.defaults).kind
+        except httpx.HTTPStatusError as exc:
+            kind = str(exc.response.status_code)
+    return kind, time.perf_counter() - start
+
+
+@pytest.mark.server
+def test_a_flood_of_calls_is_refused_past_its_share_and_others_still_load(
+    server: AppServer,
+) -> None:
+    with GradioHTTP(server.url) as http:
+        board = http.page_event("board-table")
+    baseline = [page_load(server.url, board) for _ in range(5)]
+    assert [kind for kind, _ in baseline] == ["complete"] * 5
+    answers: Counter[int] = Counter()
+    refusals: list[httpx.Response] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + FLOOD_S
+
+    def attack() -> None:
+        with httpx.Client(base_url=server.url, timeout=30, headers=forwarded(ATTACKER)) as h:
+            while time.monotonic() < stop:
+                answer = h.post("/gradio_api/call/leaderboard", json={"data": []})
+                with lock:
+                    answers[answer.status_code] += 1
+                    if answer.status_code == 429 and len(refusals) < 1:
+                        refusals.append(answer)
+
+    threads = [threading.Thread(target=attack) for _ in range(ATTACKERS)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)  # the flood is under way
+    during: list[tuple[str, float]] = []
+    while time.monotonic() < stop - 0.5 and len(during) < 12:
+        during.append(page_load(server.url, board))
+    for thread in threads:
+        thread.join(timeout=60)
+    kinds = [kind for kind, _ in during]
+    slow = statistics.median(s for _, s in during) / statistics.median(s for _, s in baseline)
+    print(f"flood answers {dict(answers)}; visitor {kinds}, median x{slow:.1f} the baseline")
+    # Before: the flood filled the queue, and some of these were refused with 503.
+    assert len(during) >= 4 and kinds == ["complete"] * len(during), (kinds, dict(answers))
+    policy = event_shares.EventPolicy()
+    admitted = answers[200]
+    assert admitted <= policy.burst + policy.rate_per_s * (FLOOD_S + 2), dict(answers)
+    assert answers[429] > admitted and set(answers) <= {200, 429}, dict(answers)
+    refused = refusals[0]
+    assert "Too many requests from your address" in refused.json()["detail"]
+    assert "Try again in" in refused.json()["error"] and int(refused.headers["retry-after"]) >= 1
+
+
+# --- in process --------------------------------------------------------------------------------
+
+
+def test_each_client_has_a_bucket_of_its_own_that_refills_at_the_rate() -> None:
+    now = [0.0]
+    buckets = event_shares.EventBuckets(
+        event_shares.EventPolicy(rate_per_s=4, burst=10), clock=lambda: now[0]
+    )
+    assert [buckets.take("a") for _ in range(10)] == [0.0] * 10
+    assert buckets.take("a") == pytest.approx(0.25)
+    assert buckets.take("b") == 0.0
+    now[0] = 1.0  # four more for "a", never more than the burst
+    assert sum(buckets.take("a") == 0.0 for _ in range(10)) == 4
+    now[0] = 100.0
+    assert sum(buckets.take("a") == 0.0 for _ in range(20)) == 10
+
+
+def test_idle_clients_are_forgotten_past_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(event_shares, "MAX_CLIENTS", 5)
+    now = [0.0]
+    buckets = event_shares.EventBuckets(event_shares.EventPolicy(1, 2), clock=lambda: now[0])
+    for i in range(5):
+        buckets.take(f"idle{i}")
+    buckets.take("busy")  # full: nothing is idle yet, so it is kept over the bound
+    now[0] = 10.0  # every bucket has refilled
+    buckets.take("busy")
+    buckets.take("busy")
+    buckets.take("new")
+    assert set(buckets._buckets) == {"busy", "new"}
+
+
+@pytest.mark.parametrize(
+    ("env", "policy"),
+    [
+        ({}, event_shares.EventPolicy(10.0, 60)),
+        ({event_shares.RATE_VAR: "2.5", event_shares.BURST_VAR: "8"}, (2.5, 8)),
+    ],
+)
+def test_the_variables_set_the_policy(env: dict[str, str], policy: object) -> None:
+    got = event_shares.event_policy(env)
+    assert got == policy or (got.rate_per_s, got.burst) == policy
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        (event_shares.RATE_VAR, "0"),
+        (event_shares.RATE_VAR, "fast"),
+        (event_shares.RATE_VAR, "inf"),
+        (event_shares.BURST_VAR, "2.5"),
+        (event_shares.BURST_VAR, "-1"),
+    ],
+)
+def test_a_bad_event_variable_is_refused_by_name(name: str, raw: str) -> None:
+    with pytest.raises(ledger.ConfigError, match=f"{name} must be a") as err:
+        event_shares.event_policy({name: raw})
+    assert repr(raw) in str(err.value)
+
+
+def _request(path: str, client: str, method: str = "POST") -> tuple[int, dict[bytes, bytes]]:
+    """One request through an EventShare of burst 2 (a fresh one per test run of this helper's
+    share below); the status answered and its headers."""
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(b"x-forwarded-for", f"{client}, {PROXY}".encode())],
+        "client": ("10.0.0.1", 1234),
+    }
+    asyncio.run(_SHARE(scope, receive, send))
+    return sent[0]["status"], dict(sent[0].get("headers", []))
+
+
+async def _ok(scope: Scope, receive: Receive, send: Send) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"{}"})
+
+
+_SHARE = event_shares.EventShare(
+    _ok, event_shares.EventPolicy(rate_per_s=0.01, burst=2), ClientIdentity(True, 1)
+)
+
+
+def test_the_middleware_counts_event_routes_per_client_and_passes_the_rest() -> None:
+    routes = ["/gradio_api/queue/join", "/gradio_api/call/leaderboard", "/gradio_api/run/x"]
+    assert [_request(r, "192.0.2.1")[0] for r in routes] == [200, 200, 429]
+    status, headers = _request("/gradio_api/call/v2/leaderboard", "192.0.2.1")
+    assert status == 429 and headers[b"connection"] == b"close"
+    assert int(headers[b"retry-after"]) >= 1
+    assert _request("/gradio_api/api/x", "192.0.2.2")[0] == 200  # another client
+    others = [
+        ("/gradio_api/call/leaderboard/abc", "GET"),  # reading a result starts nothing
+        ("/gradio_api/upload", "POST"),  # the upload cache's share is its own
+        ("/gradio_api/queue/data", "GET"),
+        ("/config", "GET"),
+    ]
+    assert [_request(p, "192.0.2.1", m)[0] for p, m in others] == [200] * 4
