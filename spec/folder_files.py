@@ -117,8 +117,9 @@ def _lstat_mode(name: str, dir_fd: int) -> int:
         return 0
 
 
-def _refuse_unless_regular(path: Path, fd: int, limit: int | None) -> None:
-    info = os.fstat(fd)
+def _refuse_unless_regular(path: Path, info: os.stat_result, limit: int | None) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise SpecError(f"{path} is a symbolic link; {_LINK_FIX}")
     if not stat.S_ISREG(info.st_mode):
         raise SpecError(
             f"{path} is {_kind(info.st_mode)}, not a regular file; a benchmark folder holds "
@@ -136,7 +137,7 @@ def read_folder_file(folder: Path, path: Path, limit: int) -> bytes:
     ``limit`` bytes; SpecError naming it otherwise, FileNotFoundError if it is not there."""
     fd = _open_inside(folder, _parts(folder, path))
     with os.fdopen(fd, "rb") as handle:
-        _refuse_unless_regular(path, fd, limit)
+        _refuse_unless_regular(path, os.fstat(fd), limit)
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew, or (a /proc file) said it was smaller than it is
         raise SpecError(f"{path} is over {limit:,} bytes; this file is at most {limit:,} bytes")
@@ -157,15 +158,22 @@ def read_folder_text(folder: Path, path: Path, limit: int) -> str:
 
 def check_folder_file(folder: Path, path: Path, limit: int | None = None) -> bool:
     """Whether ``path`` is there; SpecError (as ``read_folder_file``) if it is there but no
-    regular file inside ``folder`` (within ``limit`` bytes, if given). Nothing is read."""
+    regular file inside ``folder`` (within ``limit`` bytes, if given). The file itself is not
+    opened (a script that never reads the answer key never opens it, not even to look)."""
+    *on_the_way, name = _parts(folder, path)
     try:
-        fd = _open_inside(folder, _parts(folder, path))
+        fd = _open_inside(folder, tuple(on_the_way), want_folder=True)
     except FileNotFoundError:
         return False
     try:
-        _refuse_unless_regular(path, fd, limit)
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise SpecError(f"{path} cannot be read ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+    _refuse_unless_regular(path, info, limit)
     return True
 
 
