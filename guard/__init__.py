@@ -9,6 +9,7 @@
 - ``guard.upload_cache`` and ``guard.uploads``: Gradio's upload cache, bounded and cleaned,
   and the guard of its route (``UploadCache``);
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
+- ``guard.upload_progress``: Gradio's upload progress, bounded (``ProgressIds``, ``install``);
 - ``guard.sessions``: what Gradio builds for each new session (every API call is one), built
   on first use (``lazy``, pinned to the installed Gradio's ``SessionState``).
 
@@ -30,6 +31,7 @@ from guard.clients import INTERNAL_NETWORKS, Address, client_address, forwarded_
 from guard.limits import ScoreLimiter, ScoreLimits, score_limits
 from guard.refusals import MAX_TRACEBACK_CHARS, RefusalLog, log_refusals_briefly
 from guard.routes import EventRoutes
+from guard.upload_progress import ProgressIds
 
 __all__ = [
     "INTERNAL_NETWORKS",
@@ -42,6 +44,7 @@ __all__ = [
     "Address",
     "BodyLimit",
     "EventRoutes",
+    "ProgressIds",
     "RefusalLog",
     "ScoreLimiter",
     "ScoreLimits",
