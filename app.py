@@ -37,11 +37,13 @@ from guard import (
     MAX_UPLOAD_BYTES,
     BodyLimit,
     EventRoutes,
+    ProgressIds,
     ScoreLimiter,
     event_shares,
     log_refusals_briefly,
     queue_limits,
     score_limits,
+    upload_progress,
     uploads,
 )
 from guard.clients import ClientIdentity, client_identity
@@ -84,8 +86,9 @@ def launch_kwargs(
     default as the LEADERBOARD_EVENT_* variables say) and of the upload cache, clients told
     apart as ``clients`` says (by default the peer address), upload and body limits, the
     upload cache and its cleanup (``cache``, by default as ``upload_policy()`` says), the
-    queue's bounds (queue_limits), sessions kept, theme, style, and no monitoring dashboard
-    (Gradio's /monitoring is open to anyone)."""
+    queue's bounds (queue_limits), the upload progress Gradio keeps (guard.upload_progress),
+    sessions kept, theme, style, and no monitoring dashboard (Gradio's /monitoring is open to
+    anyone)."""
     cache = cache or uploads.UploadCache(upload_policy())
     shares = event_shares.event_share(events, clients)  # first: a flood is refused unread
     return {
@@ -101,6 +104,7 @@ def launch_kwargs(
         "app_kwargs": {
             "middleware": [
                 shares,
+                Middleware(ProgressIds, upload_progress.install()),
                 Middleware(BodyLimit),
                 Middleware(EventRoutes),
                 cache.middleware(clients),
