@@ -29,7 +29,7 @@ from perf.report import Row, best_time, ms
 from tests.support import hostile
 from tests.support.gradio_http import GradioHTTP, file_data
 from tests.support.load import Check, LoadResult, run_load
-from tests.support.procs import ServerProcess, rss_bytes
+from tests.support.procs import ONE_CLIENT, ServerProcess, rss_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json"
@@ -47,7 +47,7 @@ FLOOR_LABEL = "floor app"  # perf/floor_app.py's /floor: the framework floor
 
 def bench_server(benchmark: str = "egomemreason") -> ServerProcess:
     env = {"LEADERBOARD_SCORE_LIMIT": "100000000", "LEADERBOARD_BENCHMARK": benchmark}
-    return ServerProcess(["-m", "perf.bench_app"], env={**env, **_sessions_env()})
+    return ServerProcess(["-m", "perf.bench_app"], env={**env, **ONE_CLIENT, **_sessions_env()})
 
 
 def _sessions_env() -> dict[str, str]:
@@ -57,7 +57,7 @@ def _sessions_env() -> dict[str, str]:
 
 
 def floor_server() -> ServerProcess:
-    return ServerProcess(["-m", "perf.floor_app"])
+    return ServerProcess(["-m", "perf.floor_app"], env=ONE_CLIENT)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from perf.report import Row
-from tests.support.procs import ServerProcess, rss_bytes
+from tests.support.procs import ONE_CLIENT, ServerProcess, rss_bytes
 
 UPLOAD = "/gradio_api/upload"
 AGE_S = 5.0  # the mixed burst's server: a short cleanup age, so the bench sees it act
@@ -127,7 +127,11 @@ def _kinds(path: str) -> dict[str, Callable[[httpx.Client, int], object]]:
 
 def mixed_rows() -> list[Row]:
     """What each kind of request adds to the cache, then what is left after the cleanup age."""
-    env = {"LEADERBOARD_SCORE_LIMIT": "1000000", "LEADERBOARD_UPLOAD_MAX_AGE_S": str(AGE_S)}
+    env = {
+        "LEADERBOARD_SCORE_LIMIT": "1000000",
+        "LEADERBOARD_UPLOAD_MAX_AGE_S": str(AGE_S),
+        **ONE_CLIENT,
+    }
     rows = []
     with ServerProcess(["app.py"], env=env) as server:
         root = Path(server.env["GRADIO_TEMP_DIR"])
@@ -166,7 +170,7 @@ def mixed_rows() -> list[Row]:
 
 
 def budget_rows() -> list[Row]:
-    env = {"LEADERBOARD_SCORE_LIMIT": "1000000"}
+    env = {"LEADERBOARD_SCORE_LIMIT": "1000000", **ONE_CLIENT}
     peak = [0, 0]
     codes: dict[int, int] = {}
     lock = threading.Lock()
@@ -232,7 +236,7 @@ def _serves(url: str) -> bool:
 
 
 def memory_rows() -> list[Row]:
-    with ServerProcess(["app.py"]) as server:
+    with ServerProcess(["app.py"], env=ONE_CLIENT) as server:
         _unread(server.url, 100)
         time.sleep(3)
         base = rss_bytes(server.pid)

@@ -18,7 +18,7 @@ import evaluator
 import spec
 from tests.support.app_server import AppServer
 from tests.support.load import run_load
-from tests.support.procs import rss_bytes
+from tests.support.procs import ONE_CLIENT, rss_bytes
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -64,7 +64,7 @@ def test_variants_score_differently() -> None:
 
 @pytest.mark.server
 def test_500_scores_from_8_clients_without_errors_or_memory_growth() -> None:
-    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "100000"}) as server:
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": "100000", **ONE_CLIENT}) as server:
         assert server.proc is not None
         warm = run_load(
             server.url,

@@ -28,6 +28,11 @@ from tests.support import ROOT
 
 BOOT_TIMEOUT_S = 90.0
 
+#: For a server whose load comes from one address (a load test, the bench): that client's share
+#: of the events and of the upload cache (guard.event_shares, guard.upload_cache) is lifted, so
+#: what is measured is the server's own capacity and bounds.
+ONE_CLIENT = {"LEADERBOARD_EVENT_RATE": "1000000000", "LEADERBOARD_UPLOAD_CLIENT_PERCENT": "100"}
+
 
 def free_port() -> int:
     with socket.socket() as sock:
