@@ -56,7 +56,7 @@ class Config:
     records_dir: Path | None
     records_repo: str
     cache_ttl_s: float
-    endpoint: str | None
+    endpoint: str | None = field(repr=False)  # it may hold user:password@
     score_limit: int = SCORE_LIMIT  # scored submissions per client per window (the app's)
     score_window_s: float = SCORE_WINDOW_S
     on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
@@ -78,8 +78,8 @@ class Config:
 
     @property
     def hub_name(self) -> str:
-        """The Hub's address as shown in messages."""
-        return self.endpoint or constants.ENDPOINT
+        """The Hub's address as the log shows it: without a ``user:password@`` it may hold."""
+        return without_credentials(self.endpoint or constants.ENDPOINT)
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:
@@ -227,8 +227,22 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
     )
 
 
+#: The ``user:password@`` of an address (``HF_ENDPOINT`` may hold one).
+_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
+
+
+def without_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` of every address in it taken out.
+
+    >>> without_credentials("no answer from http://user:secretpw@127.0.0.1:8080/api")
+    'no answer from http://127.0.0.1:8080/api'
+    """
+    return _CREDENTIALS.sub(r"\1", text)
+
+
 def redact(text: str, token: str | None) -> str:
-    """``text`` with every occurrence of the token replaced; messages pass through this."""
+    """``text`` with every occurrence of the token replaced and the credentials of every
+    address taken out (``without_credentials``); messages for the log pass through this."""
     if token:
         text = text.replace(token, "<HF_TOKEN>")
-    return text
+    return without_credentials(text)

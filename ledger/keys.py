@@ -1,7 +1,12 @@
 """The answer key of a track: a local file, the private Hub repo, or the shipped demo key.
 
 The app loads it at boot and checks it against the spec (group sizes, flagged rows): a key that
-disagrees with its spec disables Score with that message instead of serving wrong numbers.
+disagrees with its spec disables Score instead of serving wrong numbers.
+
+Why a key is unavailable is said twice: ``KeyStatus.error`` in full for the log (the file's
+path, the repo, the Hub's address without credentials, the difference from the spec), and
+``KeyStatus.unavailable`` for visitors, which says what is unavailable and never where: a path
+or an endpoint tells a visitor about the machine, and an endpoint may carry a password.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from huggingface_hub.errors import (
 )
 
 import evaluator
-from errors import ConfigError, LedgerError, SpecError, UnreadableFileError
+from errors import ConfigError, HubUnreachableError, LedgerError, SpecError, UnreadableFileError
 from ledger.config import CACHE_TTL_S, Config, redact
 from ledger.files import INPUT_LIMIT_BYTES, read_regular_file
 from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
@@ -30,17 +35,38 @@ from spec import Track, read_folder_file
 
 log = logging.getLogger(__name__)
 
+#: What a visitor reads of a key that is unavailable (``KeyStatus.unavailable``), by cause.
+KEY_UNAVAILABLE = "the answer key could not be loaded; the maintainer has been told in the log"
+KEY_HUB_SILENT = (
+    "the answer key could not be downloaded (the Hub did not answer); it is tried again a "
+    "minute after each failure, and the maintainer has been told in the log"
+)
+KEY_DISAGREES = (
+    "the answer key disagrees with the benchmark's spec, so Score is off rather than give "
+    "wrong numbers; the maintainer has been told in the log"
+)
+
 
 @dataclass(frozen=True)
 class KeyStatus:
     """The answer key the app scores with, or why Score is disabled."""
 
     key: evaluator.AnyKey | None  # None => Score is disabled
-    origin: str
+    origin: str  # where the key comes from, for the log (it may name a path)
     #: The key is synthetic: the shipped demo key, or a local key that asks its questions (a
     #: rotation of it); the app shows the demo banner.
     demo: bool
-    error: str | None
+    error: str | None  # why Score is disabled, in full: for the log, never for a visitor
+    #: What a visitor reads of ``error`` (default ``KEY_UNAVAILABLE``): no path, no endpoint.
+    notice: str | None = None
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why Score is disabled, as a visitor reads it (None when it is not): what is
+        unavailable, never the path, repo address or credentials ``error`` may name."""
+        if self.key is not None:
+            return None
+        return self.notice or KEY_UNAVAILABLE
 
     def __repr__(self) -> str:  # the key itself is long and private
         questions = len(self.key) if self.key is not None else None
@@ -62,7 +88,7 @@ def _checked(key: evaluator.AnyKey, origin: str, demo: bool, config: Config) -> 
         "(scripts/validate_benchmark.py lists every difference)"
     )
     log.error("%s", reason)
-    return KeyStatus(None, origin, demo=demo, error=reason)
+    return KeyStatus(None, origin, demo=demo, error=reason, notice=KEY_DISAGREES)
 
 
 def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S) -> KeyStatus:
@@ -96,7 +122,8 @@ def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S)
             key = evaluator.load_answer_key(track, data)
         except LedgerError as exc:
             reason = redact(str(exc), config.token)
-            return KeyStatus(None, origin, demo=False, error=reason)
+            silent = KEY_HUB_SILENT if isinstance(exc, HubUnreachableError) else None
+            return KeyStatus(None, origin, demo=False, error=reason, notice=silent)
         except evaluator.AnswerKeyError as exc:
             reason = redact(
                 f"{track.key.name} in {config.private_repo} is not a valid answer key: {exc}",
@@ -151,12 +178,15 @@ class KeyLoader:
             return status  # another request is retrying right now
         try:
             if self._status.key is None and self._clock() - self._tried >= self._retry_s:
+                before = self._status.error
                 self._status = load_key(self._config, self._track, self._timeout_s)
                 self._tried = self._clock()
                 if self._status.key is not None:
                     log.info(
                         "answer key loaded from %s after an earlier failure", self._status.origin
                     )
+                elif self._status.error != before:  # what visitors are told is in the log
+                    log.warning("answer key still unavailable: %s", self._status.error)
             return self._status
         finally:
             self._lock.release()

@@ -337,18 +337,19 @@ def listed(choices: Sequence[str]) -> str:
 
 def status_line(snapshot: ledger.BoardSnapshot, shown: int, now: float) -> str:
     """The line above the board: "N of M entries" when filters hide rows ("M entries" when
-    none are hidden), how fresh the board is, and why it is stale when it is."""
+    none are hidden), how fresh the board is, and that it is stale when it is. Why it is stale
+    (``snapshot.error``, which names the records' repo and the Hub's address) is the log's."""
     age = snapshot.age_s(now)
     if age is None:
-        return f"The leaderboard could not be loaded yet ({snapshot.error or 'no data'})."
+        return (
+            "The leaderboard could not be loaded yet: its records could not be read; the "
+            "maintainer has been told in the log."
+        )
     total = len(snapshot.records)
     entries = f"{total} entries" if shown >= total else f"{shown} of {total} entries"
     text = f"{entries} · updated {_ago(age)}"
     if snapshot.stale:
-        text += (
-            f" · the records source could not be reached ({snapshot.error}); "
-            f"showing the board as of {_ago(age)}"
-        )
+        text += f" · the records source could not be reached; showing the board as of {_ago(age)}"
     return text
 
 

@@ -17,13 +17,13 @@ Example (``score``, ``scored`` and the like are coroutines: Gradio awaits them):
 >>> from guard import ScoreLimiter, ScoreLimits
 >>> bench = spec.load_benchmark("egomemreason")
 >>> track = bench.track()
->>> status = ledger.KeyStatus(None, "the Hub", demo=False, error="the Hub did not answer")
+>>> status = ledger.KeyStatus(None, "the Hub", demo=False, error="no answer from a:pw@hub")
 >>> board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
 >>> served = (Served(track, lambda: status, board),)
 >>> tab = ScoreTab(bench, served, ScoreLimiter(ScoreLimits()), logging.getLogger("doc"), str)
->>> print(unavailable(tab, {track.id: status}))
+>>> print(unavailable(tab, {track.id: status}))  # the error itself goes to the log
 ### Scoring is unavailable
-the Hub did not answer
+the answer key could not be loaded; the maintainer has been told in the log
 """
 
 from __future__ import annotations
@@ -136,13 +136,15 @@ def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
 
 
 def unavailable(tab: ScoreTab, statuses: Mapping[str, ledger.KeyStatus]) -> str:
-    """Why Score is unavailable, for each track whose key is (Markdown; "" when none is)."""
+    """Why Score is unavailable, for each track whose key is (Markdown; "" when none is): what
+    a visitor may read (``KeyStatus.unavailable``), never the path or endpoint the log has."""
     tracks = tab.tracks
     down = [(tracks[tid].track, s) for tid, s in statuses.items() if s.key is None]
     if not tab.many:
-        return f"### Scoring is unavailable\n{down[0][1].error}" if down else ""
+        return f"### Scoring is unavailable\n{down[0][1].unavailable}" if down else ""
     return "\n\n".join(
-        f"### Scoring is unavailable for {track.title}\n{status.error}" for track, status in down
+        f"### Scoring is unavailable for {track.title}\n{status.unavailable}"
+        for track, status in down
     )
 
 
@@ -153,11 +155,14 @@ def score_state(tab: ScoreTab) -> Any:
 
 
 def key_of(tab: ScoreTab, s: Served) -> evaluator.AnyKey:
-    """The track's current key; gr.Error with the reason Score is unavailable for it."""
+    """The track's current key; gr.Error with why Score is unavailable for it, as a visitor
+    may read it (``KeyStatus.unavailable``)."""
     status = s.keys()
     if status.key is None:
         where = f" for {s.track.title}" if tab.many else ""
-        raise gr.Error(f"Scoring{where} is unavailable: {status.error}", print_exception=False)
+        raise gr.Error(
+            f"Scoring{where} is unavailable: {status.unavailable}", print_exception=False
+        )
     return status.key
 
 

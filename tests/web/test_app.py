@@ -24,6 +24,7 @@ import evaluator
 import guard
 import ledger
 import spec
+from ledger.keys import KEY_UNAVAILABLE
 from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
 from web import board_layout, board_ranks, board_view, charts, page, score_page, score_view
@@ -440,9 +441,10 @@ def test_score_is_disabled_with_the_reason_when_there_is_no_key(board_dir: Path)
     )
     for c in _client(status, board_dir, guard.ScoreLimits()):
         code, body = c.score(SAMPLE)
-        assert code != 200 and "the Hub could not be reached" in body["error"]
+        # What is unavailable, not the error itself (the log's: issue 22, finding 6).
+        assert code != 200 and body["error"] == f"Scoring is unavailable: {KEY_UNAVAILABLE}"
         config = c.http.get("/config").text
-        assert "Scoring is unavailable" in config
+        assert "Scoring is unavailable" in config and "the Hub could not" not in config
 
 
 def test_score_comes_back_once_the_key_loads_without_a_restart(board_dir: Path) -> None:

@@ -25,6 +25,7 @@ import evaluator
 import guard
 import ledger
 import spec
+from ledger.keys import KEY_UNAVAILABLE
 from web import score_handlers as handlers
 from web import score_view
 from web.served import Served
@@ -250,9 +251,10 @@ def test_on_a_space_the_first_scored_request_s_hops_are_logged_once(
 def test_without_a_key_score_says_why_before_reading_the_file(uploads: Uploads) -> None:
     tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY, error="no key configured")])
     message = _refusal(handlers.score, tab, None, _request())
-    assert message == "Scoring is unavailable: no key configured"
+    # What is unavailable, not the error itself (the log's: issue 22, finding 6).
+    assert message == f"Scoring is unavailable: {KEY_UNAVAILABLE}"
     assert handlers.score_state(tab) == gr.update(
-        value="### Scoring is unavailable\nno key configured", visible=True
+        value=f"### Scoring is unavailable\n{KEY_UNAVAILABLE}", visible=True
     )
 
 
@@ -260,10 +262,10 @@ def test_a_track_without_a_key_disables_score_for_that_track_only(uploads: Uploa
     served = [_served(ARGUS, UNDERSTANDING), _served(ARGUS, DECISION, error="key not found")]
     tab = _tab(uploads, ARGUS, served)
     assert handlers.score_state(tab) == gr.update(
-        value="### Scoring is unavailable for Decision\nkey not found", visible=True
+        value=f"### Scoring is unavailable for Decision\n{KEY_UNAVAILABLE}", visible=True
     )
     message = _refusal(handlers.score_any, tab, None, _request(), "decision")
-    assert message == "Scoring for Decision is unavailable: key not found"
+    assert message == f"Scoring for Decision is unavailable: {KEY_UNAVAILABLE}"
     numbers = _run(
         handlers.score_any(tab, uploads.file(UNDERSTANDING_SAMPLE), _request(), "understanding")
     )
