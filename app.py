@@ -43,6 +43,7 @@ from guard import (
     log_refusals_briefly,
     queue_limits,
     score_limits,
+    temp_folders,
     upload_progress,
     uploads,
 )
@@ -182,8 +183,13 @@ def main() -> int:
         cache = uploads.UploadCache(upload_policy())
         events = event_shares.event_policy()
         # The cleanup deletes whatever is old in the upload folder: it must be this app's
-        # alone. Made before any block is built: each reads it once.
-        uploads.private_upload_folder()
+        # alone. Made before any block is built: each reads it once. One the app made is
+        # removed when it stops (SIGTERM stops it as Ctrl-C does): nothing is stored.
+        given = os.environ.get("GRADIO_TEMP_DIR", "").strip()
+        folder = uploads.private_upload_folder()
+        if not given:
+            temp_folders.owned(folder)
+        temp_folders.stop_on_sigterm()
         demo = build_from_config(config)
     except LeaderboardError as exc:
         # A configuration mistake is one line that names the variable, not a traceback.

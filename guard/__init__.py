@@ -10,6 +10,7 @@
   and the guard of its route (``UploadCache``);
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
 - ``guard.upload_progress``: Gradio's upload progress, bounded (``ProgressIds``, ``install``);
+- ``guard.temp_folders``: the app's own temporary folders, removed when it stops;
 - ``guard.sessions``: what Gradio builds for each new session (every API call is one), built
   on first use (``lazy``, pinned to the installed Gradio's ``SessionState``).
 
