@@ -55,6 +55,7 @@ import logging
 import math
 import os
 import shutil
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -111,7 +112,13 @@ class UploadCache:
     def __init__(self, policy: CachePolicy) -> None:
         self.policy = policy
         self.budget = CacheBudget(policy.max_files, policy.max_bytes)
-        self.shares = ClientShares(policy.client_files, policy.client_bytes, policy.max_age_s)
+        whole = policy.client_files >= policy.max_files and policy.client_bytes >= policy.max_bytes
+        # A share of the whole cache is no share: the budget alone binds (a share's count errs
+        # higher than the sweep's, so it would refuse first, with 429 for a full cache).
+        files, size = (
+            (sys.maxsize, sys.maxsize) if whole else (policy.client_files, policy.client_bytes)
+        )
+        self.shares = ClientShares(files, size, policy.max_age_s)
         self.passes = 0  # passes completed, failed ones included
 
     def middleware(self, clients: ClientIdentity | None = None) -> Middleware:

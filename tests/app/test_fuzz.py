@@ -25,6 +25,7 @@ import spec
 from tests.support import ROOT, hostile
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
+from tests.support.procs import ONE_CLIENT
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -180,7 +181,8 @@ def test_layered_hostile_shapes_give_a_result_or_the_domain_error(
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
-    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": str(SCORE_LIMIT)}) as running:
+    # Dozens of files up to 5 MB from one visitor: more than its share of the upload cache.
+    with AppServer(env={"LEADERBOARD_SCORE_LIMIT": str(SCORE_LIMIT), **ONE_CLIENT}) as running:
         yield running
 
 

@@ -23,11 +23,12 @@ import pytest
 
 import app
 import ledger
-from guard import queue_limits
+from guard import event_shares, queue_limits
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP
-from tests.support.procs import free_port, rss_bytes
+from tests.support.procs import ONE_CLIENT, free_port, rss_bytes
 
+UNBOUNDED = event_shares.EventPolicy(rate_per_s=1e9, burst=10**9)
 CLIENTS = 32  # enough waiting events for Gradio's 2,000-session LRU to evict live ones
 BURST = 1500
 TIME_LIMIT_S = 120.0
@@ -74,7 +75,7 @@ def leaderboard_works(url: str) -> bool:
 def server() -> Iterator[AppServer]:
     # One client floods the queue here: its share of the events (test_event_shares.py's) is
     # lifted, so the queue's own bounds are what is tested.
-    with AppServer(env={"LEADERBOARD_EVENT_RATE": "1000000000"}) as running:
+    with AppServer(env=ONE_CLIENT) as running:
         yield running
 
 
@@ -119,7 +120,7 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, gr.Bl
         server_port=port,
         prevent_thread_lock=True,
         quiet=True,
-        **app.launch_kwargs(),
+        **app.launch_kwargs(events=UNBOUNDED),  # one client floods: the queue's bounds bind
     )
     try:
         yield f"http://127.0.0.1:{port}", demo

@@ -286,3 +286,11 @@ def test_gradio_forgets_replaced_downloads_and_the_last_pass_deletes_the_rest(
     assert tracked == {str(app_files)} and app_files.exists()
     asyncio.run(cache.clean(_App(tmp_path, tracked), max_age_s=-1.0, app_files=True))
     assert list(tmp_path.iterdir()) == [] and tracked == set()
+
+
+def test_a_share_of_the_whole_cache_leaves_the_budget_alone_to_bind() -> None:
+    whole = uploads.UploadCache(upload_cache.cache_policy({upload_cache.CLIENT_VAR: "100"}))
+    assert all(whole.shares.reserve("a", 2**20) for _ in range(3000))  # the budget's to refuse
+    policy = upload_cache.cache_policy({})
+    shared = uploads.UploadCache(policy).shares
+    assert (shared.max_files, shared.max_bytes) == (policy.client_files, policy.client_bytes)
