@@ -11,7 +11,9 @@ fails at once, naming the marker, so the tiers cannot drift. ``make test`` runs 
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +26,12 @@ from tests.support.procs import isolate_hub_environment
 # huggingface_hub reads its environment once, at import: isolate it before any test imports it,
 # so no test can pick up a developer's stored token or cache, or reach the real Hub.
 isolate_hub_environment("leaderboard-tests-hf-home-")
+# What a test process makes outside its tests' tmp_path goes when it ends (issue 22, finding 10:
+# a run left 208 folders of board downloads in the temp dir): that HF_HOME, and Gradio's upload
+# folder of the pages built in process (their downloads), unless one is given.
+_SCRATCH = os.environ["HF_HOME"]
+os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(_SCRATCH, "gradio"))
+atexit.register(shutil.rmtree, _SCRATCH, True)
 
 from ledger.config import RENAMED  # noqa: E402
 from tests.support.hub_server import HubServer  # noqa: E402

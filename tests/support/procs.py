@@ -9,6 +9,7 @@ Example::
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -85,6 +86,7 @@ class ServerProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._tmp = Path(tempfile.mkdtemp(prefix="leaderboard-bench-"))
+        atexit.register(shutil.rmtree, self._tmp, True)  # its log is read until this process ends
         self.log_path = self._tmp / "server.log"
         self.args = list(args)
         self.env = clean_env(
