@@ -16,10 +16,10 @@ log; any other exception a route lets out is logged as guard.refusals words it (
 it rose in a package, a bounded traceback when in this app's code).
 
 >>> route_of("POST", "/gradio_api/run/score"), route_of("POST", "/gradio_api/call/v2/score")
-(Route(kind='direct', name='score', event_id=None), Route(kind='call', name='score', \
+(Route(family='direct', name='score', event_id=None), Route(family='call', name='score', \
 event_id=None))
 >>> route_of("GET", "/gradio_api/call/score/abc"), route_of("GET", "/gradio_api/info")
-(Route(kind='result', name='score', event_id='abc'), None)
+(Route(family='result', name='score', event_id='abc'), None)
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ _JOIN = f"{API_PREFIX}/queue/join"
 _DATA = f"{API_PREFIX}/queue/data"
 _SHOWN = 60  # characters of a visitor's name or id echoed in an answer or the log
 
-Kind = Literal["direct", "call", "join", "result", "data"]
+Family = Literal["direct", "call", "join", "result", "data"]
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Route:
     """What a request asks of the events: run one directly, call or join the queue for one, or
     read an event's results (``result``: /call/<api>/<event_id>; ``data``: /queue/data)."""
 
-    kind: Kind
+    family: Family
     name: str | None = None
     event_id: str | None = None
 
@@ -117,19 +117,19 @@ def judge(
     >>> judge(Route("join"), {"fn_index": 7, "session_hash": "s"}, fns, [], {}).reason
     'no event has fn_index 7'
     """
-    if route.kind == "data":
+    if route.family == "data":
         session = str(body.get("session_hash", ""))
         if session in sessions:
             return None
         return _unheld(f"session {_shown(session)}")
-    if route.kind == "result":
+    if route.family == "result":
         event_id = route.event_id or ""
         session = events.get(event_id, event_id)
         if session in sessions:
             return None
         return _unheld(f"event {_shown(event_id)}")
     fn_index = body.get("fn_index")
-    if route.kind == "join" and fn_index is None:
+    if route.family == "join" and fn_index is None:
         return None  # Gradio answers 400 "No function index provided." itself
     if isinstance(fn_index, int) and not isinstance(fn_index, bool):
         fn = fns.get(fn_index)
@@ -150,7 +150,7 @@ def judge(
                 f"No API endpoint is named {name}: /gradio_api/info lists them.",
                 f"no endpoint is named {name}",
             )
-    if route.kind == "direct" and fn.queue:
+    if route.family == "direct" and fn.queue:
         api = str(fn.api_name or route.name)
         return Refusal(
             404,
@@ -192,7 +192,7 @@ class EventRoutes:
         blocks = _blocks(scope)
         if route is not None and blocks is not None:
             body: Mapping[str, Any]
-            if route.kind in ("direct", "call", "join"):
+            if route.family in ("direct", "call", "join"):
                 raw, receive = await _buffered(receive)
                 body = _json_object(raw)
             else:
@@ -204,7 +204,7 @@ class EventRoutes:
                 body,
                 _fns(blocks, body.get("session_hash")),
                 queue.pending_messages_per_session,
-                _events(queue) if route.kind == "result" else {},
+                _events(queue) if route.family == "result" else {},
             )
             if refusal is not None:
                 self._log.warning(

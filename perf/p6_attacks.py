@@ -109,7 +109,7 @@ class Visitor:
                 path = http.upload("submission.json", self.sample)
                 data = [file_data(path)] + ([self.track] if self.track else [])
                 outcome = http.call("score", data)
-                if outcome.kind != "complete":
+                if not outcome.ok:
                     raise RuntimeError(outcome.message[:120])
                 into.score_s.append(time.perf_counter() - start)
             except (httpx.HTTPError, RuntimeError) as exc:

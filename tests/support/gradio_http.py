@@ -38,6 +38,11 @@ class Outcome:
     elapsed_s: float
 
     @property
+    def ok(self) -> bool:
+        """Whether the event completed."""
+        return self.kind == "complete"
+
+    @property
     def message(self) -> str:
         """The error text a visitor would see (empty for a completed event)."""
         if self.kind == "complete":
