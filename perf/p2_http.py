@@ -399,7 +399,6 @@ def run(large: bool = True) -> list[Row]:
             "call",
             "",
         )
-        rows += reference([noop, scores[0][1], floor_api], sample, "run", "via /run: ")
         rows += head_of_line(server.url, sample)
         rows += session_state()
         if large:
