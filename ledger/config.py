@@ -3,11 +3,13 @@
 Which benchmark is served (``LEADERBOARD_BENCHMARK``), where its key and records come from, the
 cache and the score limit. The table of variables is in the README.
 
-A local key that asks the shipped demo key's questions (the demo key itself, or a rotation of
-it: the same ids, texts and option texts) is *synthetic*: the app says so with the demo banner,
-and its board is the demo board unless a board is named (``LEADERBOARD_RECORDS_DIR``, or a
-Hub board through ``LEADERBOARD_RECORDS_REPO`` or ``HF_ENDPOINT``). Real rows beside synthetic
-questions would mean nothing.
+Demo mode is what the configuration says, never a guess from a key's contents: the shipped
+demo key is in use when no key is configured (no local key, no ``HF_TOKEN``), or when the local
+key *is* it (the same bytes as the benchmark's ``demo/`` key: a copy of it). Then the app shows
+the demo banner, and its board is the demo board unless a board is named
+(``LEADERBOARD_RECORDS_DIR``, or a Hub board through ``LEADERBOARD_RECORDS_REPO`` or
+``HF_ENDPOINT``). A local key that merely asks the demo key's questions is a real key: authors
+build their demo from their release, so the demo's questions are often the real ones.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from pathlib import Path
 
 from huggingface_hub import constants
 
-import evaluator
 import spec
 from errors import ConfigError, UnreadableFileError
 from ledger.files import INPUT_LIMIT_BYTES, read_regular_file
@@ -62,19 +63,19 @@ class Config:
     on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
     #: Public proxies in front of the Space's own that also append to X-Forwarded-For.
     trusted_proxy_hops: int = 0
-    #: The local key asks the shipped demo key's questions (the demo key or a rotation of it).
-    synthetic_key: bool = False
+    #: The local key is the shipped demo key (its bytes are those of the ``demo/`` key file).
+    shipped_demo_key: bool = False
     #: LEADERBOARD_RECORDS_REPO or HF_ENDPOINT is set: a board on a Hub is asked for.
     hub_board_named: bool = False
 
     @property
     def demo(self) -> bool:
         """True when the board is the demo board (unless LEADERBOARD_RECORDS_DIR names one):
-        neither a local key nor HF_TOKEN is given (the demo key), or the local key is synthetic
-        and no Hub board is named."""
+        neither a local key nor HF_TOKEN is given (the demo key), or the local key is the shipped
+        demo key and no Hub board is named."""
         if self.answer_key_path is None:
             return self.token is None
-        return self.synthetic_key and not self.hub_board_named
+        return self.shipped_demo_key and not self.hub_board_named
 
     @property
     def hub_name(self) -> str:
@@ -148,9 +149,10 @@ def _answer_key(env: Mapping[str, str], bench: Benchmark) -> Path | None:
     return path
 
 
-def _synthetic(bench: Benchmark, answer_key: Path | None) -> bool:
-    """Whether every key file of ``answer_key`` asks the questions of the shipped demo key of
-    its track. A file that cannot be read or parsed is not (loading it says why, later)."""
+def _shipped_demo_key(bench: Benchmark, answer_key: Path | None) -> bool:
+    """Whether every key file of ``answer_key`` is the shipped demo key of its track, byte for
+    byte (a copy of it). Equal questions are not enough: a real key built beside its demo asks
+    the same ones. A file that cannot be read is not (loading it says why, later)."""
     if answer_key is None:
         return False
     found = 0
@@ -159,12 +161,11 @@ def _synthetic(bench: Benchmark, answer_key: Path | None) -> bool:
         if not path.is_file() or (not answer_key.is_dir() and track is not bench.tracks[0]):
             continue
         try:
-            local = evaluator.load_answer_key(track, read_regular_file(path))
+            local = read_regular_file(path)
             shipped = spec.read_folder_file(bench.folder, bench.demo_key(track), INPUT_LIMIT_BYTES)
-            demo = evaluator.load_answer_key(track, shipped)
-        except (OSError, UnreadableFileError, spec.SpecError, evaluator.AnswerKeyError):
+        except (OSError, UnreadableFileError, spec.SpecError):
             return False
-        if not evaluator.same_questions(local, demo):
+        if local != shipped:
             return False
         found += 1
     return found > 0
@@ -222,7 +223,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
         score_window_s=_number(env, "LEADERBOARD_SCORE_WINDOW_S", SCORE_WINDOW_S, 1),
         on_space=_env(env, "SPACE_ID") is not None,
         trusted_proxy_hops=int(_number(env, "LEADERBOARD_TRUSTED_PROXY_HOPS", 0, 0, whole=True)),
-        synthetic_key=_synthetic(bench, answer_key),
+        shipped_demo_key=_shipped_demo_key(bench, answer_key),
         hub_board_named=(_env(env, "LEADERBOARD_RECORDS_REPO") is not None or endpoint is not None),
     )
 

@@ -53,8 +53,8 @@ class KeyStatus:
 
     key: evaluator.AnyKey | None  # None => Score is disabled
     origin: str  # where the key comes from, for the log (it may name a path)
-    #: The key is synthetic: the shipped demo key, or a local key that asks its questions (a
-    #: rotation of it); the app shows the demo banner.
+    #: The key is the shipped demo key (loaded as the default, or a local copy of it:
+    #: ``Config.shipped_demo_key``); the app shows the demo banner.
     demo: bool
     error: str | None  # why Score is disabled, in full: for the log, never for a visitor
     #: What a visitor reads of ``error`` (default ``KEY_UNAVAILABLE``): no path, no endpoint.
@@ -94,7 +94,7 @@ def _checked(key: evaluator.AnyKey, origin: str, demo: bool, config: Config) -> 
 def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S) -> KeyStatus:
     """The track's answer key: local file, else the private repo (with HF_TOKEN), else the demo
     key. Score is disabled (``key=None``) when the key disagrees with the spec. ``demo`` is
-    True for the demo key and for a synthetic local key (``Config.synthetic_key``).
+    True for the demo key and for a local copy of it (``Config.shipped_demo_key``).
 
     A bad local file raises ConfigError naming LEADERBOARD_ANSWER_KEY. A Hub failure does not
     raise: it returns a KeyStatus with ``key=None`` and the reason, within about ``timeout_s``.
@@ -113,7 +113,7 @@ def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S)
             raise ConfigError(
                 f"LEADERBOARD_ANSWER_KEY: {path} is not a valid answer key: {exc}"
             ) from None
-        return _checked(key, f"local file {path}", config.synthetic_key, config)
+        return _checked(key, f"local file {path}", config.shipped_demo_key, config)
 
     if config.token is not None:
         origin = f"{config.private_repo} on the Hub"

@@ -34,6 +34,7 @@ import ledger
 from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track, about_text, citation_text
 from web.board_page import build_board_tab
+from web.board_view import md_escape
 from web.score_page import build_score_tab
 from web.served import Served
 
@@ -90,11 +91,27 @@ def header_markdown(bench: Benchmark) -> str:
     return f"# {bench.title} Leaderboard\n{bench.description}" + (f" {links}" if links else "")
 
 
-def demo_banner(bench: Benchmark) -> str:
+def board_origin(bench: Benchmark, board: ledger.BoardCache) -> str:
+    """Which board the page shows, as a visitor may read it: never a local path."""
+    store = board.store
+    if isinstance(store, ledger.LocalStore):
+        if store.root.resolve() == bench.demo_board.resolve():
+            return "the demo board shipped with it"
+        return "a local records folder"
+    if isinstance(store, ledger.HubStore):
+        return f"the records dataset {md_escape(store.repo_id)}"
+    return "its configured board"
+
+
+def demo_banner(bench: Benchmark, status: ledger.KeyStatus, board: str) -> str:
+    """The demo banner: which key Score uses (the shipped demo key, by version) and which
+    ``board`` is shown, so a visitor knows what the numbers are."""
+    version = status.key.key_version if status.key is not None else None
+    which = f" (key version {md_escape(version)})" if version else ""
     return (
-        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
-        f"here are not {bench.title} results. Configure the real key and board as the "
-        "README says."
+        f"**Demo mode.** Score uses the *synthetic* demo key shipped with {bench.title}{which}, "
+        f"not its answer key, and the board is {board}: scores here are not {bench.title} "
+        "results. Configure the real key and board as the README says."
     )
 
 
@@ -143,9 +160,11 @@ def build_page(
     # cleans the folder instead (launch_kwargs).
     with gr.Blocks(title=f"{bench.title} Leaderboard") as demo:
         gr.Markdown(header_markdown(bench), elem_id="title")
-        shown_demo = any(status.demo for status in boot)
+        shown = next(((s, st) for s, st in zip(served, boot, strict=True) if st.demo), None)
         gr.Markdown(
-            demo_banner(bench) if shown_demo else "", elem_id="demo-banner", visible=shown_demo
+            demo_banner(bench, shown[1], board_origin(bench, shown[0].board)) if shown else "",
+            elem_id="demo-banner",
+            visible=shown is not None,
         )
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):

@@ -150,7 +150,7 @@ def test_a_key_in_the_working_folder_is_used(
     status = ledger.load_key(config, TRACK)
     assert status.key is not None and status.origin.startswith("local file")
     # a copy of the demo key is still the synthetic key: the banner and the demo board
-    assert config.synthetic_key and config.demo and status.demo
+    assert config.shipped_demo_key and config.demo and status.demo
 
 
 @pytest.mark.parametrize(
@@ -857,3 +857,39 @@ def test_the_egoargus_demo_key_loads_in_demo_mode(
     status = ledger.load_key(config, track)
     assert status.demo and status.key is not None and len(status.key) == 6978
     assert ledger.board_store(config).root == config.benchmark.demo_board  # type: ignore[attr-defined]
+
+
+def test_a_real_key_asking_the_demo_keys_questions_is_not_demo_mode(tmp_path: Path) -> None:
+    """Issue 19: an author built the demo from the release, so the real key asks the demo
+    key's questions; with its own answers it is the real key, served without the demo banner
+    and on the board the configuration names."""
+    payload = json.loads(DEMO_KEY_BYTES)
+    for sample in payload["samples"]:  # the real answers: another letter of each question
+        letters = sorted(sample["options"])
+        sample["correct_answer"] = letters[(letters.index(sample["correct_answer"]) + 1) % 2]
+    key_path = tmp_path / KEY_NAME
+    key_path.write_text(json.dumps(payload))
+    board = tmp_path / "board"
+    board.mkdir()
+    env = {"LEADERBOARD_ANSWER_KEY": str(key_path), "LEADERBOARD_RECORDS_DIR": str(board)}
+    config = ledger.load_config(env)
+    status = ledger.load_key(config, TRACK)
+    assert status.key is not None and evaluator.same_questions(status.key, _demo_key())
+    assert not config.demo and not status.demo
+    assert not config.shipped_demo_key
+    assert ledger.board_store(config).root == board  # type: ignore[attr-defined]
+    # Without a board named, it is the records dataset's (not the demo board).
+    assert isinstance(
+        ledger.board_store(ledger.load_config(env | {"LEADERBOARD_RECORDS_DIR": ""})),
+        ledger.HubStore,
+    )
+    # The shipped demo key given as the local key is still demo mode: the configuration says so.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / KEY_NAME).write_bytes(DEMO_KEY_BYTES)
+    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(copy)})
+    assert config.shipped_demo_key and config.demo and ledger.load_key(config, TRACK).demo
+
+
+def _demo_key() -> evaluator.AnyKey:
+    return evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)

@@ -461,38 +461,25 @@ def test_a_row_names_its_version_and_is_marked_on_another_key() -> None:
     assert all(r.key_version is None for r in rows if r.source == "paper")
 
 
-# --- a synthetic local key: the banner and the demo board ----------------------------------------
+# --- a rotated demo key is a local key: demo mode is what the configuration says ----------------
 
 
-@pytest.mark.parametrize(
-    ("extra", "demo_board"),
-    [
-        ({}, True),
-        ({"LEADERBOARD_RECORDS_REPO": "someone/board"}, False),
-        ({"HF_ENDPOINT": "http://127.0.0.1:9"}, False),
-    ],
-)
-def test_a_rotated_demo_key_is_synthetic(
-    rotated: Rotated, extra: dict[str, str], demo_board: bool
-) -> None:
-    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(rotated.key_path), **extra})
-    assert config.synthetic_key and config.demo is demo_board
+def test_a_rotated_demo_key_is_a_local_key_not_demo_mode(rotated: Rotated) -> None:
+    """Issue 19: demo mode is never inferred from equal questions. A rotation is another file
+    the maintainer configured: its board is the one named, else the records dataset's."""
+    config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(rotated.key_path)})
+    assert not config.shipped_demo_key and not config.demo
     status = ledger.load_key(config, TRACK)
-    assert status.demo and status.key is not None and status.key.key_version == "demo-2"
-    store = ledger.board_store(config)
-    if demo_board:  # offline, the demo board: not empty
-        assert getattr(store, "root", None) == BENCH.demo_board
-        assert ledger.BoardCache(store, BENCH, TRACK).snapshot().records
-    else:
-        assert isinstance(store, ledger.HubStore)
+    assert not status.demo and status.key is not None and status.key.key_version == "demo-2"
+    assert isinstance(ledger.board_store(config), ledger.HubStore)
 
 
-def test_a_local_board_is_served_beside_a_synthetic_key(rotated: Rotated, tmp_path: Path) -> None:
+def test_a_local_board_is_served_beside_a_rotated_key(rotated: Rotated, tmp_path: Path) -> None:
     config = ledger.load_config(
         {"LEADERBOARD_ANSWER_KEY": str(rotated.key_path), "LEADERBOARD_RECORDS_DIR": str(tmp_path)}
     )
     assert getattr(ledger.board_store(config), "root", None) == tmp_path
-    assert ledger.load_key(config, TRACK).demo
+    assert not ledger.load_key(config, TRACK).demo
 
 
 def test_a_key_of_other_questions_is_not_synthetic(tmp_path: Path) -> None:
@@ -501,7 +488,7 @@ def test_a_key_of_other_questions_is_not_synthetic(tmp_path: Path) -> None:
     path = tmp_path / TRACK.key.name
     path.write_text(json.dumps(payload))
     config = ledger.load_config({"LEADERBOARD_ANSWER_KEY": str(path)})
-    assert not config.synthetic_key and not config.demo
+    assert not config.shipped_demo_key and not config.demo
     assert not ledger.load_key(config, TRACK).demo
     assert isinstance(ledger.board_store(config), ledger.HubStore)
 
@@ -1019,7 +1006,7 @@ def test_the_walkthrough_ends_with_the_rotated_key_and_a_carried_board(walked: W
     assert {r.key_version for r in shown if r.source == "rescored"} == {"demo-2"}
     assert sum(r.source == "rescored" for r in shown) == 3
     config = ledger.load_config(walked.env)
-    assert config.synthetic_key and ledger.load_key(config, TRACK).demo
+    assert not config.shipped_demo_key and not ledger.load_key(config, TRACK).demo
 
 
 @pytest.fixture(scope="module")
@@ -1037,7 +1024,7 @@ def _leaderboard(server: AppServer) -> list[dict[str, Any]]:
 
 
 @pytest.mark.server
-def test_the_walkthrough_s_app_serves_the_carried_board_with_the_banner(
+def test_the_walkthrough_s_app_serves_the_carried_board_without_the_banner(
     walked_app: AppServer, walked: Walked
 ) -> None:
     rows = _leaderboard(walked_app)
@@ -1047,7 +1034,8 @@ def test_the_walkthrough_s_app_serves_the_carried_board_with_the_banner(
     banner = next(
         c for c in config["components"] if c.get("props", {}).get("elem_id") == "demo-banner"
     )
-    assert banner["props"]["visible"] is True  # the rotated demo key is still synthetic
+    # a rotated key is the local key the configuration names: no demo mode (issue 19)
+    assert banner["props"]["visible"] is False
     client = Client(walked_app.url, verbose=False)
     numbers = client.predict(handle_file(str(SAMPLE)), api_name="/score")
     # the demo sample's old letters on demo-2: below chance, and /score says so

@@ -532,6 +532,25 @@ def test_demo_banner_shows_only_in_demo_mode(board_dir: Path) -> None:
                 if comp.get("props", {}).get("elem_id") == "demo-banner"
             )
             assert banner["props"]["visible"] is demo_mode
+            if demo_mode:  # it names the key and the board (a local folder: not its path)
+                text = banner["props"]["value"]
+                assert "demo key shipped with EgoMemReason (key version demo-1)" in text
+                assert "the board is a local records folder" in text
+                assert str(board_dir) not in text
+
+
+def test_demo_banner_names_the_demo_board_and_a_hub_board() -> None:
+    status = ledger.KeyStatus(KEY, "synthetic demo key", demo=True, error=None)
+    shipped = ledger.BoardCache(ledger.LocalStore(BENCH.demo_board), BENCH, TRACK)
+    assert page.board_origin(BENCH, shipped) == "the demo board shipped with it"
+    hub = ledger.BoardCache(ledger.HubStore("someone/board"), BENCH, TRACK)
+    assert page.board_origin(BENCH, hub) == "the records dataset someone/board"
+    assert page.demo_banner(BENCH, status, page.board_origin(BENCH, shipped)) == (
+        "**Demo mode.** Score uses the *synthetic* demo key shipped with EgoMemReason (key "
+        "version demo-1), not its answer key, and the board is the demo board shipped with it: "
+        "scores here are not EgoMemReason results. Configure the real key and board as the "
+        "README says."
+    )
 
 
 # --- the page comes from the spec ---------------------------------------------------------------
@@ -619,10 +638,6 @@ def test_egomemreason_texts_are_unchanged() -> None:
         "[Project page](https://egomemreason.github.io) · "
         "[Code](https://github.com/Ziyang412/EgoMemReason) · "
         "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)"
-    )
-    assert page.demo_banner(BENCH) == (
-        "**Demo mode.** This Space runs on a *synthetic* answer key and a demo board: scores "
-        "here are not EgoMemReason results. Configure the real key and board as the README says."
     )
     assert score_page.score_help(TRACK) == (
         'Upload a submission (a JSON list of `{"example_id", '
