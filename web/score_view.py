@@ -8,9 +8,6 @@ A multiple-choice score shows accuracies; a decision score each metric as its sp
 
 from __future__ import annotations
 
-import json
-import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
@@ -19,16 +16,14 @@ import pandas as pd
 
 import evaluator
 import ledger
+
+# Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
+from evaluator.track_fit import LINES_TRIED, SHAPE_SAMPLE, fitting_track  # noqa: F401
 from spec import Benchmark, Track, format_metric
 from web.board_ranks import rank_ranges, ranking_interval
 from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
 
-SHAPE_SAMPLE = 200  # entries a guess of the file's track reads
-LINES_TRIED = 4 * SHAPE_SAMPLE  # lines of JSON Lines it parses at most, read or not
-#: A line's text from its first character that is not whitespace: blank lines are skipped in
-#: one scan, never one Python step each.
-_FILLED_LINE = re.compile(r"\S[^\n]*")
 NOTHING_STORED = "Nothing about this file was stored."
 #: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
 DETECT = "auto"
@@ -182,48 +177,6 @@ def listing_mailto(
 def entry_shape(track: Track) -> str:
     """An entry of the track's submissions, as a message names it: "example_id/assist/..."."""
     return "/".join(evaluator.kind_of(track).entry_fields(track))
-
-
-def _entries(data: bytes) -> list[dict[str, Any]]:
-    """The first entries of a submission: a JSON list, a list inside an object, or JSON Lines;
-    none if the file is none of these."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return []
-    try:
-        decoded: Any = json.loads(text)
-    except (ValueError, RecursionError):
-        decoded = []
-        for tried, line in enumerate(_FILLED_LINE.finditer(text)):
-            if len(decoded) >= SHAPE_SAMPLE or tried >= LINES_TRIED:
-                break
-            try:
-                decoded.append(json.loads(line.group()))
-            except (ValueError, RecursionError):
-                continue
-    if isinstance(decoded, dict):  # {"results": [...]}: what the list holds tells
-        decoded = next((v for v in decoded.values() if isinstance(v, list)), [decoded])
-    if not isinstance(decoded, list):
-        return []
-    return [e for e in decoded[:SHAPE_SAMPLE] if isinstance(e, dict)]
-
-
-def fitting_track(bench: Benchmark, data: bytes) -> Track | None:
-    """The track whose entries the file's are, told by the fields only that track's entries
-    carry (its kind's ``own_fields``); None if the file's entries carry no track's, or as many
-    of two tracks' (then the visitor names the track)."""
-    entries = _entries(data)
-    votes = Counter(
-        {
-            t.id: sum(any(f in e for f in evaluator.kind_of(t).own_fields(t)) for e in entries)
-            for t in bench.tracks
-        }
-    )
-    ranked = votes.most_common(2)
-    if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
-        return None
-    return bench.track(ranked[0][0])
 
 
 def wrong_track(picked: Track, fits: Track) -> str:

@@ -36,7 +36,7 @@ def test_the_guess_parses_a_bounded_number_of_lines(
         calls += 1
         return real(text, **kwargs)
 
-    monkeypatch.setattr("web.score_view.json.loads", counted)
+    monkeypatch.setattr("evaluator.track_fit.json.loads", counted)
     assert score_view.fitting_track(BENCH, HOSTILE_LINES[name]) is None
     assert calls <= 1 + score_view.LINES_TRIED
 
