@@ -65,6 +65,71 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
+def _toml(value: object) -> str:
+    """A value as it would be written in TOML (cut short): ``["a", "b"]``, ``{en = "x"}``."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        return quote(value)
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_toml(v) for v in value) + "]"
+    elif isinstance(value, dict):
+        inner = ", ".join(
+            f"{k if re.fullmatch(r'[A-Za-z0-9_-]+', str(k)) else quote(str(k))} = {_toml(v)}"
+            for k, v in value.items()
+        )
+        text = "{" + inner + "}"
+    else:
+        text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _given(value: object) -> str:
+    """The value a spec gave, as the error quotes it: a list or table named as such."""
+    if isinstance(value, list):
+        return f"the list {_toml(value)}"
+    if isinstance(value, dict):
+        return f"the table {_toml(value)}"
+    return quote(value) if isinstance(value, str) else _toml(value)
+
+
+def _first_scalar(value: object) -> object:
+    """The first string or number inside a list or table (what its author likely meant)."""
+    items = (
+        value
+        if isinstance(value, list)
+        else list(value.values())
+        if isinstance(value, dict)
+        else [value]
+    )
+    for item in items:
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            return item
+    return None
+
+
+def _instead(kind: str, found: object) -> str:
+    """What to write in place of ``found`` for a value of pydantic's type ``kind``."""
+    first = _first_scalar(found)
+    several = isinstance(found, (list, dict))
+    if kind == "string_type":
+        if not several:
+            return f"write it in quotes: {quote(str(found))}"
+        such = f", such as {quote(str(first))}" if first is not None else ""
+        return f"write one string in quotes{such}"
+    if kind in ("int_type", "greater_than", "greater_than_equal"):
+        number = str(first).strip() if first is not None else ""
+        such = number if re.fullmatch(r"-?[0-9]+", number) else "100"
+        return f"write a whole number without quotes, such as {such}"
+    if kind == "bool_type":
+        return "write true or false, without quotes"
+    if kind in ("date_from_datetime_parsing", "date_type"):
+        return "write the date without quotes, such as 2026-05-11"
+    if kind in ("uuid_parsing", "uuid_type"):
+        return 'write it in quotes, such as "5694e658-3eb0-487c-b1e2-cba563c80b88"'
+    return ""
+
+
 def _describe(err: Any) -> str:
     kind, found = err["type"], err.get("input")
     if kind == "missing":
@@ -98,8 +163,9 @@ def _describe(err: Any) -> str:
         )
     if expected is None:
         return str(err["msg"]).removeprefix("Value error, ")
-    shown = found if not isinstance(found, (dict, list)) else type(found).__name__
-    return f"expected {expected}, got {quote(shown)}"
+    # The value itself, never its type's name as if it were the value; then what to write.
+    instead = _instead(kind, found)
+    return f"expected {expected}, got {_given(found)}" + (f"; {instead}" if instead else "")
 
 
 def parse_benchmark(document: Mapping[str, Any], folder: Path) -> Benchmark:

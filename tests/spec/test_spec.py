@@ -643,3 +643,34 @@ def test_format_metric_follows_the_display(
     display: spec.Display, value: float | None, shown: str
 ) -> None:
     assert spec.format_metric(display, value) == shown
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            _set(lambda d: _track(d)["fields"], "question", ["prompt", "text"]),
+            'tracks[0].fields.question: expected a string, got the list ["prompt", "text"]; '
+            'write one string in quotes, such as "prompt"',
+        ),
+        (
+            _set(lambda d: d, "title", 5),
+            'title: expected a string, got 5; write it in quotes: "5"',
+        ),
+        (
+            _set(lambda d: d, "title", {"en": "EgoMemReason"}),
+            'title: expected a string, got the table {en = "EgoMemReason"}; write one string '
+            'in quotes, such as "EgoMemReason"',
+        ),
+    ],
+    ids=["list-for-a-string", "number-for-a-string", "table-for-a-string"],
+)
+def test_a_wrong_type_quotes_the_value_given_and_says_what_to_write(
+    edit: Edit, message: str
+) -> None:
+    """Issue 19: 'expected a string, got "list"' quoted a type name as if it were the value."""
+    doc = copy.deepcopy(BASE)
+    edit(doc)
+    with pytest.raises(spec.SpecError) as raised:
+        spec.parse_benchmark(doc, FOLDER)
+    assert str(raised.value) == f"{FOLDER / spec.SPEC_FILENAME}: {message}"
