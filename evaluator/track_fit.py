@@ -1,6 +1,7 @@
-"""Which track of a benchmark a submission's entries are written for, told by its fields: the
-Score tab's "Detect from the file" and the scripts' choice of a track when none is given read
-the file this one way, so the page, ``/score`` and the scripts name the same track.
+"""Which track of a benchmark a submission's entries are written for, told by its fields, and
+how a message names a track's entries (``entry_shape``): the Score tab's "Detect from the file"
+and the scripts' choice of a track when none is given read the file this one way, so the page,
+``/score`` and the scripts name the same track in the same words.
 
 Only the first entries are read (``SHAPE_SAMPLE``), and of a JSON Lines file only so many lines
 (``LINES_TRIED``), read or not: a guess never costs more than a bounded look at the file.
@@ -53,6 +54,11 @@ def _entries(data: bytes) -> list[dict[str, Any]]:
     if not isinstance(decoded, list):
         return []
     return [e for e in decoded[:SHAPE_SAMPLE] if isinstance(e, dict)]
+
+
+def entry_shape(track: Track) -> str:
+    """An entry of the track's submissions, as a message names it: "example_id/assist/..."."""
+    return "/".join(kind_of(track).entry_fields(track))
 
 
 def fitting_track(bench: Benchmark, data: bytes) -> Track | None:

@@ -26,8 +26,10 @@ from __future__ import annotations
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-MAX_FILE_SIZE = "5mb"  # per file, as Gradio's launch(max_file_size=...) takes it
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the same, in bytes
+from ledger.submission_file import LIMIT_BYTES
+
+MAX_UPLOAD_BYTES = LIMIT_BYTES  # a submission's bound (ledger.submission_file), in bytes
+MAX_FILE_SIZE = f"{MAX_UPLOAD_BYTES // 2**20}mb"  # the same, as launch(max_file_size=) takes it
 MAX_REQUEST_BYTES = 256 * 1024  # a body that is not an upload; an event's inputs are a few kB
 UPLOAD_ROUTE = "/gradio_api/upload"
 MAX_UPLOAD_BODY = MAX_UPLOAD_BYTES + 64 * 1024  # one file of MAX_FILE_SIZE and its framing

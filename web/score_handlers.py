@@ -43,6 +43,7 @@ import evaluator
 import ledger
 from errors import NotAnUpload, RateLimited
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
+from ledger import submission_file
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
 from web.score_view import (
@@ -115,16 +116,12 @@ def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
             "a path outside the upload folder",
             "Upload the file through /gradio_api/upload first, then pass the path it returns.",
         )
-    if file.suffix.lower() != ".json":
-        raise NotAnUpload(
-            "not a .json file", f"Upload a .json file (a JSON list of {expected} objects)."
-        )
+    if file.suffix.lower() != submission_file.SUFFIX:
+        raise NotAnUpload("not a .json file", submission_file.wrong_type(expected))
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
-            raise NotAnUpload(
-                "over the size limit", f"The file is {size / 2**20:.1f} MB; the limit is 5 MB."
-            )
+            raise NotAnUpload("over the size limit", submission_file.too_big(size))
         return file.read_bytes()
     except OSError:
         raise NotAnUpload(

@@ -18,7 +18,7 @@ import evaluator
 import ledger
 
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
-from evaluator.track_fit import LINES_TRIED, SHAPE_SAMPLE, fitting_track  # noqa: F401
+from evaluator.track_fit import LINES_TRIED, SHAPE_SAMPLE, entry_shape, fitting_track  # noqa: F401
 from spec import Benchmark, Track, format_metric
 from web.board_ranks import rank_ranges, ranking_interval
 from web.board_view import md_escape
@@ -172,11 +172,6 @@ def listing_mailto(
 
 
 # --- which track a file is for (pure) -----------------------------------------------------------
-
-
-def entry_shape(track: Track) -> str:
-    """An entry of the track's submissions, as a message names it: "example_id/assist/..."."""
-    return "/".join(evaluator.kind_of(track).entry_fields(track))
 
 
 def wrong_track(picked: Track, fits: Track) -> str:
