@@ -29,6 +29,7 @@ the answer key could not be loaded; the maintainer has been told in the log
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,17 +43,19 @@ from gradio.data_classes import FileData
 import evaluator
 import ledger
 from errors import NotAnUpload, RateLimited
+from evaluator.track_fit import entry_shape, fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
 from ledger import submission_file
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
 from web.score_view import (
+    BELOW_CHANCE_NOTE,
     DETECT,
-    entry_shape,
     error_markdown,
-    fitting_track,
+    listed_markdown,
     listing_mailto,
     rank_markdown,
+    same_answers_row,
     score_chart_title,
     score_json,
     score_summary,
@@ -314,7 +317,10 @@ def best_paper(s: Served) -> ledger.Record | None:
 
 def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
     """The summary, table, chart, sha256, rank and listing link of the score kept for this
-    session (none: all hidden). Read server-side: nothing here comes from the browser."""
+    session (none: all hidden). Read server-side: nothing here comes from the browser.
+
+    Answers already on the board name their row instead of a rank, and neither they nor a
+    score below chance are offered a listing request."""
     if kept is None:
         return cleared()
     result, track_id = kept
@@ -326,7 +332,15 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
         series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
     table = score_table(result, track)
     widths = SCORE_WIDTHS.get(len(table.columns))
-    rank = would_rank(result, s.board.snapshot().records, track)
+    records = s.board.snapshot().records
+    on_board = same_answers_row(result, records)
+    if on_board is not None:  # already a row: no rank to guess, nothing to request
+        note = listed_markdown(on_board, track, tab.many)
+    else:
+        note = rank_markdown(would_rank(result, records, track), track, tab.many)
+        if result.below_chance:
+            note += BELOW_CHANCE_NOTE
+    request = on_board is None and not result.below_chance
     return (
         score_summary(result, track),
         gr.Dataframe(table, visible=True, column_widths=widths),
@@ -335,9 +349,12 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
             visible=True,
         ),
         gr.Textbox(result.submission_sha256, visible=True),
-        gr.Markdown(rank_markdown(rank, track, tab.many), visible=True),
+        gr.Markdown(note, visible=True),
         gr.Button(visible=True),
-        gr.Button(link=listing_mailto(tab.bench, track, result, tab.many), visible=True),
+        gr.Button(
+            link=listing_mailto(tab.bench, track, result, tab.many) if request else None,
+            visible=request,
+        ),
     )
 
 
@@ -353,6 +370,27 @@ def cleared() -> tuple[Any, ...]:
         hidden,
         hidden,
     )
+
+
+#: What the page's check of a file it held back sends (score_page.UPLOAD_CHECK_JS): "type" for
+#: a file not named .json, "size:<bytes>" for one over the limit.
+_HELD_BACK = re.compile(r"type|size:([0-9]{1,12})")
+
+
+def refused_upload(tab: ScoreTab, code: object) -> tuple[Any, ...]:
+    """A file the page held back (score_page.UPLOAD_CHECK_JS), refused under the upload in the
+    words /score would give it (ledger.submission_file), the previous results and the upload
+    cleared: (kept, JSON, refusal, the results..., upload). Only the code comes from the
+    browser, never the words; a code of another shape shows nothing."""
+    held = _HELD_BACK.fullmatch(code) if isinstance(code, str) else None
+    if held is None:
+        return (*reset_score(), gr.update())
+    size = held.group(1)
+    message = (
+        submission_file.too_big(int(size)) if size else submission_file.wrong_type(tab.expected)
+    )
+    refusal = gr.update(value=error_markdown(message), visible=True)
+    return (None, None, refusal, *cleared(), None)
 
 
 def reset_score() -> tuple[Any, ...]:

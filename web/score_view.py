@@ -98,6 +98,45 @@ def would_rank(
     return best, worst, len(points)
 
 
+def same_answers_row(
+    result: evaluator.ScoreResult, records: Sequence[ledger.Record]
+) -> ledger.Record | None:
+    """The board's re-scored row of these very answers on the same key version: the same
+    file (its sha256), or the same answers in other bytes (``answers_sha256``, kept by rows
+    published since records hold it). None when the answers are not on the board."""
+    for record in records:
+        made = record.provenance
+        if record.source != "rescored" or made is None or made.key_version != result.key_version:
+            continue
+        if made.submission_sha256 == result.submission_sha256 or (
+            made.answers_sha256 is not None and made.answers_sha256 == result.answers_sha256
+        ):
+            return record
+    return None
+
+
+def listed_markdown(record: ledger.Record, track: Track, many: bool) -> str:
+    """That these answers are already a row of the board, and whose: no rank to guess and no
+    listing to request."""
+    board = f"the {track.title} board" if many else "the board"
+    version = (
+        f", scored on key version {md_escape(record.key_version)}" if record.key_version else ""
+    )
+    return (
+        f"**These answers are already on {board}: this is {md_escape(record.method_name)}'s "
+        f"row** (team {md_escape(record.team_name)}{version}). Scoring them again adds "
+        "nothing, and there is no listing to request."
+    )
+
+
+#: Under the rank of a file whose score is significantly below chance: why no listing request.
+BELOW_CHANCE_NOTE = (
+    " A score significantly below chance is not listed (its letters are almost always those "
+    "of another key version), so no listing request is offered: check which key version the "
+    "file answers."
+)
+
+
 def rank_markdown(rank: tuple[int, int, int] | None, track: Track, many: bool) -> str:
     """Where the file would rank, in a sentence: "would rank 2nd (rank range 2–4) of 5"; or
     that it is not ranked, its ranking metric withheld (``would_rank`` None)."""

@@ -298,7 +298,25 @@ def test_the_page_keeps_the_score_server_side_and_renders_it(
     assert handlers.best_paper(argus.tracks["decision"]) is None
     assert chart.visible and '"title": "Your accuracy per scenario"' in chart.value["plot"]
     assert sha256.value == expected["submission_sha256"] and sha256.visible
+    # The decision sample is the demo board's DemoVLM-7B row: named, not ranked, no request.
     records = argus.tracks["decision"].board.snapshot().records
+    row = score_view.same_answers_row(result, records)
+    assert row is not None and row.method_name == "DemoVLM-7B (synthetic)"
+    assert rank.value == score_view.listed_markdown(row, DECISION, True)
+    assert copy.visible and not listing.visible
+
+
+def test_a_file_not_on_the_board_is_ranked_and_offered_a_listing_request(
+    argus: handlers.ScoreTab, uploads: Uploads
+) -> None:
+    entries = json.loads(DECISION_SAMPLE)
+    entries[0] = {**entries[0], "assist": not entries[0]["assist"]}  # other answers
+    data = json.dumps(entries).encode()
+    kept, _, _ = _run(handlers.page_score(argus, uploads.file(data), _request(), "auto"))
+    result, _ = kept
+    *_, rank, copy, listing = handlers.render(argus, kept)
+    records = argus.tracks["decision"].board.snapshot().records
+    assert score_view.same_answers_row(result, records) is None
     assert rank.value == score_view.rank_markdown(
         score_view.would_rank(result, records, DECISION), DECISION, True
     )
@@ -369,3 +387,65 @@ def test_the_bound_score_endpoints_keep_their_signature_and_docstring(
     hints = gradio_utils.get_type_hints(bound(handlers.page_score, argus))
     assert hints["request"] is gr.Request
     assert asyncio.iscoroutinefunction(score) and asyncio.iscoroutinefunction(score_any)
+
+
+# --- the Score notes: answers already on the board, a file below chance (issue 19) -------------
+
+
+def _page(tab: handlers.ScoreTab, uploads: Uploads, data: bytes) -> tuple[Any, ...]:
+    kept, _, error = _run(handlers.page_score(tab, uploads.file(data), _request()))
+    assert error == HIDDEN and kept is not None
+    return tuple(handlers.render(tab, kept))
+
+
+def test_the_same_answers_already_on_the_board_are_named_not_ranked(
+    egomem: handlers.ScoreTab, uploads: Uploads
+) -> None:
+    """The demo sample is DemoVLM-7B's row: Score said it 'would rank 1st ... of 5 entries'
+    when it was already one of the 4."""
+    *_, rank, _copy, listing = _page(egomem, uploads, MEMORY_SAMPLE)
+    assert "this is DemoVLM-7B \\(synthetic\\)'s row" in rank.value, rank.value
+    assert "would rank" not in rank.value
+    assert listing.visible is False  # nothing to request: it is listed
+
+
+def test_a_copy_of_a_row_s_answers_in_other_bytes_is_found_by_its_answers(
+    uploads: Uploads, tmp_path: Path
+) -> None:
+    key = _key(EGOMEM, MEMORY)
+    result = evaluator.score(key, MEMORY_SAMPLE)
+    row = ledger.rescored_record(
+        result,
+        EGOMEM,
+        MEMORY,
+        team_name="Lab",
+        method_name="Reindented-VLM",
+        model_size="7B",
+        uses_external=False,
+        uses_frames="frames-only",
+    )
+    board = tmp_path / "board"
+    ledger.LocalStore(board).write(row, "test")
+    status = ledger.KeyStatus(key, "demo", True, None)
+    served = Served(
+        MEMORY, lambda: status, ledger.BoardCache(ledger.LocalStore(board), EGOMEM, MEMORY)
+    )
+    tab = _tab(uploads, EGOMEM, [served])
+    copy = json.dumps(json.loads(MEMORY_SAMPLE), indent=4).encode()
+    assert copy != MEMORY_SAMPLE
+    *_, rank, _copy, listing = _page(tab, uploads, copy)
+    assert "this is Reindented-VLM's row" in rank.value and listing.visible is False
+
+
+def test_a_file_below_chance_is_offered_no_listing_request(
+    egomem: handlers.ScoreTab, uploads: Uploads
+) -> None:
+    key = _key(EGOMEM, MEMORY)
+    wrong = [
+        {"example_id": i, "predicted_answer": min(item.letters - {item.correct or ""})}
+        for i, item in key.items.items()  # type: ignore[union-attr]
+    ]
+    summary, *_, rank, _copy, listing = _page(egomem, uploads, json.dumps(wrong).encode())
+    assert "below chance" in summary
+    assert listing.visible is False
+    assert "below chance" in rank.value and "no listing request" in rank.value
