@@ -6,8 +6,9 @@ see their own rows (``rows_of``), and the current ones are those no row supersed
 (``current``). ``check_board`` refuses a row the board must not take, as a ``BoardError``
 saying how to fix it: a submission already on it (the same file, or the same answers on the
 same key version), a ``--supersedes`` naming no current row of the same benchmark and track,
-or a row of another team or method, unless forced. Rows published before records kept their
-answers' sha256 are compared by answers too when their submission files are at hand
+or a row of another team or method, unless forced; a submission whose row was carried onto a
+new key is refused as already there (``newest``, ``carried_to``). Rows published before records
+kept their answers' sha256 are compared by answers too when their submission files are at hand
 (``older_answers``, ``find_submissions``).
 
 Example (the shipped demo board, and its sample submission published once more):
@@ -26,9 +27,10 @@ Example (the shipped demo board, and its sample submission published once more):
 ...                 method_name="DemoVLM-7B (synthetic)")
 ... except BoardError as error:
 ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
-this submission (sha256 c3cbfacf41c5...) is already on the board of egomemreason/memory as
-5694e658-3eb0-487c-b1e2-cba563c80b88 (DemoVLM-7B (synthetic) by Demo Lab); to correct that
-row, publish again with --supersedes <its uuid>
+this submission (sha256 c3cbfacf41c5065aa20f9beb66161f0dec84f81b5ce115fd7e7db2fb19b390fa) is
+already on the board of egomemreason/memory as 5694e658-3eb0-487c-b1e2-cba563c80b88
+(DemoVLM-7B (synthetic) by Demo Lab); to correct that row, publish again with --supersedes
+<its uuid>
 """
 
 from __future__ import annotations
@@ -77,6 +79,33 @@ def current(rows: Sequence[ledger.Record]) -> list[ledger.Record]:
     """The rows no other row supersedes: those a board shows."""
     hidden = {r.supersedes for r in rows if r.supersedes is not None}
     return [r for r in rows if r.id not in hidden]
+
+
+def newest(row: ledger.Record, rows: Sequence[ledger.Record]) -> ledger.Record:
+    """The row the board shows in place of ``row``: the end of the chain of rows superseding
+    it (``row`` itself when it is current)."""
+    after = {r.supersedes: r for r in rows if r.supersedes is not None}
+    seen = {row.id}
+    while row.id in after and after[row.id].id not in seen:
+        row = after[row.id]
+        seen.add(row.id)
+    return row
+
+
+def carried_to(row: ledger.Record, head: ledger.Record) -> bool:
+    """Whether ``head``, the row the board shows in place of ``row``, is ``row`` carried onto
+    another key: a re-scored row of the same team and method with the same counts on another
+    key (a rotation moves letters, never answers; rescore_board.py or a --supersedes with the
+    remapped file put it there)."""
+    return (
+        head is not row
+        and head.source == row.source == "rescored"
+        and head.provenance is not None
+        and row.provenance is not None
+        and head.provenance.answer_key_sha256 != row.provenance.answer_key_sha256
+        and (head.team_name, head.method_name) == (row.team_name, row.method_name)
+        and (head.counts, head.n_abstained) == (row.counts, row.n_abstained)
+    )
 
 
 def row_name(record: ledger.Record) -> str:
@@ -157,12 +186,17 @@ def check_board(
     ``answers_of`` gives the answers of rows older than ``provenance.answers_sha256``). A row
     superseded by one of another team or method name, or left beside a row of the same team
     and method scored on another key version, needs ``force``.
+
+    A duplicate whose rows the board no longer shows is named with the row it shows instead
+    (``newest``), so every refusal points at a command that works: a row carried onto another
+    key (``carried_to``) leaves nothing to do, whatever --supersedes names; a row another
+    replaced may come back by superseding the one that replaced it.
     """
     here = f"{bench.id}/{track.id}"
     board = rows_of(everything, bench, track)
     by_id = {r.id: r for r in board}
     known = answers_of or {}
-    sha256 = result.submission_sha256
+    sha256 = result.submission_sha256  # whole in messages: the maintainer looks the file up
 
     def answers(r: ledger.Record) -> str | None:
         return (r.provenance.answers_sha256 if r.provenance is not None else None) or known.get(
@@ -179,12 +213,34 @@ def check_board(
         and answers(r) == result.answers_sha256
     ]
     same = same_bytes + same_answers
+    shown = current(board)
+    heads = {r.id: newest(r, board) for r in same}
+    if same and not any(r in shown for r in same):
+        # Every row of this submission has been replaced: name the row the board shows.
+        carried = [r for r in same if carried_to(r, heads[r.id])]
+        if carried:
+            head = heads[carried[0].id]
+            raise BoardError(
+                f"this submission is {row_name(carried[0])} on the board of {here}, and this "
+                f"row was carried to {head.key_version or '(unversioned)'} as {head.id}; "
+                "nothing to do (the board shows that row, with the same numbers)"
+            )
     warnings: list[str] = []
     if supersedes is None:
+        replaced = [r for r in same if r not in shown]
+        if same and len(replaced) == len(same):
+            rows = ", ".join(
+                f"{r.id}, which {heads[r.id].id} has replaced ({row_name(heads[r.id])})"
+                for r in replaced
+            )
+            raise BoardError(
+                f"this submission (sha256 {sha256}) was on the board of {here} as {rows}; "
+                f"to bring it back, publish again with --supersedes {heads[replaced[0].id].id}"
+            )
         if same_bytes:
             rows = ", ".join(f"{r.id} ({r.method_name} by {r.team_name})" for r in same_bytes)
             raise BoardError(
-                f"this submission (sha256 {sha256[:12]}...) is already on the board of {here} "
+                f"this submission (sha256 {sha256}) is already on the board of {here} "
                 f"as {rows}; to correct that row, publish again with --supersedes <its uuid>"
             )
         if same_answers:
@@ -192,12 +248,12 @@ def check_board(
             raise BoardError(
                 f"this submission's answers are already on the board of {here} as {rows}: the "
                 "same ids and letters (trimmed and upper-cased) on the same key version, in a "
-                f"file of other bytes (answers sha256 {str(result.answers_sha256)[:12]}...); to "
+                f"file of other bytes (answers sha256 {result.answers_sha256}); to "
                 "correct that row, publish again with --supersedes <its uuid>"
             )
         twins = [
             r
-            for r in current(board)
+            for r in shown
             if r.source == "rescored"
             and (r.team_name, r.method_name) == (team_name, method_name)
             and r.key_version != result.key_version
@@ -229,17 +285,20 @@ def check_board(
             f"--supersedes {supersedes}: no such row on the board of {here}; give the uuid of "
             "an existing row (the name of its submissions/<uuid>.json)"
         )
-    if same and supersedes not in {r.id for r in same}:
+    # The row the board shows in place of this submission's own may be superseded by it.
+    if same and supersedes not in {r.id for r in same} | {h.id for h in heads.values()}:
         rows = ", ".join(str(r.id) for r in same)
         raise BoardError(
             f"this submission is already on the board as {rows}, but --supersedes names "
             f"{supersedes}; supersede the row that holds this submission"
         )
-    newer = [r.id for r in board if r.supersedes == supersedes]
-    if newer:
+    if by_id[supersedes] not in shown:
+        head = newest(by_id[supersedes], board)
+        newer = [r.id for r in board if r.supersedes == supersedes]
         raise BoardError(
             f"--supersedes {supersedes}: that row is already superseded by "
-            f"{', '.join(str(i) for i in newer)}; supersede the newest row instead"
+            f"{', '.join(str(i) for i in newer)}; supersede the newest row instead, "
+            f"{row_name(head)}, the one the board shows"
         )
     old = by_id[supersedes]
     if (old.team_name, old.method_name) != (team_name, method_name):

@@ -4,8 +4,11 @@ After a rotation (maintainer.rotation) the rows of a board name the old key; ``p
 current re-scored rows scored on it (their provenance names its sha256), finds each row's
 submission by the sha256 its record names, remaps it with the rotation's letter map (or takes
 it as it is when only the key's file changed, ``same_letters``), scores it on the new key and
-makes the record that supersedes the row: the same team, method and description, the new key
-version in its provenance. Its counts must be the old row's exactly, for a rotation moves
+makes the record that supersedes the row: every field of the row (team, method, description,
+links, note and its date: ``created_at`` is when the row's result was first published, which a
+rotation does not change; the commit that adds the record says when it was carried), the new
+key version in its provenance. Its id is derived, never drawn (``carried_id``): a dry run prints
+the ids the real run writes. Its counts must be the old row's exactly, for a rotation moves
 letters, never answers: anything else is a ``BoardError``, before anything is written (this
 module writes nothing; the caller publishes). Rows already on the new key, or scored on another
 key, are left as they are, each with a line saying why.
@@ -34,9 +37,9 @@ Example (the demo board, carried onto a rotation of the demo key made in memory)
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import evaluator
@@ -186,6 +189,14 @@ def plan(
     return carried, left
 
 
+def carried_id(old: ledger.Record, key_sha256: str, submission_sha256: str) -> uuid.UUID:
+    """The id of ``old`` carried onto the key of ``key_sha256`` from the submission of
+    ``submission_sha256``: a uuid5 in the old row's own id, so the same carry has the same id
+    in a dry run and in the real one, and no two carries share one (a store never overwrites a
+    record, so a repeated carry is refused, not written twice)."""
+    return uuid.uuid5(old.id, f"carried onto {key_sha256} from {submission_sha256}")
+
+
 def new_record(
     bench: spec.Benchmark,
     key: evaluator.AnswerKey,
@@ -225,5 +236,6 @@ def new_record(
         publication_url=old.publication_url,
         supersedes=old.id,
         note=old.note,
-        created_at=datetime.now(UTC),
+        record_id=carried_id(old, key.sha256, result.submission_sha256),
+        created_at=old.created_at,
     )

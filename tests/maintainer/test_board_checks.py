@@ -117,7 +117,7 @@ REFUSALS: list[tuple[str, Callable[[], object], str]] = [
     (
         "the same file",
         lambda: _check(EVERYTHING),
-        f"this submission (sha256 {RESULT.submission_sha256[:12]}...) is already on the board "
+        f"this submission (sha256 {RESULT.submission_sha256}) is already on the board "
         f"of {HERE} as {SAMPLE_ROW.id} (",
     ),
     (
@@ -195,6 +195,50 @@ def test_a_correction_of_its_own_row_passes() -> None:
     assert _check(EVERYTHING, supersedes=SAMPLE_ROW.id) == []
 
 
+def test_a_file_whose_row_was_replaced_on_the_same_key_comes_back_over_its_replacement() -> None:
+    """The team's corrected run replaced the sample's row; the sample itself, published again,
+    is named with the row that replaced it, and superseding that row is what brings it back
+    (before, --supersedes <that row> was refused as 'already on the board as <the old row>')."""
+    assert SAMPLE_ROW.provenance is not None
+    corrected = SAMPLE_ROW.model_copy(
+        update={
+            "id": uuid.UUID(int=7),
+            "supersedes": SAMPLE_ROW.id,
+            "provenance": SAMPLE_ROW.provenance.model_copy(update={"submission_sha256": "3" * 64}),
+        }
+    )
+    board = [*EVERYTHING, corrected]
+    with pytest.raises(BoardError) as refused:
+        _check(board)
+    assert f"was on the board of {HERE} as {SAMPLE_ROW.id}, which {corrected.id} has replaced" in (
+        str(refused.value)
+    )
+    assert f"publish again with --supersedes {corrected.id}" in str(refused.value)
+    with pytest.raises(BoardError, match=f"supersede the newest row instead, {corrected.id} "):
+        _check(board, supersedes=SAMPLE_ROW.id)
+    assert _check(board, supersedes=corrected.id) == []
+
+
+def test_a_file_whose_row_was_carried_leaves_nothing_to_do_whatever_supersedes_names() -> None:
+    assert SAMPLE_ROW.provenance is not None
+    moved = SAMPLE_ROW.model_copy(
+        update={
+            "id": uuid.UUID(int=8),
+            "supersedes": SAMPLE_ROW.id,
+            "provenance": SAMPLE_ROW.provenance.model_copy(
+                update={
+                    "answer_key_sha256": "1" * 64,
+                    "key_version": "demo-2",
+                    "submission_sha256": "2" * 64,  # the file remapped
+                }
+            ),
+        }
+    )
+    for supersedes in (None, SAMPLE_ROW.id, moved.id):
+        with pytest.raises(BoardError, match=f"carried to demo-2 as {moved.id}; nothing to do"):
+            _check([*EVERYTHING, moved], supersedes=supersedes)
+
+
 def test_rows_older_than_answer_fingerprints_are_compared_by_the_files_found(
     tmp_path: Path,
 ) -> None:
@@ -227,6 +271,8 @@ def _rotation(salt: str = SALT) -> tuple[rotation.Rotation, letter_map.LetterMap
 
 ROTATED, LETTER_MAP = _rotation()
 MAP, NEW = Path("letter_map.json"), Path("new.json")
+#: What a carry changes of a row: the new record's own id, whom it supersedes, its provenance.
+FROM_THE_CARRY = {"id", "supersedes", "provenance"}
 
 
 def test_the_demo_board_carries_onto_a_rotation_with_the_same_counts() -> None:
@@ -241,6 +287,14 @@ def test_the_demo_board_carries_onto_a_rotation_with_the_same_counts() -> None:
             item.old.team_name,
             item.old.method_name,
         )
+        # every field of the row, its date included; its id derived from the carry
+        assert item.record.model_dump(exclude=FROM_THE_CARRY) == item.old.model_dump(
+            exclude=FROM_THE_CARRY
+        )
+        assert item.record.id == carry.carried_id(
+            item.old, ROTATED.new_key.sha256, item.result.submission_sha256
+        )
+    assert carried == carry.plan(EVERYTHING, BENCH, ROTATED.new_key, old, BENCH.demo_dir)[0]
     # Carried once, nothing is left to carry: every current row is on the new key.
     again, left = carry.plan(
         [*EVERYTHING, *(c.record for c in carried)], BENCH, ROTATED.new_key, old, BENCH.demo_dir
