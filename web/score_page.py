@@ -24,11 +24,59 @@ import gradio as gr
 
 import evaluator
 from guard import ScoreLimiter
+from ledger import submission_file
 from spec import Benchmark, Track
 from web import score_handlers as handlers
 from web.score_view import DETECT
 from web.served import Served
 from web.wiring import bound
+
+#: The page's own look at a chosen or dropped file, before Gradio sends it: a file the Space
+#: refuses (not named .json, or over its 5 MB: ledger.submission_file) is held back and the
+#: hidden ``#score-refuse`` button clicked with a code ("type", or "size:<bytes>"), which the
+#: server words under the upload (score_handlers.refused_upload). Gradio's own checks would
+#: show a toast instead (which piles up, then vanishes), and for a file over the limit open the
+#: upload's progress stream of a file it never sends (a 404 in the console). Listeners of the
+#: document's capture phase run before the upload's own, so those never see the file.
+UPLOAD_CHECK_JS = """() => {
+  if (window.scoreUploadCheck) return;
+  window.scoreUploadCheck = true;
+  const limit = LIMIT_BYTES, suffix = "SUFFIX";
+  const refusal = (files) => {
+    for (const file of files) {
+      if (!file.name.toLowerCase().endsWith(suffix)) return "type";
+      if (file.size > limit) return "size:" + file.size;
+    }
+    return null;
+  };
+  const refuse = (code) => {
+    window.scoreRefusal = code;
+    document.querySelector("#score-refuse")?.click();
+  };
+  document.addEventListener("change", (event) => {
+    const input = event.target;
+    if (!(input instanceof HTMLInputElement) || input.type !== "file"
+        || !input.closest("#score-upload")) return;
+    const code = refusal(Array.from(input.files || []));
+    if (code === null) return;
+    event.stopImmediatePropagation();
+    input.value = "";
+    refuse(code);
+  }, true);
+  document.addEventListener("drop", (event) => {
+    const zone = event.target instanceof Element && event.target.closest("#score-upload");
+    if (!zone || !event.dataTransfer) return;
+    const code = refusal(Array.from(event.dataTransfer.files));
+    if (code === null) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    // The upload counts drags in and out to light its drop zone: let it see this one leave.
+    event.target.dispatchEvent(new DragEvent("dragleave", {bubbles: true}));
+    refuse(code);
+  }, true);
+}""".replace("LIMIT_BYTES", str(submission_file.LIMIT_BYTES)).replace(
+    '"SUFFIX"', f'"{submission_file.SUFFIX}"'
+)
 
 
 def submission_format(track: Track) -> str:
@@ -96,6 +144,8 @@ def build_score_tab(
         label="Submission (.json)", file_types=[".json"], type="filepath", elem_id="score-upload"
     )
     error = gr.Markdown(elem_id="score-error", visible=False)
+    # Clicked by UPLOAD_CHECK_JS alone, with the code of the file it held back.
+    refuse = gr.Button("Refused file", visible="hidden", elem_id="score-refuse")
     summary = gr.Markdown(elem_id="score-summary")
     rank = gr.Markdown(elem_id="score-rank", visible=False)
     # Whole: a phone wraps it onto a second line rather than cutting it. Its copy button is a
@@ -143,6 +193,7 @@ def build_score_tab(
     score_state, reset_score = bound(handlers.score_state, tab), handlers.reset_score
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     demo.load(score_state, None, disabled, **private)
+    demo.load(None, js=UPLOAD_CHECK_JS)
     shown = [summary, score_df, score_plot, sha256, rank, copy, listing]
     copy.click(
         None,
@@ -164,3 +215,11 @@ def build_score_tab(
             page_score, score_inputs, outputs, preprocess=False, **scoring, **private
         ).then(render, kept, shown, **private)
     upload.clear(reset_score, None, [*outputs, *shown], queue=False, **private)
+    refuse.click(
+        bound(handlers.refused_upload, tab),
+        refuse,
+        [*outputs, *shown, upload],
+        js="() => window.scoreRefusal ?? ''",
+        queue=False,
+        **private,
+    )

@@ -3,7 +3,8 @@
 The servers, the browser and ``_open`` are tests/app/test_browser.py's. Expected values come from
 the spec, the demo files and the evaluator, never from the app: the rank a file would take is
 counted here from the demo records' own intervals. Screenshots land in test-output/screenshots/
-(``<benchmark>-score-result[-phone].png``, ``<benchmark>-score-error[-phone].png``).
+(``<benchmark>-score-result[-phone].png``, ``<benchmark>-score-error[-phone].png``,
+``egomemreason-score-too-big[-phone].png``, ``egomemreason-score-csv[-phone].png``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from playwright.sync_api import Browser, Page, expect
 
 import evaluator
 import spec
+from evaluator.track_fit import entry_shape
+from ledger import submission_file
 from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by name)
     ARGUS,
     DESKTOP,
@@ -122,6 +125,22 @@ def visit_site(
         visit.context.close()
 
 
+def _off_board(tmp_path: Path, sample: Path) -> Path:
+    """The demo sample with its first answer changed: each demo sample is a row of its demo
+    board, whose answers Score names instead of ranking them (issue 19)."""
+    entries = json.loads(sample.read_text(encoding="utf-8"))
+    first = entries[0]
+    if "assist" in first:  # a decision episode: the other decision
+        entries[0] = {**first, "assist": not first["assist"]}
+    else:  # a question: abstain on it
+        entries[0] = {
+            k: (None if k not in ("example_id", "sample_id") else v) for k, v in first.items()
+        }
+    path = tmp_path / f"off-board-{sample.name}"
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    return path
+
+
 def _choose(page: Page, path: Path) -> None:
     page.locator("#score-upload input[type=file]").set_input_files(str(path))
 
@@ -211,16 +230,17 @@ def _check_result(
 @pytest.mark.parametrize("device", list(DEVICES))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
-    visit_site: Callable[[str, dict[str, int]], Visit], bench_id: str, device: str
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path, bench_id: str, device: str
 ) -> None:
     demo = SITES[bench_id][1]
+    sample = _off_board(tmp_path, demo.sample)
     visit = visit_site(bench_id, DEVICES[device])
-    _choose(visit.page, demo.sample)
+    _choose(visit.page, sample)
     _check_result(
         visit,
         demo,
         demo.track,
-        demo.sample,
+        sample,
         many=len(demo.bench.tracks) > 1,
         shot=f"{bench_id}-score-result{'' if device == 'desktop' else '-phone'}.png",
     )
@@ -230,10 +250,10 @@ def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
 @pytest.mark.server
 @pytest.mark.browser
 def test_a_decision_score_ranks_among_the_rescored_decision_rows(
-    visit_site: Callable[[str, dict[str, int]], Visit],
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
 ) -> None:
     decision = ARGUS.bench.track("decision")
-    sample = ARGUS.bench.demo_dir / "decision_sample_submission.json"
+    sample = _off_board(tmp_path, ARGUS.bench.demo_dir / "decision_sample_submission.json")
     visit = visit_site("egoargus", DESKTOP)
     _choose(visit.page, sample)  # the track left to the file's entries
     _check_result(
@@ -333,23 +353,52 @@ def test_a_file_for_the_other_track_is_told_inline(
     expect(error).to_be_hidden()
 
 
-@pytest.mark.server
-@pytest.mark.browser
-def test_a_file_over_5_mb_is_refused_in_a_readable_sentence(
-    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
-) -> None:
-    """The page's own refusal (Gradio's frontend checks the launch's max_file_size before the
-    upload); gradio_client words its own (tests/app/test_app_server.py)."""
+def _refused_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Files the page refuses before it sends them, and the words each is refused in (the
+    server's own, ledger.submission_file, as /score words them)."""
     big = tmp_path / "big.json"
     big.write_bytes(b"[" + b" " * (6 * 1024 * 1024) + b"]")
-    visit = visit_site("egomemreason", DESKTOP)
+    table = tmp_path / "answers.csv"
+    table.write_text("example_id,predicted_answer\n1,A\n", encoding="utf-8")
+    shape = " or ".join(entry_shape(t) for t in EGOMEM.bench.tracks)
+    return {
+        "too-big": (big, submission_file.too_big(big.stat().st_size)),
+        "csv": (table, submission_file.wrong_type(shape)),
+    }
+
+
+@pytest.mark.server
+@pytest.mark.browser
+@pytest.mark.parametrize("device", list(DEVICES))
+@pytest.mark.parametrize("refused", ["too-big", "csv"])
+def test_a_file_the_space_refuses_is_told_under_the_upload_in_words(
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path, refused: str, device: str
+) -> None:
+    """A file over 5 MB or not named .json is refused under the upload like every other
+    refusal, before it is sent: no toast (Gradio's piled up, vanished and left a bare "Error"
+    pill), and no request the console reports as failed (the upload's progress stream of a file
+    never sent was a 404)."""
+    path, words = _refused_files(tmp_path)[refused]
+    visit = visit_site("egomemreason", DEVICES[device])
     page = visit.page
-    _choose(page, big)
-    toast = page.locator("[data-testid='toast-body']")
-    expect(toast.first).to_be_visible(timeout=TIMEOUT_MS)
-    expect(toast.first).to_have_css("opacity", "1")
-    text = toast.first.inner_text()
-    assert 'exceed the maximum allowed size of 5.0 Mb: "big.json"' in text, text
-    assert "  " not in text and " component" not in text, text
+    _choose(page, path)
+    error = page.locator("#score-error")
+    expect(error).to_be_visible(timeout=TIMEOUT_MS)
+    expect(error).to_contain_text(words)
+    upload_box = page.locator("#score-upload").bounding_box()
+    error_box = error.bounding_box()
+    assert upload_box and error_box and error_box["y"] >= upload_box["y"] + upload_box["height"] - 1
+    expect(page.locator("[data-testid='toast-body']")).to_have_count(0)
     expect(page.locator("#score-summary")).not_to_contain_text("Overall")
-    visit.shot("egomemreason-score-too-big.png")
+    scroll, client = visit.overflow()
+    assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
+    visit.shot(f"egomemreason-score-{refused}{'' if device == 'desktop' else '-phone'}.png")
+    # The same file again: still one message, still no toast.
+    _choose(page, path)
+    expect(error).to_contain_text(words)
+    expect(page.locator("[data-testid='toast-body']")).to_have_count(0)
+    # A file that scores replaces the refusal.
+    _choose(page, EGOMEM.sample)
+    expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
+    expect(error).to_be_hidden()
+    assert not visit.errors, f"console errors: {visit.errors}"
