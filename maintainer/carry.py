@@ -80,9 +80,9 @@ def rotated_key(
     if letter_map.new_private_sha256 != key.sha256:
         raise ReshuffleError(
             f"--letter-map {map_path} goes to the key of sha256 "
-            f"{letter_map.new_private_sha256[:12]}... (key version "
+            f"{letter_map.new_private_sha256} (key version "
             f"{letter_map.new_key_version}), but --private {key_path} has sha256 "
-            f"{key.sha256[:12]}...; pass the key and the letter map of the same rotation"
+            f"{key.sha256}; pass the key and the letter map of the same rotation"
         )
     return OldKey(letter_map.old_private_sha256, letter_map.old_key_version, letter_map)
 
@@ -142,7 +142,7 @@ def plan(
         elif prov.answer_key_sha256 != old.sha256:
             left.append(
                 f"{row_name(row)}: scored on another key (sha256 "
-                f"{prov.answer_key_sha256[:12]}...) than the one this "
+                f"{prov.answer_key_sha256}) than the one this "
                 f"{'letter map rotated' if old.letter_map else '--same-letters names'}; "
                 "carry it with the letter maps of the rotations since"
             )
@@ -156,7 +156,7 @@ def plan(
     missing = [r for r in todo if r.provenance and r.provenance.submission_sha256 not in files]
     if missing and not skip_missing:
         listed = "; ".join(
-            f"{row_name(r)}, sha256 {r.provenance.submission_sha256[:12]}..."
+            f"{row_name(r)}, sha256 {r.provenance.submission_sha256}"
             for r in missing
             if r.provenance is not None
         )
