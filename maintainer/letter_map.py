@@ -5,8 +5,12 @@ with both key versions and the sha256 of the four files, never the salt. ``read_
 reads it back checked (every question's map a reordering of its letters, each id once, ids of
 the track's type); ``remap_submission`` translates a submission made against the old letters
 into the new key's, keeping abstentions and every other field as they are, so it scores on the
-new key what it scored on the old one. Pure: bytes in, bytes out; ``ReshuffleError`` says what
-is wrong and how to fix it.
+new key what it scored on the old one. Every entry it writes names the new version in a
+``key_version`` field (as every row of the public file names its version; the scorer ignores
+extra fields), which is how a remapped file is recognised: one whose entries name the map's new
+version is refused, for remapping it again would move every letter twice, and so is one whose
+entries name another version than the map's old one. Pure: bytes in, bytes out;
+``ReshuffleError`` says what is wrong and how to fix it.
 
 Example (the demo sample, remapped onto a rotation of the demo key, made in memory):
 
@@ -29,6 +33,13 @@ Example (the demo sample, remapped onto a rotation of the demo key, made in memo
 >>> evaluator.score(rotated.new_key, new).counts == evaluator.score(key, sample).counts
 True
 >>> try:
+...     remap_submission(track, new, letter_map, Path("new.json"))
+... except ReshuffleError as error:
+...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+--remap-submission new.json is already in the letters of key version demo-2: its 500 entries
+name "key_version": "demo-2", as a remap writes them; remapping it again with this map would
+move every letter twice. Score or publish it as it is
+>>> try:
 ...     remap_submission(track, b'[{"example_id": 1}]', letter_map, Path("old.json"))
 ... except ReshuffleError as error:
 ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
@@ -47,8 +58,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errors import ReshuffleError
-from evaluator import counted
-from evaluator.messages import first_few
+from evaluator import KEY_VERSION_FIELD, counted
+from evaluator.messages import first_few, short
 from maintainer.tables import decode_json, dump_json
 from spec import MultipleChoiceTrack
 
@@ -185,6 +196,8 @@ def remap_submission(
             f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, '
             f"found {'an object' if isinstance(decoded, dict) else 'a single value'}"
         )
+    _check_version(decoded, letter_map, where)
+    new_version = {KEY_VERSION_FIELD: letter_map.new_key_version}
     words = remap_problems(track)
     no_id, lacks = ("entry has", "entries have"), ("entry lacks", "entries lack")
     unknown_id = (f"{f.id} is", f"{f.id}s are")
@@ -210,7 +223,7 @@ def remap_submission(
             continue
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             abstained += 1
-            out.append(entry)
+            out.append({**entry, **new_version})
             continue
         answer = raw.strip().upper() if isinstance(raw, str) else None
         if answer not in maps[ident]:
@@ -220,7 +233,7 @@ def remap_submission(
             problems[("answer is", "answers are")].append(f"id {ident}: {shown} (valid {valid})")
             continue
         translated += 1
-        out.append({**entry, f.prediction: maps[ident][answer]})
+        out.append({**entry, f.prediction: maps[ident][answer], **new_version})
     if problems:
         listed = "; ".join(
             f"{counted(len(examples), *kind)} {words[kind]} (e.g. {first_few(examples)})"
@@ -228,3 +241,29 @@ def remap_submission(
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
     return dump_json(out), translated, abstained
+
+
+def _check_version(entries: list[Any], letter_map: LetterMap, where: str) -> None:
+    """Refuse entries that name a key version the map does not go from (ReshuffleError): the
+    map's new one (a file already remapped) or another."""
+    named = Counter(
+        v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+        for e in entries
+        if isinstance(e, dict) and (v := e.get(KEY_VERSION_FIELD)) is not None
+    )
+    old, new = letter_map.old_key_version, letter_map.new_key_version
+    if new in named:
+        raise ReshuffleError(
+            f"{where} is already in the letters of key version {new}: its "
+            f"{counted(named[new], 'entry names', 'entries name')} "
+            f'"{KEY_VERSION_FIELD}": {json.dumps(new)}, as a remap writes them; remapping it '
+            "again with this map would move every letter twice. Score or publish it as it is"
+        )
+    other = sorted((v for v in named if v != old), key=str)
+    if other:
+        shown = ", ".join(json.dumps(short(v, 40), ensure_ascii=False) for v in other[:3])
+        raise ReshuffleError(
+            f'{where}: its entries name "{KEY_VERSION_FIELD}" {shown}, but --letter-map goes '
+            f"from key version {old or '(unversioned)'} to {new}; remap it with the letter map "
+            "of the rotation from its version (one map a rotation, in order)"
+        )

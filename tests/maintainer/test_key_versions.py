@@ -375,20 +375,24 @@ def test_old_letters_on_the_new_key_score_below_chance_with_a_warning(
     assert not remapped.below_chance
     assert evaluator.score(KEY, rotated.remapped.read_bytes()).below_chance
     twice = tmp_path / "twice.json"
-    assert (
-        quiet(
-            reshuffle_options.main,
-            [
-                "--remap-submission",
-                str(rotated.remapped),
-                "--letter-map",
-                str(rotated.letter_map),
-                "--out",
-                str(twice),
-            ],
-        )[0]
-        == 0
+    remap_again = [
+        "--remap-submission",
+        str(rotated.remapped),
+        "--letter-map",
+        str(rotated.letter_map),
+        "--out",
+        str(twice),
+    ]
+    status, _, err = quiet(reshuffle_options.main, remap_again)
+    assert status == 1 and "already in the letters of key version demo-2" in err
+    assert not twice.exists()  # its entries name demo-2: a remap wrote it
+    unmarked = tmp_path / "unmarked.json"  # as remaps wrote them before they named the version
+    entries = json.loads(rotated.remapped.read_bytes())
+    unmarked.write_text(
+        json.dumps([{k: v for k, v in e.items() if k != "key_version"} for e in entries])
     )
+    remap_again[1] = str(unmarked)
+    assert quiet(reshuffle_options.main, remap_again)[0] == 0
     assert evaluator.score(rotated.key, twice.read_bytes()).below_chance
 
 
