@@ -152,20 +152,24 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
         help=f"what the method reads ({bench.input.label}): "
         + "; ".join(f"{k} = {v}" for k, v in choices.items()),
     )
+    kept = '; with --supersedes, the old row\'s ("" clears it)'
     row.add_argument(
-        "--method-description", default="", help="one sentence on the method (default: empty)"
+        "--method-description",
+        default=None,
+        help=f"one sentence on the method (default: empty{kept})",
     )
-    row.add_argument("--project-url", default=None, help="project or code page, http(s)")
-    row.add_argument("--publication-url", default=None, help="paper, http(s)")
-    row.add_argument("--note", default=None, help="a note shown with the row (optional)")
+    row.add_argument("--project-url", default=None, help=f"project or code page, http(s){kept}")
+    row.add_argument("--publication-url", default=None, help=f"paper, http(s){kept}")
+    row.add_argument("--note", default=None, help=f"a note shown with the row (optional{kept})")
     row.add_argument(
         "--supersedes",
         type=_uuid,
         default=None,
         metavar="UUID",
         help="id of the row on the board that this row corrects (of the same "
-        "benchmark and track, team and method); the old row is then hidden. "
-        "Required to publish a submission already on the board",
+        "benchmark and track, team and method); the old row is then hidden, and "
+        "the description, links and note this command is not given are the "
+        "old row's. Required to publish a submission already on the board",
     )
     row.add_argument(
         "--force",
@@ -200,8 +204,33 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     return parser
 
 
+#: The row's optional fields: a --supersedes correction keeps the old row's unless given.
+KEPT_FIELDS = ("method_description", "project_url", "publication_url", "note")
+
+
+def given_fields(args: argparse.Namespace) -> dict[str, str | None]:
+    """The optional fields as the command line gives them (None: not given)."""
+    return {name: getattr(args, name) for name in KEPT_FIELDS}
+
+
+def kept_fields(
+    args: argparse.Namespace, old: ledger.Record
+) -> tuple[dict[str, str | None], list[str]]:
+    """The optional fields of a correction of ``old``: each one given, else the old row's
+    (a correction that drops the project link no one asked to drop is a row that lost it);
+    and the flags whose value was kept."""
+    fields = given_fields(args)
+    kept = [n for n, v in fields.items() if v is None and getattr(old, n)]
+    return {n: getattr(old, n) if n in kept else v for n, v in fields.items()}, [
+        "--" + n.replace("_", "-") for n in kept
+    ]
+
+
 def build_record(
-    args: argparse.Namespace, chosen: Chosen, result: evaluator.ScoreResult
+    args: argparse.Namespace,
+    chosen: Chosen,
+    result: evaluator.ScoreResult,
+    fields: dict[str, str | None],
 ) -> ledger.Record:
     try:
         return ledger.rescored_record(
@@ -213,11 +242,11 @@ def build_record(
             model_size=args.model_size,
             uses_external=args.uses_external,
             uses_frames=args.uses_frames,
-            method_description=args.method_description,
-            project_url=args.project_url,
-            publication_url=args.publication_url,
+            method_description=fields["method_description"] or "",
+            project_url=fields["project_url"],
+            publication_url=fields["publication_url"],
             supersedes=args.supersedes,
-            note=args.note,
+            note=fields["note"] or None,
         )
     except ValidationError as exc:
         problems = "; ".join(
@@ -246,7 +275,7 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     below = refuse_below_chance(
         track, result, f"--submission {args.submission}", args.allow_below_chance
     )
-    record = build_record(args, chosen, result)
+    record = build_record(args, chosen, result, given_fields(args))  # what is given, checked
     store, where = open_store(args, missing_dir="refuse")
     everything = read_board(store)
     known, unmatched = older_answers(
@@ -263,6 +292,15 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
         force=args.force,
         answers_of=known,
     )
+    if args.supersedes is not None:
+        old = next(r for r in everything if r.id == args.supersedes)  # check_board found it
+        fields, kept = kept_fields(args, old)
+        if kept:
+            record = build_record(args, chosen, result, fields)
+            warnings.append(
+                f"note: kept from {old.id} the fields not given: {', '.join(kept)} "
+                '(give a flag to change one, "" to clear it)'
+            )
     if unmatched and result.answers_sha256 is not None:
         had = (
             "had no submission file in --submissions-dir"
