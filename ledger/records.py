@@ -69,7 +69,11 @@ class Record(BaseModel):
     benchmark: str | None = Field(None, description="the spec's id; None only in schema 1")
     track: str | None = Field(None, description="the track's id; None only in schema 1")
     id: UUID = Field(strict=False)
-    created_at: datetime = Field(strict=False, description="UTC, ISO 8601")
+    created_at: datetime = Field(
+        strict=False,
+        description="UTC, ISO 8601: when the row's result was first published (a paper row: "
+        "the paper's date); a row carried onto a rotated key keeps its original's",
+    )
     source: Literal["rescored", "paper"]
     team_name: str = Field(min_length=1, max_length=200)
     method_name: str = Field(min_length=1, max_length=200)
