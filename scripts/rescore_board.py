@@ -6,9 +6,11 @@ command finds each current re-scored row scored on the old key (its provenance n
 sha256), finds the row's submission in --submissions-dir by the sha256 its record names,
 remaps it with the rotation's letter map (writing the remapped file into --out-dir, named by
 its own sha256, so the new row can be reproduced), scores it on the new key, and publishes a
-new record that supersedes the old row: the same team, method and description, the new key
-version in its provenance. The re-scored counts must be the old row's exactly (a rotation
-moves letters, never answers); anything else stops the command before anything is written.
+new record that supersedes the old row: every field of the row (team, method, description,
+links, note, and its date: when its result was first published), the new key version in its
+provenance, and an id derived from the carry, so --dry-run prints the ids the real run writes.
+The re-scored counts must be the old row's exactly (a rotation moves letters, never answers);
+anything else stops the command before anything is written.
 
 `--same-letters OLD_KEY` instead of `--letter-map`: the key file changed but no letter did
 (e.g. it gained its key_version): the rows scored on OLD_KEY are re-scored on the new key as
