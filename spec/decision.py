@@ -39,6 +39,7 @@ from spec.base import (
 #: a proportion is shown as a percent or a ratio (``DISPLAYS``). A track declares each once.
 METRICS: Mapping[str, Literal["proportion", "seconds", "count"]] = {
     "decision_f1": "proportion",
+    "decision_macro_f1": "proportion",
     "decision_precision": "proportion",
     "decision_recall": "proportion",
     "timing_mae_s": "seconds",
@@ -63,6 +64,8 @@ TIME = "intervention_time_s"  # key: the reviewed time; submission: the predicte
 ASSIST = "assist"  # submission: true, false or null
 SAFETY, NON_SAFETY, NONE = "safety", "non_safety", "none"
 ASSIST_TYPES = (SAFETY, NON_SAFETY, NONE)
+#: What tells a constant policy: its recall and its false-alarm rate (``reference_of``).
+_CONSTANT_TELLS = ("decision_recall", "no_assist_fp_rate")
 _NOUNS = {"proportion": "a proportion", "seconds": "a time in seconds", "count": "a count"}
 
 
@@ -140,6 +143,22 @@ class DecisionTrack(Model):
     def ranking_for(self, source: str) -> str:
         """The metric a row of that source ("rescored" or "paper") is ranked by."""
         return self.paper_ranking if source == "paper" else self.ranking
+
+    def reference_of(self, metrics: Mapping[str, float]) -> str | None:
+        """What a row is when it is a reference, not an entry (None for an entry): a constant
+        policy, one decision on every episode, which its recall and false-alarm rate tell
+        (both the whole range: it assists everywhere; both 0: it never assists). The board
+        shows it labelled, unranked: it is a floor to read entries against, as a paper's
+        chance row is."""
+        recall, alarms = (metrics.get(k) for k in _CONSTANT_TELLS)
+        if recall is None or alarms is None:
+            return None  # a paper row: the paper's own columns
+        tops = [100.0 if self.display[k] == "percent" else 1.0 for k in _CONSTANT_TELLS]
+        if [recall, alarms] == tops:
+            return "assists on every episode"
+        if recall == 0 and alarms == 0:
+            return "stays silent on every episode"
+        return None
 
     @property
     def by_scenario(self) -> str | None:

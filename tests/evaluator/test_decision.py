@@ -167,15 +167,15 @@ def test_every_metric_of_the_hand_computed_case() -> None:
     assert m["safety_fn_rate"] == 1 / 3  # e05 of e01, e03, e05
     assert m["non_safety_fn_rate"] == 1 / 3  # e04 of e02, e04, e06
     assert m["no_assist_fp_rate"] == 1 / 4  # e07 of e07..e10
-    assert m["decision_accuracy"] == 70.0  # 4 TP + 3 TN of 10, in percent
+    assert m["decision_accuracy"] == 0.7  # 4 TP + 3 TN of 10, a 0-1 ratio
     by_scenario = {g.value: m[TRACK.scenario_key(g)] for g in TRACK.scenarios.groups}
     assert by_scenario == {
-        "multimodal_grounded": 100.0,
-        "contradictory": 100.0,
+        "multimodal_grounded": 1.0,
+        "contradictory": 1.0,
         "video_grounded_ontopic": 0.0,
         "video_grounded_offtopic": 0.0,
-        "text_grounded": 100.0,
-        "no_assistance": 75.0,
+        "text_grounded": 1.0,
+        "no_assistance": 0.75,
     }
     assert c["decision_precision"] == evaluator.Count(correct=4, total=5)
     assert c["decision_recall"] == evaluator.Count(correct=4, total=6)
@@ -207,8 +207,7 @@ def test_intervals_are_wilson_and_f1_the_documented_bootstrap() -> None:
     result = _score(TINY_RUN)
     assert result.intervals["decision_precision"] == pytest.approx(_wilson(4, 5))
     assert result.intervals["safety_fn_rate"] == pytest.approx(_wilson(1, 3))
-    low, high = _wilson(7, 10)
-    assert result.intervals["decision_accuracy"] == pytest.approx((100 * low, 100 * high))
+    assert result.intervals["decision_accuracy"] == pytest.approx(_wilson(7, 10))
     assert result.intervals["decision_f1"] == _multinomial(4, 2, 1, 3)  # bit for bit
     assert "timing_mae_s" not in result.intervals
 
@@ -238,7 +237,7 @@ def test_never_assisting_gives_zero_where_a_denominator_is_zero() -> None:
     assert result.intervals["decision_precision"] == (0.0, 1.0)  # the whole range
     assert result.intervals["decision_f1"] == (0.0, 0.0)
     assert m["decision_recall"] == 0.0 and m["safety_fn_rate"] == m["non_safety_fn_rate"] == 1
-    assert m["no_assist_fp_rate"] == 0.0 and m["decision_accuracy"] == 40.0
+    assert m["no_assist_fp_rate"] == 0.0 and m["decision_accuracy"] == 0.4
     # nothing to time: the means have no value and are absent, the counts are 0
     assert "timing_mae_s" not in m and "timing_signed_s" not in m
     assert (m["timing_n"], m["timing_missing"]) == (0.0, 0.0)
@@ -284,7 +283,8 @@ def test_a_perfect_submission_scores_f1_1_mae_0_and_no_errors() -> None:
     assert m["decision_f1"] == m["decision_precision"] == m["decision_recall"] == 1.0
     assert m["timing_mae_s"] == 0.0 and m["timing_signed_s"] == 0.0
     assert m["safety_fn_rate"] == m["non_safety_fn_rate"] == m["no_assist_fp_rate"] == 0.0
-    assert all(m[k] == 100.0 for k in TRACK.metric_keys if k.startswith("decision_accuracy"))
+    assert all(m[k] == 1.0 for k in TRACK.metric_keys if k.startswith("decision_accuracy"))
+    assert m["decision_macro_f1"] == 1.0 and result.intervals["decision_macro_f1"] == (1.0, 1.0)
     assert (m["timing_n"], m["timing_missing"]) == (550.0, 0.0)
     assert result.intervals["decision_f1"] == (1.0, 1.0)
 
@@ -963,9 +963,9 @@ TAMPERED: list[tuple[str, Any, str]] = [
         "metrics: must be ratios between 0 and 1 (decision_f1)",
     ),
     (
-        "percent-above-100",
-        lambda p: p["metrics"].update(decision_accuracy=170.0),
-        "metrics: must be percentages between 0 and 100 (decision_accuracy)",
+        "accuracy-above-1",  # a 0-1 ratio, as every proportion of the track (scorer 1.2)
+        lambda p: p["metrics"].update(decision_accuracy=1.7),
+        "metrics: must be ratios between 0 and 1 (decision_accuracy)",
     ),
     (
         "count-not-whole",
@@ -985,7 +985,7 @@ TAMPERED: list[tuple[str, Any, str]] = [
     (
         "paper-metric-in-a-rescored-row",
         lambda p: p["metrics"].update(paper_f1=0.5),
-        "metrics: must have exactly the keys decision_f1, ",
+        "metrics: must have exactly the keys decision_macro_f1, decision_f1, ",
     ),
     (
         "intervals-dropped",
@@ -1055,13 +1055,14 @@ def test_a_paper_row_carries_the_paper_s_columns_and_its_ranking_metric() -> Non
 
 def test_the_helpers_give_a_rescored_row_s_ranking_value_and_kept_intervals() -> None:
     record = _record()
-    assert ledger.records.ranking_value(record, TRACK) == 8 / 11
+    # the ranking metric: the macro F1 over both decisions (8/11 assisting, 6/9 silent)
+    assert ledger.records.ranking_value(record, TRACK) == pytest.approx((8 / 11 + 6 / 9) / 2)
     assert (
         ledger.records.metric_interval(record, TRACK, "decision_f1")
         == _score(TINY_RUN).intervals["decision_f1"]
     )
     assert ledger.records.metric_interval(record, TRACK, "timing_mae_s") is None
-    assert ledger.commit_message(record, TRACK) == "Add M by T (re-scored, f1 0.727)"
+    assert ledger.commit_message(record, TRACK) == "Add M by T (re-scored, macro f1 0.697)"
 
 
 # --- the module -------------------------------------------------------------------------------

@@ -290,7 +290,7 @@ def test_every_shipped_spec_loads(name: str) -> None:
     assert bench.id == name == bench.folder.name
     assert bench.about_path.is_file() and bench.citation_path.is_file()
     for track in bench.tracks:
-        ranking = "overall" if track.kind == "multiple_choice" else "decision_f1"
+        ranking = "overall" if track.kind == "multiple_choice" else "decision_macro_f1"
         assert track.metric_keys[0] == track.ranking == ranking
         assert len(set(track.metric_keys)) == len(track.metric_keys)
         assert bench.demo_key(track).is_file() and bench.demo_public(track).is_file()
@@ -416,29 +416,29 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
         "metric-missing",
         _drop_metric("decision_recall"),
         "tracks[1].metrics: expected each metric of a decision track once (decision_f1, "
-        "decision_precision, decision_recall, ",
+        "decision_macro_f1, decision_precision, decision_recall, ",
     ),
     (
         "metric-unknown",
         _metric(0, key="decision_auc"),
-        "found missing decision_f1; unknown decision_auc",
+        "found missing decision_macro_f1; unknown decision_auc",
     ),
     (
         "metric-twice",
-        _metric(1, key="decision_f1"),
+        _metric(2, key="decision_f1"),
         "tracks[1].metrics: the metric key 'decision_f1' is declared 2 times",
     ),
     (
         "seconds-as-ratio",
-        _metric(6, display="ratio"),
-        "tracks[1].metrics[6].display: timing_mae_s is a time in seconds, shown as 'seconds'; got "
+        _metric(7, display="ratio"),
+        "tracks[1].metrics[7].display: timing_mae_s is a time in seconds, shown as 'seconds'; got "
         "'ratio'",
     ),
     (
         "proportion-in-seconds",
         _metric(0, display="seconds"),
-        "tracks[1].metrics[0].display: decision_f1 is a proportion, shown as 'percent' or 'ratio'; "
-        "got 'seconds'",
+        "tracks[1].metrics[0].display: decision_macro_f1 is a proportion, shown as 'percent' or "
+        "'ratio'; got 'seconds'",
     ),
     (
         "display-unknown",
@@ -461,7 +461,7 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
         "ranking-lower-is-better",
         lambda d: _decision(d).update(ranking="timing_mae_s"),
         "tracks[1].ranking: expected one of this track's metrics where higher is better "
-        "(decision_f1, decision_precision, ",
+        "(decision_macro_f1, decision_f1, decision_precision, ",
     ),
     (
         "ranking-missing",
@@ -470,7 +470,7 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
     ),
     (
         "label-twice",
-        _metric(1, label="F1"),
+        _metric(2, label="F1"),
         "tracks[1]: the label 'F1' is given to 2 metrics; each column of the board needs its own",
     ),
     (
@@ -498,14 +498,14 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
     ),
     (
         "chart-of-two-displays",
-        lambda d: _decision(d).update(chart=["decision_f1", "decision_accuracy"]),
+        lambda d: _decision(d).update(chart=["decision_f1", "timing_mae_s"]),
         "tracks[1].chart: expected metrics of one display (one axis), got decision_f1 (ratio), "
-        "decision_accuracy (percent)",
+        "timing_mae_s (seconds)",
     ),
     (
         "view-unknown-metric",
         lambda d: _decision(d)["views"][0].update(metrics=["nope"]),
-        "tracks[1].views[0].metrics: unknown metric 'nope'; known: decision_f1, ",
+        "tracks[1].views[0].metrics: unknown metric 'nope'; known: decision_macro_f1, ",
     ),
     (
         "multiple-choice-field",
@@ -553,9 +553,9 @@ def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
     bench = spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER)
     track = bench.track("decision")
     assert isinstance(track, spec.DecisionTrack) and track.kind == "decision"
-    assert track.ranking == "decision_f1" and track.paper_ranking == "paper_f1"
+    assert track.ranking == "decision_macro_f1" and track.paper_ranking == "paper_f1"
     assert (track.ranking_for("rescored"), track.ranking_for("paper")) == (
-        "decision_f1",
+        "decision_macro_f1",
         "paper_f1",
     )
     assert set(track.metric_keys) == {
@@ -577,7 +577,7 @@ def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
     )
     assert len(set(track.labels.values())) == len(track.labels)  # one header per column
     assert track.display["decision_f1"] == "ratio" and track.display["timing_n"] == "count"
-    assert track.display["decision_accuracy/no_assistance"] == "percent"
+    assert track.display["decision_accuracy/no_assistance"] == "ratio"  # one scale
     assert track.higher_is_better["decision_f1"] is True
     assert track.higher_is_better["no_assist_fp_rate"] is False
     assert track.higher_is_better["timing_signed_s"] is None  # best at 0

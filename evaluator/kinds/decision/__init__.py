@@ -33,7 +33,10 @@ Each episode is one of four (an *assistance* episode is one whose ``assist_type`
 proportion whose denominator is 0 is 0):
 
 - ``decision_precision`` = TP / (TP + FP); ``decision_recall`` = TP / (TP + FN);
-  ``decision_f1`` = 2 TP / (2 TP + FP + FN);
+  ``decision_f1`` = 2 TP / (2 TP + FP + FN), the F1 of assisting (the assist class);
+- ``decision_macro_f1`` = (F1 of assisting + F1 of staying silent) / 2, where staying silent's
+  F1 = 2 TN / (2 TN + FN + FP): both decisions count in it, so a constant policy cannot win it
+  (always assisting scores 0 on silence, never assisting 0 on assisting). The track ranks by it;
 - over the TP episodes whose prediction gives a time: ``timing_mae_s`` = mean of
   |predicted - reviewed|, ``timing_signed_s`` = mean of (predicted - reviewed), in seconds
   (negative = too early); ``timing_n`` = those episodes, ``timing_missing`` = TP episodes without
@@ -44,26 +47,27 @@ proportion whose denominator is 0 is 0):
 - ``decision_accuracy`` = (TP + TN) / episodes; ``decision_accuracy/<scenario key>`` the same
   over one scenario's episodes.
 
-**Counts** (``Count(correct, total)``): precision TP of TP + FP, recall TP of TP + FN, each
-error rate its FN or FP over its episodes, each accuracy its right decisions over its
-episodes; none for F1 and the timing metrics (the two timing counts are metrics themselves),
-nor for a proportion whose denominator is 0.
+**Counts** (``Count(correct, total)``): precision TP of TP + FP, recall TP of TP + FN, each error
+rate its FN or FP over its episodes, each accuracy its right decisions over its episodes; none for
+the two F1s and the timing metrics (the two timing counts are metrics themselves), nor for a
+proportion whose denominator is 0.
 
-**Intervals** (95 %, in the metric's display): Wilson for every proportion but F1 (the whole
-range when the denominator is 0); for F1 the percentile interval of a seeded bootstrap over
-episodes, not a closed form. F1 depends only on the episodes' four outcomes, so resampling
-``n`` episodes with replacement is drawing the four counts (TP, FN, FP, TN) from the
-multinomial distribution of ``n`` trials with probabilities TP/n, FN/n, FP/n and TN/n: the
+**Intervals** (95 %, in the metric's display): Wilson for every proportion but F1 (the whole range
+when the denominator is 0); for the two F1s the percentile interval of a seeded bootstrap over
+episodes, not a closed form. Each depends only on the episodes' four outcomes, so resampling ``n``
+episodes with replacement is drawing the four counts (TP, FN, FP, TN) from the multinomial
+distribution of ``n`` trials with probabilities TP/n, FN/n, FP/n and TN/n: the
 ``BOOTSTRAP_RESAMPLES`` (2,000) resamples are drawn at once, as
-``numpy.random.RandomState(BOOTSTRAP_SEED).multinomial(n, [TP/n, FN/n, FP/n, TN/n],
-size=2000)`` (numpy's legacy generator, whose streams numpy guarantees to stay the same from
-version to version; its newer ``Generator``'s may change). A resample's F1 is 2 TP / (2 TP + FP
-+ FN) of its counts (0 when that is 0). Of the 2,000 resampled F1s, sorted, the interval runs
-from the 50th to the 1,950th. The same four counts always give the same interval, whatever the
-order of the key's rows. The timing metrics have no interval. (An earlier scorer drew each
-resample's ``n`` episodes one by one with Python's ``random``: the same bootstrap with other
-random numbers; a record it scored keeps its interval, which a board checks only to lie within
-F1's range, as it does every record's.)
+``numpy.random.RandomState(BOOTSTRAP_SEED).multinomial(n, [TP/n, FN/n, FP/n, TN/n], size=2000)``
+(numpy's legacy generator, whose streams numpy guarantees to stay the same from version to version;
+its newer ``Generator``'s may change). A resample's F1 is 2 TP / (2 TP + FP + FN) of its counts (0
+when that is 0), its macro F1 the mean of that and 2 TN / (2 TN + FN + FP), from the same 2,000
+resamples. Of each metric's 2,000 resampled values, sorted, the interval runs from the 50th to the
+1,950th. The same four counts always give the same interval, whatever the order of the key's rows.
+The timing metrics have no interval. (Scorer 1.1 had no macro F1; an earlier scorer drew each
+resample's ``n`` episodes one by one with Python's ``random``: the same bootstrap with other random
+numbers; a record it scored keeps its interval, which a board checks only to lie within F1's range,
+as it does every record's.)
 
 Example:
 
@@ -115,6 +119,7 @@ from evaluator.kinds.decision.scoring import (
     UPPER_RANK,
     Tally,
     answers_sha256,
+    bootstrap_intervals,
     chance_warning,
     counts_of,
     counts_problems,
@@ -180,6 +185,7 @@ __all__ = [
     "agreement_problems",
     "answers_sha256",
     "assist_types",
+    "bootstrap_intervals",
     "chance_warning",
     "columns",
     "counts_of",

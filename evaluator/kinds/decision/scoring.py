@@ -1,5 +1,5 @@
 """Scoring a decision submission: each episode a TP, FN, FP or TN, the proportions, the timing
-errors, the intervals (the F1's by a seeded bootstrap, drawn as multinomial counts), and a
+errors, the intervals (the two F1s' by a seeded bootstrap, drawn as multinomial counts), and a
 record's numbers checked. The definitions are the kind's docstring's."""
 
 from __future__ import annotations
@@ -28,9 +28,12 @@ from spec.decision import BY_SCENARIO, NON_SAFETY, NONE, NULLABLE, SAFETY
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20260601  # part of the definition: changing it changes every F1 interval
 LOWER_RANK, UPPER_RANK = 50, 1950  # of the sorted resampled F1s: the 2.5 % and 97.5 % points
-#: The proportions, each with its Wilson interval (F1 with its bootstrap one).
+#: The proportions with no count of their own, each from the four outcomes, each with a
+#: bootstrap interval: the assist-class F1 and the macro F1 over both decisions.
+BOOTSTRAPPED = ("decision_f1", "decision_macro_f1")
+#: The proportions, each with its Wilson interval (the BOOTSTRAPPED with their bootstrap one).
 PROPORTIONS = (
-    "decision_f1",
+    *BOOTSTRAPPED,
     "decision_precision",
     "decision_recall",
     "safety_fn_rate",
@@ -121,8 +124,16 @@ def _f1(tp: int, fn: int, fp: int) -> float:
     return 2 * tp / denominator if denominator else 0.0
 
 
+def _outcome_values(tp: int, fn: int, fp: int, tn: int) -> dict[str, float]:
+    """The BOOTSTRAPPED proportions (0-1) of four outcomes: the F1 of assisting, and the mean
+    of it and the F1 of staying silent (silence's TP is a TN; its FN and FP are swapped)."""
+    assist = _f1(tp, fn, fp)
+    return {"decision_f1": assist, "decision_macro_f1": (assist + _f1(tn, fp, fn)) / 2}
+
+
 def counts_of(track: DecisionTrack, t: Tally) -> dict[str, Count]:
-    """The count of every proportion but F1, in display order; none where nothing is counted."""
+    """The count of every proportion but the BOOTSTRAPPED, in display order; none where nothing
+    is counted."""
     pairs = {
         "decision_precision": (t.tp, t.tp + t.fp),
         "decision_recall": (t.tp, t.tp + t.fn),
@@ -151,12 +162,13 @@ def _outcomes(counts: Mapping[str, Count]) -> tuple[int, int, int, int]:
 
 
 def proportions(track: DecisionTrack, counts: Mapping[str, Count]) -> dict[str, float]:
-    """Every proportion (F1 included) from the counts, in its display; 0 where not counted."""
+    """Every proportion (the BOOTSTRAPPED included) from the counts, in its display; 0 where
+    not counted."""
     out = {}
+    outcomes = _outcome_values(*_outcomes(counts))
     for key in track.metric_keys:
-        if key == "decision_f1":
-            tp, fn, fp, _ = _outcomes(counts)
-            out[key] = _scale(track, key) * _f1(tp, fn, fp)
+        if key in outcomes:
+            out[key] = _scale(track, key) * outcomes[key]
         elif key in counts:
             count = counts[key]
             out[key] = _scale(track, key) * count.correct / count.total
@@ -165,33 +177,48 @@ def proportions(track: DecisionTrack, counts: Mapping[str, Count]) -> dict[str, 
     return out
 
 
-def f1_interval(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
-    """The bootstrap percentile interval of F1 (0-1) for these outcomes (the kind's
-    docstring): each resample's four counts drawn from the multinomial distribution of ``n``
-    episodes, all 2,000 at once."""
+def bootstrap_intervals(tp: int, fn: int, fp: int, tn: int) -> dict[str, tuple[float, float]]:
+    """The bootstrap percentile interval (0-1) of each BOOTSTRAPPED proportion for these
+    outcomes (the kind's docstring): each resample's four counts drawn from the multinomial
+    distribution of ``n`` episodes, all 2,000 at once; both from the same resamples."""
     n = tp + fn + fp + tn
     if n == 0:
-        return (0.0, 0.0)
+        return dict.fromkeys(BOOTSTRAPPED, (0.0, 0.0))
     draws = np.random.RandomState(BOOTSTRAP_SEED).multinomial(
         n, [tp / n, fn / n, fp / n, tn / n], size=BOOTSTRAP_RESAMPLES
     )
-    doubled = 2 * draws[:, 0]
-    denominators = doubled + draws[:, 1] + draws[:, 2]
-    f1s = np.divide(
-        doubled, denominators, out=np.zeros(BOOTSTRAP_RESAMPLES), where=denominators > 0
+    assist = _resampled_f1s(draws[:, 0], draws[:, 1], draws[:, 2])
+    silent = _resampled_f1s(draws[:, 3], draws[:, 2], draws[:, 1])
+    out = {}
+    for key, values in (("decision_f1", assist), ("decision_macro_f1", (assist + silent) / 2)):
+        values.sort()
+        out[key] = (float(values[LOWER_RANK - 1]), float(values[UPPER_RANK - 1]))
+    return out
+
+
+def _resampled_f1s(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """Each resample's F1 of one class from its columns of counts (0 where 2 TP + FN + FP is)."""
+    doubled = 2 * tp
+    denominators = doubled + fn + fp
+    out: np.ndarray = np.divide(
+        doubled, denominators, out=np.zeros(len(tp)), where=denominators > 0
     )
-    f1s.sort()
-    return (float(f1s[LOWER_RANK - 1]), float(f1s[UPPER_RANK - 1]))
+    return out
+
+
+def f1_interval(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
+    """The bootstrap percentile interval of the assist-class F1 (0-1) for these outcomes."""
+    return bootstrap_intervals(tp, fn, fp, tn)["decision_f1"]
 
 
 def wilson_intervals(
     track: DecisionTrack, counts: Mapping[str, Count]
 ) -> dict[str, tuple[float, float]]:
-    """The Wilson interval of every proportion but F1, in its display (the whole range when
-    nothing is counted)."""
+    """The Wilson interval of every proportion but the BOOTSTRAPPED, in its display (the whole
+    range when nothing is counted)."""
     out = {}
     for key in proportions(track, counts):
-        if key == "decision_f1":
+        if key in BOOTSTRAPPED:
             continue
         count = counts.get(key, Count(correct=0, total=0))
         low, high = wilson_bounds(count.correct, count.total)
@@ -217,9 +244,9 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
         values["timing_mae_s"] = math.fsum(abs(e) for e in t.errors) / timed
         values["timing_signed_s"] = math.fsum(t.errors) / timed
     wilson = wilson_intervals(track, counts)
-    scale = _scale(track, "decision_f1")
-    low, high = f1_interval(t.tp, t.fn, t.fp, t.tn)
-    wilson["decision_f1"] = (scale * low, scale * high)
+    for metric, (low, high) in bootstrap_intervals(t.tp, t.fn, t.fp, t.tn).items():
+        scale = _scale(track, metric)
+        wilson[metric] = (scale * low, scale * high)
     assisted = sum(a is True for a in assists)
     timed_asked = sum(a is True and at is not None for a, at in zip(assists, times, strict=True))
     return ScoreResult(
@@ -353,13 +380,14 @@ def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str 
 
 def counts_problems(track: DecisionTrack, counts: Mapping[str, Count]) -> list[str]:
     """What is wrong with a re-scored record's counts on their own: a count of a metric that
-    has none (only the proportions other than F1 have counts)."""
-    counted = {k for k in track.metric_keys if _is_proportion(k)} - {"decision_f1"}
+    has none (only the proportions other than the two F1s have counts)."""
+    counted = {k for k in track.metric_keys if _is_proportion(k)} - set(BOOTSTRAPPED)
     extra = [k for k in counts if k not in counted]
     if not extra:
         return []
     return [
-        f"counts: unexpected {', '.join(extra)} (only the proportions other than F1 have counts)"
+        f"counts: unexpected {', '.join(extra)} (only the proportions other than the two F1s "
+        "have counts)"
     ]
 
 
@@ -370,10 +398,10 @@ def record_problems(
     intervals: Mapping[str, tuple[float, float]] | None,
 ) -> list[str]:
     """Where a re-scored record's numbers do not follow from its counts: every proportion
-    (F1 from the outcomes), every Wilson interval, and the timing metrics' presence.
+    (the two F1s from the outcomes), every Wilson interval, and the timing metrics' presence.
 
-    The F1's bootstrap interval is only checked to lie within its range (recomputing it takes
-    the scorer's time; ``scripts/reproduce_row.py`` compares it bit for bit).
+    A bootstrap interval is only checked to lie within its range (recomputing it takes the
+    scorer's time; ``scripts/reproduce_row.py`` compares it bit for bit).
     """
     problems = counts_problems(track, counts)
     if problems:
@@ -421,9 +449,10 @@ def record_problems(
             for a, b in zip(intervals[k], v, strict=True)
         )
     ]
-    low, high = intervals["decision_f1"]
-    if not 0 <= low <= high <= _scale(track, "decision_f1"):
-        wrong.append("decision_f1")
+    for metric in BOOTSTRAPPED:
+        low, high = intervals[metric]
+        if not 0 <= low <= high <= _scale(track, metric):
+            wrong.append(metric)
     if wrong:
         problems.append(f"intervals do not match counts for {', '.join(wrong)}")
     return problems
