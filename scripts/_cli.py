@@ -25,6 +25,7 @@ import evaluator
 import ledger
 import spec
 from errors import LeaderboardError, UsageError
+from evaluator.track_fit import fitting_track
 from ledger.config import DEFAULT_BENCHMARK
 from maintainer import board_checks
 
@@ -86,6 +87,7 @@ class Chosen:
     bench: spec.Benchmark
     track: spec.Track  # of either kind: a script that needs one says so
     track_given: bool  # --track was on the command line
+    bench_given: bool = False  # --benchmark was on the command line
 
     @property
     def name(self) -> str:
@@ -135,7 +137,7 @@ def choose(argv: Sequence[str] | None) -> Chosen:
         track = bench.track(known.track)
     except spec.SpecError as exc:
         raise UsageError(f"--track: {exc}") from None
-    return Chosen(bench, track, known.track is not None)
+    return Chosen(bench, track, known.track is not None, known.benchmark is not None)
 
 
 def run(
@@ -214,6 +216,33 @@ def open_store(
                 f"--leaderboard-dir {folder}: cannot create it ({exc.strerror or exc})"
             ) from None
     return ledger.LocalStore(folder), f"the folder {folder}"
+
+
+def told_track(chosen: Chosen, data: bytes) -> spec.Track:
+    """The track a submission is checked as: ``--track`` when given, else the one its entries
+    tell (``evaluator.track_fit``, as the Score tab's "Detect from the file" reads them), else
+    the benchmark's first."""
+    if chosen.track_given or len(chosen.bench.tracks) == 1:
+        return chosen.track
+    return fitting_track(chosen.bench, data) or chosen.track
+
+
+def track_hint(chosen: Chosen, track: spec.Track, path: Path, role: str) -> str:
+    """What to change when ``path`` (the ``role`` file: "answer key" or "public file") is named
+    as another track's is (the spec's names): pass that track, or, when the track was told by
+    the submission's entries, give this track's file. "" when it is not."""
+    for other in chosen.bench.tracks:
+        names = {"answer key": other.key.name, "public file": other.public.name}
+        if other.id == track.id or path.name != names[role]:
+            continue
+        if chosen.track_given or len(chosen.bench.tracks) == 1:
+            return f"; {path.name} is the {other.id} track's {role}: pass --track {other.id}"
+        mine = {"answer key": track.key.name, "public file": track.public.name}[role]
+        return (
+            f"; {path.name} is the {other.id} track's {role}, and the submission's entries are "
+            f"{track.id} entries: give the {track.id} track's {role}, {mine} (or pass --track)"
+        )
+    return ""
 
 
 def read_input(path: Path, what: str) -> bytes:

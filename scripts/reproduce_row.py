@@ -11,8 +11,8 @@ absent from both.
 RECORD is a record file (submissions/<uuid>.json) or the uuid of a row, looked up on the
 leaderboard dataset (`--leaderboard`, default the benchmark's public records repo;
 HF_ENDPOINT and HF_TOKEN are honoured) or in a local folder (`--leaderboard-dir`). The record
-must belong to the benchmark and track given (`--benchmark`, `--track`; default
-$LEADERBOARD_BENCHMARK, else the Space's default, and its first track).
+is re-scored on the benchmark and track it names (`--benchmark` and `--track`, when given,
+must be those).
 
 Example:
 
@@ -104,9 +104,27 @@ def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
         raise UsageError(f"{where} is not a valid record: {exc}") from None
 
 
+def record_chosen(chosen: Chosen, record: ledger.Record) -> Chosen:
+    """The benchmark and track a record was scored on, where the command line names neither:
+    the record names both (a schema-1 record, the chosen benchmark's unnamed_records_track)."""
+    bench = chosen.bench
+    if not chosen.bench_given and record.benchmark not in (None, bench.id):
+        try:
+            bench = spec.load_benchmark(record.benchmark)
+        except spec.SpecError:
+            return chosen  # not one under benchmarks/: --benchmark names its folder
+    if chosen.track_given and bench is chosen.bench:
+        return chosen
+    track_id = ledger.record_track(record, bench)
+    if track_id is None or chosen.track_given:
+        return Chosen(bench, chosen.track, chosen.track_given, chosen.bench_given)
+    return Chosen(bench, bench.track(track_id), chosen.track_given, chosen.bench_given)
+
+
 def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
-    track = chosen.track
     record, where = load_record(args)
+    chosen = record_chosen(chosen, record)
+    track = chosen.track
     if ledger.record_track(record, chosen.bench) != track.id:
         raise UsageError(
             f"{where} belongs to {owner(record)}, not {chosen.bench.id}/{track.id}; pass the "

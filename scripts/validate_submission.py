@@ -10,9 +10,11 @@ very message the Score tab would give.
 
 Exit status 0 and a one-line summary ("valid: 500 answers, 12 abstentions, for the 500
 questions of <benchmark>/<track> (key version ...)") when the file validates; 1 and the Score
-tab's message, on stderr, otherwise (1 and "error: ..." for a bad public file). The benchmark
-and track are `--benchmark` and `--track` (default $LEADERBOARD_BENCHMARK, else the Space's
-default, and its first track); `--help` names the track's public file.
+tab's message, on stderr, otherwise (1 and "error: ..." for a bad public file): a file the
+Space would not take (not named .json, over 5 MB) included. The benchmark and track are
+`--benchmark` and `--track` (default $LEADERBOARD_BENCHMARK, else the Space's default; the
+track the file's entries tell, as the Score tab's "Detect from the file", else the first);
+`--help` names the track's public file.
 
 Example:
 
@@ -36,7 +38,18 @@ from pathlib import Path
 
 import evaluator
 from errors import UsageError
-from scripts._cli import Chosen, Parser, add_benchmark_arguments, describe, read_input, run
+from evaluator.track_fit import entry_shape
+from ledger import submission_file
+from scripts._cli import (
+    Chosen,
+    Parser,
+    add_benchmark_arguments,
+    describe,
+    read_input,
+    run,
+    told_track,
+    track_hint,
+)
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -60,12 +73,21 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
 
 
 def check(args: argparse.Namespace, chosen: Chosen) -> int:
-    track = chosen.track
+    data = read_input(args.submission, "submission")
+    track = told_track(chosen, data)
+    # The Space's own bound first, in Score's words: it names every track's entries when the
+    # file's track was not given (as Score's "Detect from the file" does).
+    tracks = [track] if chosen.track_given else chosen.bench.tracks
+    shape = " or ".join(entry_shape(t) for t in tracks)
+    refusal = submission_file.file_refusal(args.submission.name, len(data), shape)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 1
     try:
         questions = evaluator.load_questions(track, read_input(args.public, "public file"))
     except evaluator.PublicFileError as exc:
-        raise UsageError(f"--public {args.public}: {exc}") from None
-    data = read_input(args.submission, "submission")
+        hint = track_hint(chosen, track, args.public, "public file")
+        raise UsageError(f"--public {args.public}: {exc}{hint}") from None
     kind = evaluator.kind_of(track)
     try:
         abstained = kind.abstentions(evaluator.validate(questions, data))

@@ -1,0 +1,85 @@
+"""The scripts on a benchmark of several tracks, and on files the Space would not take (issue
+21): validate_submission.py refuses what Score refuses, in Score's words (a file over 5 MB, a
+file not named .json), reads the track from the file's entries as Score's "Detect from the file"
+does, and names the track a misplaced file belongs to; reproduce_row.py re-scores a record on the
+benchmark and track the record names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import spec
+from errors import NotAnUpload
+from scripts import reproduce_row, validate_submission
+from web import score_handlers
+from web.score_view import entry_shape
+
+ARGUS = spec.load_benchmark("egoargus")
+EGOMEM = spec.load_benchmark("egomemreason")
+DEMO = ARGUS.demo_dir
+DECISION_SAMPLE = DEMO / "decision_sample_submission.json"
+#: The demo board's DemoVLM-7B decision row, scored from DECISION_SAMPLE.
+DECISION_ROW = DEMO / "leaderboard" / "submissions" / "b136b870-1043-44fe-ba5e-cf57ac225388.json"
+
+
+def _score_tab_says(path: Path, bench: spec.Benchmark) -> str:
+    """What the Score tab (and /score) says of an upload ``path``: score_handlers' own check,
+    with the entries of every track the page serves."""
+    expected = " or ".join(entry_shape(t) for t in bench.tracks)
+    with pytest.raises(NotAnUpload) as refused:
+        score_handlers._read_upload({"path": str(path)}, str(path.parent), expected)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize("name", ["big.json", "answers.csv"])
+def test_a_file_score_refuses_unread_is_refused_in_its_words(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    track = EGOMEM.track()
+    path = tmp_path / name
+    if name == "big.json":  # valid JSON, past the Space's 5 MB ("valid: 500 answers" before)
+        path.write_bytes(
+            EGOMEM.demo_dir.joinpath("sample_submission.json").read_bytes()[:-1]
+            + b" " * (6 * 2**20)
+            + b"]"
+        )
+    else:
+        path.write_bytes(EGOMEM.demo_dir.joinpath("sample_submission.json").read_bytes())
+    argv = ["--benchmark", "egomemreason", "--public", str(EGOMEM.demo_public(track)), str(path)]
+    assert validate_submission.main(argv) == 1
+    assert capsys.readouterr().err.strip() == _score_tab_says(path, EGOMEM)
+
+
+def test_the_track_is_the_one_the_entries_tell(capsys: pytest.CaptureFixture[str]) -> None:
+    decision = ARGUS.track("decision")
+    argv = ["--benchmark", "egoargus", "--public", str(ARGUS.demo_public(decision))]
+    assert validate_submission.main([*argv, str(DECISION_SAMPLE)]) == 0
+    assert "of egoargus/decision" in capsys.readouterr().out
+
+
+def test_another_track_s_public_file_names_the_track_to_pass(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    decision, understanding = ARGUS.track("decision"), ARGUS.track("understanding")
+    public = ARGUS.demo_public(decision)
+    argv = ["--benchmark", "egoargus", "--track", "understanding", "--public", str(public)]
+    assert validate_submission.main([*argv, str(DEMO / "sample_submission.json")]) == 1
+    err = capsys.readouterr().err
+    assert f"{public.name} is the decision track's public file: pass --track decision" in err
+    # The track told by the entries, the other track's public file given: give this one's.
+    argv = ["--benchmark", "egoargus", "--public", str(ARGUS.demo_public(understanding))]
+    assert validate_submission.main([*argv, str(DECISION_SAMPLE)]) == 1
+    err = capsys.readouterr().err
+    assert f"give the decision track's public file, {public.name}" in err
+
+
+def test_reproduce_row_takes_the_benchmark_and_track_the_record_names(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("LEADERBOARD_BENCHMARK", raising=False)  # the default: egomemreason
+    key = ARGUS.demo_key(ARGUS.track("decision"))
+    argv = ["--record", str(DECISION_ROW), "--submission", str(DECISION_SAMPLE)]
+    assert reproduce_row.main([*argv, "--private", str(key)]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith("reproduced: DemoVLM-7B")
