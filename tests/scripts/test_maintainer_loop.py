@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -268,3 +269,63 @@ def test_a_correction_keeps_the_old_row_s_fields_it_is_not_given(
     )
     assert new.note == "corrected run"  # what is given replaces the old row's
     assert "kept from" in done.stderr and "--project-url" in done.stderr
+
+
+# --- the README's EgoArgus notes, as written ----------------------------------------------------
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+ARGUS = spec.load_benchmark("egoargus")
+
+
+def argus_rotation_block() -> tuple[list[str], dict[str, str]]:
+    """The commands of the README's EgoArgus rotation block, and the variables of its
+    `make run`."""
+    section = README[README.index("**EgoArgus** keeps both tracks' keys") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    commands = [c.strip() for c in block.group(1).replace("\\\n", " ").splitlines() if c.strip()]
+    (run_line,) = [c for c in commands if c.endswith("make run")]
+    env = dict(part.split("=", 1) for part in shlex.split(run_line)[:-2])
+    return [c for c in commands if c != run_line], env
+
+
+def test_the_readme_s_egoargus_rotation_serves_both_tracks(tmp_path: Path) -> None:
+    """Rotating EgoArgus as the README says leaves a key folder the app reads both tracks'
+    keys from: the rotated understanding key and the decision key carried as it is (before,
+    the README said nothing of the decision key, and a folder without it stops the boot)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("scripts", "benchmarks", ".venv"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["HOME"] = str(home)
+    commands, variables = argus_rotation_block()
+    for command in commands:
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    config = ledger.load_config(
+        {k: str(tmp_path / v) if k == "LEADERBOARD_ANSWER_KEY" else v for k, v in variables.items()}
+    )
+    assert config.benchmark.id == "egoargus"
+    versions = {t.id: ledger.load_key(config, t).key for t in config.benchmark.tracks}
+    understanding, decision = versions["understanding"], versions["decision"]
+    assert understanding is not None and understanding.key_version == "demo-2"
+    shipped = ARGUS.demo_key(ARGUS.track("decision")).read_bytes()
+    assert decision is not None and decision.sha256 == hashlib.sha256(shipped).hexdigest()
+
+
+def test_the_readme_s_decision_paper_rows_command_seeds_them(tmp_path: Path) -> None:
+    (command,) = re.findall(r"`(seed_paper_baselines\.py --benchmark egoargus [^`]*)`", README)
+    script, *args = shlex.split(command)
+    board = tmp_path / "board"
+    done = run_script(script, *args, "--leaderboard-dir", str(board))
+    assert done.returncode == 0, done.stderr
+    rows = [ledger.Record.from_json(data) for data in records_in(board).values()]
+    assert rows and {(r.track, r.source) for r in rows} == {("decision", "paper")}
