@@ -93,6 +93,9 @@ class Record(BaseModel):
     provenance: Provenance | None
     supersedes: UUID | None = Field(None, strict=False)
     note: str | None = Field(None, max_length=1000)
+    #: A paper row measured on another question set than the key's (the spec's ``[paper]
+    #: questions``): how many questions, which its ranking interval is computed over.
+    questions: int | None = Field(None, gt=0)
 
     @field_validator("schema_version")
     @classmethod
@@ -199,6 +202,8 @@ class Record(BaseModel):
             ]
             if extra:
                 raise ValueError(f"a paper record carries no {' or '.join(extra)}")
+        if self.source == "rescored" and self.questions is not None:
+            raise ValueError("a rescored record was scored on the key's questions: no questions")
         if self.supersedes == self.id:
             raise ValueError("a record cannot supersede itself")
         return self
@@ -209,11 +214,11 @@ class Record(BaseModel):
 
     def to_json(self) -> bytes:
         """The canonical bytes written to disk and to the Hub (no ``intervals`` field when the
-        record keeps none, and no ``provenance.answers_sha256`` when it has none, so older
-        records read as they always have)."""
-        payload = self.model_dump(
-            mode="json", exclude={"intervals"} if self.intervals is None else None
-        )
+        record keeps none, no ``questions`` when the row was measured on the key's, and no
+        ``provenance.answers_sha256`` when it has none, so older records read as they always
+        have)."""
+        absent = {name for name in ("intervals", "questions") if getattr(self, name) is None}
+        payload = self.model_dump(mode="json", exclude=absent or None)
         if self.provenance is not None and self.provenance.answers_sha256 is None:
             del payload["provenance"]["answers_sha256"]
         return (json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
@@ -368,10 +373,18 @@ def on_other_key(record: Record, key_version: str | None) -> bool:
 
 def metric_interval(record: Record, track: Track, key: str) -> tuple[float, float] | None:
     """A row's 95 % interval of one metric, in its display: the one it keeps (a re-scored
-    decision row), else Wilson from its count (multiple choice), else None (a paper row, a
-    metric without an interval)."""
+    decision row), else Wilson from its count (multiple choice), else, for the ranking metric
+    of a paper row measured on other questions than the key's (``questions``), Wilson over
+    those; else None (a paper row's splits, a metric without an interval)."""
     if record.intervals is not None:
         return record.intervals.get(key)
+    if record.questions is not None:
+        if key != track.ranking_for(record.source) or track.display.get(key) != "percent":
+            return None  # the splits' sizes on the paper's question set are unknown
+        value = record.metrics.get(key)
+        if value is None:
+            return None
+        return evaluator.wilson_interval(round(value * record.questions / 100), record.questions)
     count = (record.counts or {}).get(key)
     if count is None or track.display.get(key) != "percent":
         return None

@@ -8,8 +8,12 @@ the table's track with the metrics as the paper prints them and the aggregates t
 not print derived from their members where it has them all (as the spec defines them), no
 counts and no provenance (nothing was re-scored), its note kept. Team, date, link and table
 name come from the spec's ``[paper]``, the model size from the method's name
-(``model_size``). A record's id is a uuid5 of its method name in the paper's namespace and its
-date the paper's, so seeding twice gives the very same records. A CSV that is not one row per
+(``model_size``). A table measured on another question set than the key's (its ``questions``
+differs from the track's size) gives its rows that count (``Record.questions``): their ranking
+interval and rank range are computed over it, not over the board's; their splits, whose sizes
+on that set are unknown, get no interval; the row's description says what it was measured on.
+A record's id is a uuid5 of its method name in the paper's namespace and its date the paper's,
+so seeding twice gives the very same records. A CSV that is not one row per
 method of the track is a ``BoardError`` naming the line and the column.
 
 Example (the shipped paper table of the demo benchmark):
@@ -77,6 +81,27 @@ def header_problem(track: spec.Track, header: list[str]) -> str | None:
     )
 
 
+def _key_size(track: spec.Track) -> int | None:
+    """The questions of the track's key: the size of its ranking metric (None: not counted)."""
+    return track.sizes.get(track.ranking)
+
+
+def _measured_on(track: spec.Track, table: spec.PaperTable) -> int | None:
+    """The question count a table was measured on, when it is not the key's; else None."""
+    if table.questions is None or table.questions == _key_size(track):
+        return None
+    return table.questions
+
+
+def _measured_text(track: spec.Track, measured: int | None) -> str:
+    """The end of a paper row's description: what it was measured on, if not the key's."""
+    if measured is None:
+        return "."
+    size = _key_size(track)
+    board = f", not this board's {size:,}" if size is not None else ""
+    return f", measured on {measured:,} questions{board}."
+
+
 def paper_records(
     bench: spec.Benchmark,
     track: spec.Track,
@@ -101,6 +126,7 @@ def paper_records(
         raise BoardError(f"{source} has a header but no rows; expected one row per method")
     metric_columns = [k for k in track.all_metric_keys if k in header]
     created = datetime.combine(paper.date, time(), tzinfo=UTC)
+    measured = _measured_on(track, table)
     records = []
     for line, row in enumerate(rows, start=2):
         method = (row["method"] or "").strip()
@@ -126,13 +152,14 @@ def paper_records(
                 uses_external=None,
                 uses_frames=(row.get(INPUT_COLUMN) or "").strip() or None,
                 method_description=f"Reported in {table.table} of the {bench.title} paper "
-                f"({row['group']} group).",
+                f"({row['group']} group)" + _measured_text(track, measured),
                 publication_url=paper.url,
                 metrics={**printed, **track.derived_metrics(printed)},
                 counts=None,
                 n_abstained=None,
                 provenance=None,
                 note=(row["note"] or "").strip() or None,
+                questions=measured,
             )
             ledger.check_record(record, bench, track)
         except (ValidationError, ledger.RecordError) as exc:

@@ -11,7 +11,7 @@ from uuid import UUID, uuid5
 from pydantic import Field, StringConstraints
 
 from errors import SpecError
-from spec.base import FileName, Ident, Model, RepoId, Text
+from spec.base import FileName, Ident, Model, RepoId, Size, Text
 from spec.links import Email, Url
 from spec.tracks import Track
 
@@ -41,6 +41,9 @@ class PaperTable(Model):
     track: Ident
     table: Text  # e.g. "Table 2"
     csv: FileName
+    #: The questions (rows) the table's numbers were measured on, when not its track's key's
+    #: (the paper's full set, the Space's subset): its rows' intervals are computed over it.
+    questions: Size | None = None
 
 
 class Paper(Model):
@@ -54,12 +57,18 @@ class Paper(Model):
     date: date
     url: Url
     namespace: UUID = Field(strict=False)  # of the rows' uuid5 ids: never change it
+    #: The main table's question count, when the paper measured on other questions than the
+    #: key's; each of ``tables`` declares its own (they are other tracks' tables).
+    questions: Size | None = None
     tables: tuple[PaperTable, ...] = Field(default=(), strict=False)
 
     @property
     def all_tables(self) -> tuple[PaperTable, ...]:
-        """Every table, the main one (``track``, ``table``, ``csv``) first."""
-        return (PaperTable(track=self.track, table=self.table, csv=self.csv), *self.tables)
+        """Every table, the main one (``track``, ``table``, ``csv``, ``questions``) first."""
+        main = PaperTable(
+            track=self.track, table=self.table, csv=self.csv, questions=self.questions
+        )
+        return (main, *self.tables)
 
     def record_id(self, table: PaperTable, method: str) -> UUID:
         """A paper row's id: uuid5 of its method name (of its track and method name in another
