@@ -25,6 +25,7 @@ from typing import Any
 from errors import DataFileError
 from evaluator.messages import agree, examples, nth, short
 from spec import Track
+from spec.base import IdFields
 
 KEY_VERSION_FIELD = "key_version"  # a key object's version, and a row's (a CSV column)
 
@@ -100,12 +101,31 @@ def _rows_version(track: Track, records: Sequence[Any], declared: str | None = N
     return next(iter(named), None)
 
 
+def with_ids(fields: IdFields, records: Sequence[Any]) -> None:
+    """Each object of ``records`` given its composed id (``fields.id`` a list of fields), under
+    the id's name, when it has none and its parts make one; nothing for an id of one field."""
+    if not fields.id_parts:
+        return
+    for record in records:
+        if isinstance(record, dict) and fields.id not in record:
+            ident = fields.join_id(record)
+            if ident is not None:
+                record[fields.id] = ident
+
+
 def read_rows(track: Track, data: bytes, fmt: str) -> Rows:
     """The records of a file in ``fmt`` (json, jsonl or csv); DataFileError if unreadable.
 
     The key version is a JSON object's ``key_version``, else the one its rows name (a
     ``key_version`` field or column, the same on every row); DataFileError if they disagree.
+    A composed id (``fields.id`` a list) is joined into each row (``with_ids``).
     """
+    rows = _read_rows(track, data, fmt)
+    with_ids(track.fields, rows.records)
+    return rows
+
+
+def _read_rows(track: Track, data: bytes, fmt: str) -> Rows:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -160,8 +180,8 @@ def _csv_rows(track: Track, text: str) -> list[dict[str, Any]]:
                 record[name] = json.loads(cell)
             except (ValueError, RecursionError):
                 raise DataFileError(
-                    f"CSV line {lineno}: the {name} cell is not a JSON object such as "
-                    '{"A": "...", "B": "..."}'
+                    f"CSV line {lineno}: the {name} cell is not JSON, such as an object "
+                    '{"A": "...", "B": "..."} or a list ["...", "..."]'
                 ) from None
         ident = record.get(fields.id)
         if (

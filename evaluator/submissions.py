@@ -21,14 +21,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence, Set
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence, Set
+from dataclasses import dataclass, field
 from functools import partial
 from operator import itemgetter
 from typing import Any, TypeVar
 
 from errors import SubmissionError
-from evaluator.messages import Problems, agree, examples, json_type, nth, ordinal, preview
+from evaluator.files import with_ids
+from evaluator.messages import Problems, agree, either, examples, json_type, nth, ordinal, preview
 from spec.base import IdFields
 
 #: A longer list is refused before its entries are read: a 5 MB list of millions of entries
@@ -170,14 +171,31 @@ class EntryWords:
     shape: str  # an entry: '{"example_id": ..., "predicted_answer": ...}'
     unknown: str  # after "not in the answer key (...)": where the valid ids are
     missing: str  # after "expected one entry for each of the N questions": how to abstain
+    #: A field an entry may carry instead of the id -> what it is and what to use instead (the
+    #: spec's hints: "sample_id is not the id ..."); it replaces the hint to rename an alias.
+    look_alikes: Mapping[str, str] = field(default_factory=dict)
 
 
 def read_id(
-    fields: IdFields, entry: dict[str, Any], position: int, problems: Problems
+    fields: IdFields,
+    entry: dict[str, Any],
+    position: int,
+    problems: Problems,
+    look_alikes: Mapping[str, str] | None = None,
 ) -> int | str | None:
-    """The entry's id if it has one of the right type, else None (the problem noted)."""
+    """The entry's id if it has one of the right type, else None (the problem noted); an
+    entry that carries a look-alike of the id (``look_alikes``, the spec's hints) is told what
+    that field is instead of to rename it."""
     name = fields.id
     if name not in entry:
+        for alike, hint in (look_alikes or {}).items():
+            if alike in entry:
+                problems.add(
+                    f'{{n}} [entry has|entries have] "{alike}" but no "{name}" (e.g. the '
+                    f"{{examples}} [entry|entries]): {_braces(hint)}",
+                    lambda: ordinal(position + 1),
+                )
+                return None
         for alias in fields.id_aliases:
             if alias in entry:
                 problems.add(
@@ -186,8 +204,13 @@ def read_id(
                     lambda: ordinal(position + 1),
                 )
                 return None
+        missing = (
+            f"no {either(fields.id_parts).replace(' or ', ' and ')} (the fields its id is made of)"
+            if fields.id_parts
+            else f'no "{name}"'
+        )
         problems.add(
-            f'{{n}} [entry has|entries have] no "{name}" (e.g. the {{examples}} [entry|entries])',
+            f"{{n}} [entry has|entries have] {missing} (e.g. the {{examples}} [entry|entries])",
             lambda: ordinal(position + 1),
         )
         return None
@@ -210,12 +233,53 @@ def read_id(
     return None
 
 
-def _uses_an_id_alias(fields: IdFields, entry: object) -> bool:
+def _braces(text: str) -> str:
+    """``text`` inside a ``Problems`` template: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _uses_an_id_alias(fields: IdFields, entry: object, look_alikes: Collection[str]) -> bool:
     return (
         isinstance(entry, dict)
         and fields.id not in entry
-        and any(alias in entry for alias in fields.id_aliases)
+        and any(alias in entry for alias in (*look_alikes, *fields.id_aliases))
     )
+
+
+def _shifted(ident: int | str, by: int) -> int | str | None:
+    """An id with its number moved by ``by``: an integer id, or the number a string id ends
+    with ("v1_0" -> "v1_1"); None when it has none to move."""
+    if isinstance(ident, int):
+        return ident + by
+    match = re.search(r"\d+$", ident)
+    if match is None or int(match.group()) + by < 0:
+        return None
+    return ident[: match.start()] + str(int(match.group()) + by)
+
+
+def shift_problem(
+    name: str, named: Collection[int | str], ids: Collection[int | str]
+) -> str | None:
+    """A message when the ids an entry list names are the key's moved by one (numbered from 0
+    where the key numbers from 1, or the other way round), None otherwise.
+
+    >>> shift_problem("example_id", [0, 1, 2], [1, 2, 3])  # doctest: +ELLIPSIS
+    'the example_ids look shifted by one: the file names 0, 1, 2 where the answer key has 1, ...
+    """
+    wanted, given = set(ids), set(named)
+    if not given or given == wanted or len(given) != len(wanted):
+        return None
+    for by in (1, -1):
+        moved = {_shifted(i, by) for i in given}
+        if moved == wanted:
+            pairs = sorted(given, key=lambda i: (isinstance(i, str), i))[:3]
+            return (
+                f"the {name}s look shifted by one: the file names {examples(pairs)} where the "
+                f"answer key has {examples(_shifted(i, by) for i in pairs)}; number them as "
+                "the public file does (it counts from "
+                f"{'1' if by == 1 else '0'} where the file counts from {'0' if by == 1 else '1'})"
+            )
+    return None
 
 
 def check_count(entries: Sequence[Any], rows: int, words: EntryWords) -> None:
@@ -269,7 +333,8 @@ def read_entries(
     out: dict[int | str, _T] = {}
     seen: Counter[int | str] = Counter()
     unknown: list[int | str] = []
-    shape = words.shape.replace("{", "{{").replace("}", "}}")
+    shape = _braces(words.shape)
+    with_ids(fields, entries)
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
             problems.add(
@@ -278,7 +343,7 @@ def read_entries(
                 partial(_which_entry, position, entry),
             )
             continue
-        ident = read_id(fields, entry, position, problems)
+        ident = read_id(fields, entry, position, problems, words.look_alikes)
         if ident is not None:
             seen[ident] += 1
             if ident not in ids:
@@ -304,7 +369,7 @@ def read_entries(
         )
     missing = [i for i in ids if i not in seen]
     # When every entry names its row by another field, that is the one problem to fix.
-    if missing and not all(_uses_an_id_alias(fields, e) for e in entries):
+    if missing and not all(_uses_an_id_alias(fields, e, words.look_alikes) for e in entries):
         missing.sort()
         problems.extend(
             agree(f"{len(missing)} [{noun} has|{noun}s have]", len(missing))
@@ -313,7 +378,8 @@ def read_entries(
         )
     rendered = problems.render()
     if rendered:
-        raise SubmissionError(rendered)
+        shifted = shift_problem(name, seen, ids) if unknown else None
+        raise SubmissionError([shifted, *rendered] if shifted else rendered)
     return out
 
 
@@ -326,6 +392,7 @@ def entry_columns(
     ``read_entries`` says what is wrong). Each step runs over all entries at once."""
     if len(entries) != len(ids):
         return None
+    with_ids(fields, entries)
     try:
         named = list(map(itemgetter(fields.id), entries))
         columns = [list(map(itemgetter(name), entries)) for name in names]

@@ -355,10 +355,10 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
         )
         for when, result in results.items():
             for group in grouping.groups:
-                chance = _chance(by_group[group.value], letter)
+                chance = _chance([q for v in group.values for q in by_group[v]], letter)
                 excess = result.metrics[group.key] - chance
                 if when not in best or excess > best[when][0]:
-                    best[when] = (excess, group.value, letter, chance)
+                    best[when] = (excess, group.spelled, letter, chance)
     guess = 100 * sum(1 / len(q.options) for q in new.questions if not q.out_of_option) / len(new)
     lines.append(
         "offered: questions that have the letter; chance: what always answering it would\n"

@@ -7,10 +7,18 @@ fields it does not know.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 #: The board's info columns a view may list after its metrics (the app names them).
 BoardColumn = Literal[
@@ -18,6 +26,13 @@ BoardColumn = Literal[
 ]
 
 Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+#: The fields a value is made of, joined by "+" when there are several: ``fields.id`` (or
+#: ``fields.options``) written as a list in the TOML is kept so (``composed``).
+Composed = Annotated[
+    str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$", max_length=300)
+]
+COMPOSED_JOIN = "+"
+_KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 #: A metric key: a key, or two joined by "/" (``decision_accuracy/contradictory``).
 MetricKey = Annotated[
     str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)?$", max_length=129)
@@ -95,13 +110,95 @@ class DataFile(Model):
     format: Literal["json", "jsonl", "csv"]
 
 
-class IdFields(Model):
-    """What a row's and a submission entry's id is called, and what it is."""
+def composed(data: Any, name: str, *, least: int = 2) -> Any:
+    """``data`` (a fields table as the TOML has it) with its list ``name`` (the fields a value
+    is made of) kept as their names joined by "+" (``Composed``); ValueError, in the words of a
+    spec error, for a list that is not ``least`` or more distinct field names.
 
-    id: Key = "example_id"
+    >>> composed({"id": ["video", "question"]}, "id")
+    {'id': 'video+question'}
+    """
+    if not isinstance(data, dict) or not isinstance(data.get(name), list):
+        return data
+    parts = data[name]
+    if (
+        len(parts) < least
+        or not all(isinstance(p, str) and _KEY.match(p) for p in parts)
+        or len(set(parts)) != len(parts)
+    ):
+        raise ValueError(
+            f"{name}: expected one field name, or a list of {least} or more distinct field names "
+            f"(lower case, digits and _), got {parts!r}"
+        )
+    return {**data, name: COMPOSED_JOIN.join(parts)}
+
+
+def parts_of(name: str) -> tuple[str, ...]:
+    """The fields a composed name is made of; () for one field.
+
+    >>> parts_of("video+question"), parts_of("example_id")
+    (('video', 'question'), ())
+    """
+    return tuple(name.split(COMPOSED_JOIN)) if COMPOSED_JOIN in name else ()
+
+
+class IdFields(Model):
+    """What a row's and a submission entry's id is called, and what it is.
+
+    ``id`` is one field, or a list of fields whose values (text, or integers written in
+    decimal) are joined by ``id_join`` into a string id: a release whose questions are named by
+    a video and a question number that repeats across videos. Such an id is kept under the
+    name of its fields joined by "+" (``video+question``), in the rows as read and in a
+    submission's entries that name the fields rather than the id.
+    """
+
+    id: Composed = "example_id"
+    #: What joins the values of a composed id (``id`` a list): "v12" and 3 make "v12_3".
+    id_join: Annotated[str, StringConstraints(max_length=8)] = "_"
     id_type: Literal["integer", "string"] = "integer"
     #: Names people use instead of ``id``; a submission using one is told to rename it.
     id_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compose_id(cls, data: Any) -> Any:
+        """A list ``id`` is a composed, string id (``id_type`` "string" unless it says
+        otherwise, which ``id_problems`` refuses)."""
+        if isinstance(data, dict) and isinstance(data.get("id"), list):
+            data = {"id_type": "string", **composed(data, "id")}
+        return data
+
+    @property
+    def id_parts(self) -> tuple[str, ...]:
+        """The fields a composed id is joined from, in order; () for an id of one field."""
+        return parts_of(self.id)
+
+    def id_problems(self, where: str) -> list[str]:
+        """A composed id declared as an integer, with its TOML path (``where``: the fields')."""
+        if self.id_parts and self.id_type == "integer":
+            return [
+                f'{where}.id_type: a composed id (id a list of fields) is a string: write "string" '
+                "or drop id_type"
+            ]
+        return []
+
+    def join_id(self, record: Mapping[str, Any]) -> str | None:
+        """The composed id of a row or entry from its parts (each text that is not blank, or
+        an integer); None when one is missing or not such a value.
+
+        >>> IdFields(id=["video", "question"]).join_id({"video": "v1", "question": 3})
+        'v1_3'
+        """
+        values = []
+        for part in self.id_parts:
+            value = record.get(part)
+            if type(value) is int:
+                values.append(str(value))
+            elif isinstance(value, str) and value.strip():
+                values.append(value)
+            else:
+                return None
+        return self.id_join.join(values)
 
     def is_id(self, value: object) -> bool:
         """Whether ``value`` is an id of this type: an integer (not a boolean), or a string
@@ -120,23 +217,82 @@ class IdFields(Model):
         return "integer" if self.id_type == "integer" else "non-empty string"
 
 
-class Group(Model):
-    """One value of a grouping field: a metric of its own."""
+def _group_value(value: object) -> str | tuple[str, ...]:
+    """A group's value: a text, or a list of one or more distinct texts (a tuple)."""
 
-    value: Text  # as spelled in the data
+    def text(v: object) -> bool:
+        return isinstance(v, str) and 1 <= len(v) <= 300
+
+    if text(value):
+        return value  # type: ignore[return-value]
+    if (
+        isinstance(value, list)
+        and value
+        and all(map(text, value))
+        and len(set(value)) == len(value)
+    ):
+        return tuple(value)
+    raise ValueError(
+        "expected a value of the field as the data spells it, or a list of distinct values "
+        f"(one group covering them all), got {quote(value)}"
+    )
+
+
+class _GroupParts(Model):
+    """What every group is besides its value: a metric of its own."""
+
     key: Key  # the metric key
     label: Text  # the board's column label
     name: Text | None = None  # the long name (score table); default: the value
     size: Size  # rows in the released benchmark
 
 
-class Grouping(Model):
-    """Rows grouped by one field of the key; each value of the field is a group."""
+class Group(_GroupParts):
+    """One value of a grouping field: a metric of its own."""
 
+    value: Text  # as spelled in the data
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The field's values the group covers: its one value."""
+        return (self.value,)
+
+
+class ValuesGroup(_GroupParts):
+    """One value of a grouping field, or several that count as one group (a benchmark's own
+    evaluation merging two codes of its type column into one category): a metric of its own."""
+
+    #: as spelled in the data: one value, or a list of them
+    value: Annotated[str | tuple[str, ...], BeforeValidator(_group_value)]
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The field's values the group covers, in the spec's order."""
+        return self.value if isinstance(self.value, tuple) else (self.value,)
+
+    @property
+    def spelled(self) -> str:
+        """Its values as a message names them: "T1" or "T1 + T2"."""
+        return " + ".join(self.values)
+
+
+class _GroupingParts(Model):
     id: Key
     field: Key
     title: Text
+
+
+class Grouping(_GroupingParts):
+    """Rows grouped by one field of the key; each value of the field is a group."""
+
     groups: tuple[Group, ...] = Field(min_length=1, strict=False)
+
+
+class ValuesGrouping(_GroupingParts):
+    """Rows grouped by one field of the key; each group covers one value of the field or
+    several (``ValuesGroup``)."""
+
+    groups: tuple[ValuesGroup, ...] = Field(min_length=1, strict=False)
 
 
 class View(Model):

@@ -12,36 +12,76 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, model_validator
 
 from spec.base import (
     MIN_ROWS,
+    Composed,
     DataFile,
     Display,
-    Group,
-    Grouping,
     Ident,
     IdFields,
     Key,
     Model,
     Size,
     Text,
+    ValuesGroup,
+    ValuesGrouping,
     View,
     board_problems,
+    composed,
+    parts_of,
 )
+
+#: How a key writes its answers: the option's letter, its 0-based or 1-based position among the
+#: options, or the option's own text. Any of them is scored as the same letter.
+AnswerFormat = Literal["letter", "index", "index1", "text"]
 
 
 class Fields(IdFields):
-    """What the key's, the public file's and a submission's fields are called."""
+    """What the key's, the public file's and a submission's fields are called, and how the
+    release writes its options and answers.
+
+    ``options`` is one field (a JSON object of letters to texts, or a JSON list of texts in
+    letter order; in a CSV file, a cell holding either), or a list of fields, one per option in
+    letter order (``a0`` ... ``a4``), an empty one ending that row's options; the list is kept
+    as its names joined by "+" (``option_parts``). ``answer_format`` says how the key writes
+    its answers; a submission's prediction is a letter, or written the same way (an integer
+    for ``index`` and ``index1``, the option's text for ``text``).
+    """
 
     question: Key = "question"
-    options: Key = "options"
+    options: Composed = "options"
     answer: Key = "correct_answer"
+    answer_format: AnswerFormat = "letter"
     prediction: Key = "predicted_answer"
     #: Names people use instead of ``prediction``; a submission using one is told to rename it.
     prediction_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compose_options(cls, data: Any) -> Any:
+        return composed(data, "options", least=2)
+
+    @property
+    def option_parts(self) -> tuple[str, ...]:
+        """The fields of the options, one per option in letter order; () for one field."""
+        return parts_of(self.options)
+
+
+class Hints(Model):
+    """What Score's hints may say of this benchmark: who writes a ``{"results": [...]}`` file
+    (its own evaluation scripts, if they do), and what a field a submission carries instead of
+    the id or the prediction is, when it is not the same thing under another name."""
+
+    #: Who writes ``{"results": [...]}`` files (a hint for one says it is theirs); none: no one.
+    results: Text | None = None
+    #: A field name -> what to tell an entry that carries it instead of the id or prediction
+    #: ("sample_id is not the id: take example_id from the public file"); it replaces the
+    #: "rename it" hint an alias would get.
+    fields: dict[Key, Text] = Field(default_factory=dict, strict=False)
 
 
 class Options(Model):
@@ -98,9 +138,10 @@ class MultipleChoiceTrack(Model):
     key: DataFile
     public: DataFile
     fields: Fields = Fields()
+    hints: Hints = Hints()
     options: Options = Options()
     overall: Overall = Overall()
-    groupings: tuple[Grouping, ...] = Field(min_length=1, strict=False)
+    groupings: tuple[ValuesGrouping, ...] = Field(min_length=1, strict=False)
     aggregates: tuple[Aggregate, ...] = Field(default=(), strict=False)
     out_of_option: OutOfOption | None = None
     views: tuple[View, ...] = Field(min_length=1, strict=False)
@@ -113,7 +154,7 @@ class MultipleChoiceTrack(Model):
     # --- derived, computed once ---------------------------------------------------------------
 
     @cached_property
-    def groups(self) -> tuple[Group, ...]:
+    def groups(self) -> tuple[ValuesGroup, ...]:
         return tuple(g for grouping in self.groupings for g in grouping.groups)
 
     @cached_property
@@ -172,8 +213,8 @@ class MultipleChoiceTrack(Model):
 
     @property
     def json_cells(self) -> tuple[str, ...]:
-        """The fields whose CSV cell holds JSON: the options."""
-        return (self.fields.options,)
+        """The fields whose CSV cell holds JSON: the options, unless they are columns."""
+        return () if self.fields.option_parts else (self.fields.options,)
 
     @property
     def chart_groups(self) -> str:
@@ -216,7 +257,7 @@ class MultipleChoiceTrack(Model):
         """Metric key -> its long name (the score table's)."""
         out = {self.overall.key: self.overall.label}
         out.update({a.key: a.name or a.label for a in self.summaries})
-        out.update({g.key: g.name or g.value for g in self.groups})
+        out.update({g.key: g.name or g.spelled for g in self.groups})
         return out
 
     @cached_property
@@ -261,7 +302,7 @@ class MultipleChoiceTrack(Model):
                     f"{where}.groupings: the grouping id {name!r} is declared {n} times"
                 )
         for i, grouping in enumerate(self.groupings):
-            for value, n in Counter(g.value for g in grouping.groups).items():
+            for value, n in Counter(v for g in grouping.groups for v in g.values).items():
                 if n > 1:
                     problems.append(
                         f"{where}.groupings[{i}].groups: the value {value!r} appears {n} times"
@@ -287,7 +328,13 @@ class MultipleChoiceTrack(Model):
                 f"track, got {self.out_of_option.rows}"
             )
         problems += board_problems(where, self.views, self.chart, self.metric_keys)
+        problems += self.fields.id_problems(f"{where}.fields")
         opts = self.options
+        if len(self.fields.option_parts) > len(opts.letters):
+            problems.append(
+                f"{where}.fields.options: {len(self.fields.option_parts)} option fields, but "
+                f"options.letters has {len(opts.letters)} letters"
+            )
         if len(set(opts.letters)) != len(opts.letters):
             problems.append(
                 f"{where}.options.letters: expected distinct letters, got {opts.letters!r}"

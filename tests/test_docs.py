@@ -185,7 +185,7 @@ def benchmark_facts_in(folders: list[Path], code: dict[Path, list[str]]) -> list
         sizes = set()
         for track in bench.tracks:
             names |= {track.key.name, track.public.name, track.scorer_version}
-            words |= {g.value for g in track.groups} | {g.key for g in track.groups}
+            words |= {v for g in track.groups for v in g.values} | {g.key for g in track.groups}
             words |= {g.label for g in track.groups} | {a.label for a in track.aggregates}
             words |= {a.key for a in track.aggregates} | {g.field for g in track.groupings}
             words |= set(track.metric_keys) - KIND_KEYS

@@ -235,7 +235,7 @@ def _dialogue(rng: random.Random, scenario: str, item: Item) -> str:
 
 def build_key(track: spec.MultipleChoiceTrack, rng: random.Random) -> list[dict[str, str]]:
     """Every key row, in key order: scenario by scenario, task by task."""
-    scenarios = {g.value: g.size for g in track.groupings[0].groups}
+    scenarios = {g.spelled: g.size for g in track.groupings[0].groups}
     if set(scenarios) != set(TASKS_OF):
         raise SystemExit(
             f"the spec's scenarios {sorted(scenarios)} are not this generator's "

@@ -112,7 +112,7 @@ def generate(track: spec.MultipleChoiceTrack, seed: int = SEED) -> list[dict[str
     samples: list[dict[str, object]] = []
     example_id = 0
     for group in grouping.groups:
-        query_type = group.value
+        query_type = group.spelled
         low, high = OPTION_RANGE[query_type]
         for n in range(group.size):
             example_id += 1

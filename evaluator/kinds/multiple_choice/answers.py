@@ -1,20 +1,37 @@
 """A multiple-choice submission read against the questions alone: each question's letter, or
-every problem of the file with how to fix it (a hint for the shapes people upload instead)."""
+every problem of the file with how to fix it (a hint for the shapes people upload instead).
+
+A submission is a JSON list of entries, JSON Lines with one entry a line, or a JSON object
+keyed by id (what a benchmark's own evaluation often writes), each value the prediction itself
+or an object holding it; a prediction is a letter, or written as the key writes its answers
+(``fields.answer_format``: an integer index, or the option's text).
+"""
 
 from __future__ import annotations
 
+import json
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from errors import SubmissionError
 from evaluator.kinds.multiple_choice.key import QuestionSet
-from evaluator.messages import Problems, either, json_type, letters_text, nth, ordinal, preview
+from evaluator.kinds.multiple_choice.layouts import index_of
+from evaluator.kinds.multiple_choice.shapes import (
+    WRAPPERS,
+    entry_example,
+    example_prediction,
+    first_index,
+    top_level_hint,
+)
+from evaluator.messages import Problems, letters_text, nth, ordinal, preview
 from evaluator.submissions import (
+    MAX_ENTRIES_PER_QUESTION,
     EntryWords,
     check_count,
     entry_columns,
+    json_lines,
     read_entries,
     read_json,
     read_text,
@@ -24,12 +41,14 @@ from spec import MultipleChoiceTrack
 
 #: What a prediction may be, as types: a string, or null to abstain.
 _PREDICTIONS = frozenset({str, type(None)})
+#: With an index answer format: an integer, or null to abstain (a boolean is neither).
+_INDICES = frozenset({int, type(None)})
 #: A file's answers as columns, in its entries' order: ids, and each normalised letter ("" an
 #: abstention).
 Columns = tuple[list[int | str], list[str]]
 
-REFERENCE_PREDICTION = "pred"  # what the reference evaluation scripts call a prediction
-_WRAPPERS = ("predictions", "submissions", "samples", "answers")
+_LINES = ", or JSON Lines with one such object a line"
+_NOT_AN_ANSWER = "?"  # what a prediction that names no option reads as on the fast road
 
 
 def entry_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
@@ -42,15 +61,6 @@ def own_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
     return (track.fields.prediction, *track.fields.prediction_aliases)
 
 
-def _entry_example(track: MultipleChoiceTrack) -> str:
-    """``{"example_id": 1, "predicted_answer": "B"}``, in the track's names."""
-    ident = "1" if track.fields.id_type == "integer" else '"<id>"'
-    return (
-        f'{{"{track.fields.id}": {ident}, "{track.fields.prediction}": '
-        f'"{track.options.letters[1]}"}}'
-    )
-
-
 def _words(track: MultipleChoiceTrack) -> EntryWords:
     f = track.fields
     return EntryWords(
@@ -58,6 +68,7 @@ def _words(track: MultipleChoiceTrack) -> EntryWords:
         shape=f'{{"{f.id}": ..., "{f.prediction}": ...}}',
         unknown="those of the public annotations file",
         missing="use null to abstain",
+        look_alikes=track.hints.fields,
     )
 
 
@@ -69,11 +80,21 @@ def _decorated(track: MultipleChoiceTrack) -> re.Pattern[str]:
 
 def _read_answer(
     track: MultipleChoiceTrack, entry: dict[str, Any], position: int, problems: Problems
-) -> str | None:
-    """The trimmed, upper-cased answer ("" for an abstention), or None if it is unusable."""
-    pred = track.fields.prediction
+) -> str | int | None:
+    """The answer as written: a string trimmed and upper-cased ("" for an abstention), an
+    integer with an index answer format; None if it is unusable (the problem noted)."""
+    f = track.fields
+    pred = f.prediction
     if pred not in entry:
-        for alias in track.fields.prediction_aliases:
+        for alike, hint in track.hints.fields.items():
+            if alike in entry:
+                problems.add(
+                    f'{{n}} [entry has|entries have] "{alike}" but no "{pred}" (e.g. the '
+                    f"{{examples}} [entry|entries]): {hint.replace('{', '{{').replace('}', '}}')}",
+                    lambda: ordinal(position + 1),
+                )
+                return None
+        for alias in f.prediction_aliases:
             if alias in entry:
                 problems.add(
                     f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
@@ -90,15 +111,51 @@ def _read_answer(
     raw = entry[pred]
     if raw is None:
         return ""
+    indexed = f.answer_format in ("index", "index1")
+    if type(raw) is int and indexed:
+        return raw
     if not isinstance(raw, str):
+        written = (
+            f"an option's index such as {example_prediction(track)} (counted from "
+            f"{first_index(track)}) or its letter"
+            if indexed
+            else f'one option letter such as "{track.options.letters[1]}"'
+            + (" or an option's text" if f.answer_format == "text" else "")
+        )
+        looks = (
+            "; an integer looks like an option index, but this benchmark's predictions are "
+            "option letters"
+            if type(raw) is int
+            else ""
+        )
         problems.add(
-            f'{{n}} [entry has|entries have] a "{pred}" that is not a string '
-            f'(e.g. {{examples}}); write one option letter such as "{track.options.letters[1]}", '
-            "or null to abstain",
+            f'{{n}} [entry has|entries have] a "{pred}" that is not '
+            f"{'an integer or a string' if indexed else 'a string'} (e.g. {{examples}}){looks}; "
+            f"write {written}, or null to abstain",
             f"{nth(position, 'entry')}: {preview(raw)}",
         )
         return None
+    if f.answer_format == "text":
+        return raw  # matched against the option texts, then as a letter (``_letter``)
     return raw.strip().upper()
+
+
+def _letter(questions: QuestionSet, ident: int | str, answer: str | int) -> str | None:
+    """The letter an answer (``_read_answer``'s) names among the options of ``ident``: a
+    letter, "" for an abstention, an index counted from the answer format's first, or an
+    option's text (exactly, or trimmed); None when it names none of them."""
+    track, letters = questions.track, questions.letters[ident]
+    if isinstance(answer, int):
+        n = answer - first_index(track)
+        letter = track.options.letters[n] if 0 <= n < len(track.options.letters) else ""
+        return letter if letter in letters else None
+    if track.fields.answer_format == "text":
+        texts = questions.texts.get(ident, {})
+        named = texts.get(answer) or texts.get(answer.strip())
+        if named is not None:
+            return named
+        answer = answer.strip().upper()
+    return answer if answer in letters or answer == "" else None
 
 
 def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
@@ -112,10 +169,24 @@ def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
         return None
     ids, (predictions,) = read
     types = set(map(type, predictions))
-    if types == {str}:
+    fmt = track.fields.answer_format
+    if fmt == "text" and types <= _PREDICTIONS:
+        named = [_letter(questions, i, p or "") for i, p in zip(ids, predictions, strict=True)]
+        answers = [_NOT_AN_ANSWER if a is None else a for a in named]
+    elif types == {str}:
         answers = list(map(str.upper, map(str.strip, predictions)))
     elif types <= _PREDICTIONS:
         answers = [p.strip().upper() if p else "" for p in predictions]
+    elif fmt in ("index", "index1") and types <= _INDICES:
+        letters, base = track.options.letters, first_index(track)
+        answers = [
+            ""
+            if p is None
+            else letters[p - base]
+            if 0 <= p - base < len(letters)
+            else _NOT_AN_ANSWER
+            for p in predictions
+        ]
     else:
         return None
     order, allowed = questions.allowed
@@ -124,6 +195,17 @@ def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
     if not all(map(operator.contains, allowed, answers)):
         return None
     return ids, answers
+
+
+def _valid(track: MultipleChoiceTrack, letters: Collection[str]) -> str:
+    """The answers a question takes, for a message: "A-D", "0-3 or A-D", "an option's text or
+    A-D"."""
+    shown = letters_text(letters)
+    fmt = track.fields.answer_format
+    if fmt in ("index", "index1"):
+        base = first_index(track)
+        return f"{base}-{base + len(letters) - 1} or {shown}"
+    return f"an option's text or {shown}" if fmt == "text" else shown
 
 
 def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
@@ -139,10 +221,12 @@ def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
         if answer is None or ident is None:
             return False, ""
         letters = questions.letters[ident]
-        if answer and answer not in letters:
+        letter = _letter(questions, ident, answer)
+        if letter is None:
             raw = entry[track.fields.prediction]
-            match = decorated.match(answer)
-            if match and match.group(1) in letters and answer != match.group(1):
+            shown = answer.strip().upper() if isinstance(answer, str) else ""
+            match = decorated.match(shown)
+            if match and match.group(1) in letters and shown != match.group(1):
                 problems.add(
                     "{n} [answer carries|answers carry] more than the option letter "
                     '(e.g. {examples}); keep only the letter, e.g. "A" instead of "(A)" or '
@@ -150,27 +234,111 @@ def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
                     f"id {ident}: {preview(raw)}",
                 )
             else:
+                looks = (
+                    " (they look like option indices: this benchmark's predictions are letters)"
+                    if track.fields.answer_format in ("letter", "text")
+                    and index_of(raw) is not None
+                    else ""
+                )
                 problems.add(
-                    "{n} [answer is|answers are] not among their question's options "
-                    "(e.g. {examples})",
-                    lambda: f"id {ident}: {preview(raw, 20)} (valid {letters_text(letters)})",
+                    "{n} [answer is|answers are] not among their question's options"
+                    f"{looks} (e.g. {{examples}})",
+                    lambda: f"id {ident}: {preview(raw, 20)} (valid {_valid(track, letters)})",
                 )
             return False, ""
-        return True, answer
+        return True, letter
 
     found = read_entries(track.fields, questions.letters, entries, read, _words(track))
     return list(found), list(found.values())
+
+
+def _document(track: MultipleChoiceTrack, text: str, rows: int) -> Any:
+    """What a submission's text holds: one JSON document, or the entries of JSON Lines (one
+    object a line; refused past as many lines as a submission of ``rows`` questions may hold).
+    SubmissionError, in the words of a submission, if it is neither."""
+    example = entry_example(track)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            return read_json(text, example, _LINES)  # raises, with its message
+    except (ValueError, RecursionError):
+        return read_json(text, example, _LINES)
+    limit = MAX_ENTRIES_PER_QUESTION * rows
+    read = json_lines(text, limit)
+    if read.error is not None:
+        error = read.error
+        reason = error.msg if isinstance(error, json.JSONDecodeError) else "unreadable"
+        raise SubmissionError(
+            [
+                f"line {read.bad_line} is not valid JSON ({reason}); a submission is a JSON "
+                f"list of objects like {example}{_LINES}"
+            ]
+        )
+    if not read.complete:
+        raise SubmissionError(
+            [
+                f"the file has more than {limit} lines of entries; expected one entry for each "
+                f"of the {rows} questions"
+            ]
+        )
+    return read.values
+
+
+def _keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
+    """A key of an object keyed by id as the id it names: an integer id is written there as
+    its decimal digits."""
+    if track.fields.id_type == "integer" and re.fullmatch(r"-?\d{1,18}", name.strip()):
+        return int(name)
+    return name
+
+
+def _keyed_entries(
+    track: MultipleChoiceTrack, data: dict[str, Any], ids: Collection[int | str] | None
+) -> list[Any] | None:
+    """The entries of an object keyed by id, each value the prediction itself or an object
+    holding it (its other fields kept, as a list entry's are); None when it is not one: it
+    wraps a list, or (``ids`` given) none of its keys is an id of the questions."""
+    if wrapped_list(data, ("results", *WRAPPERS)) is not None:
+        return None
+    f = track.fields
+    keyed = [(_keyed_id(track, k), v) for k, v in data.items()]
+    if ids is not None and not any(ident in ids for ident, _ in keyed):
+        return None
+    return [
+        {**value, f.id: ident} if isinstance(value, dict) else {f.id: ident, f.prediction: value}
+        for ident, value in keyed
+    ]
+
+
+def entries_of(
+    track: MultipleChoiceTrack, data: bytes, rows: int, ids: Collection[int | str] | None
+) -> list[Any]:
+    """A submission's entries, whatever shape it takes: a JSON list, JSON Lines, or an object
+    keyed by id (``ids``: the questions', to tell such an object from another; None takes any
+    object that wraps no list as one). SubmissionError with a hint for any other shape."""
+    example = entry_example(track)
+    text = read_text(data, f"a JSON list such as [{example}, ...]")
+    if text.lstrip().startswith("["):  # a list: the road of most files, as it always was
+        decoded = read_json(text, example, _LINES)
+    else:
+        decoded = _document(track, text, rows)
+        if isinstance(decoded, list) and len(decoded) == 1 and isinstance(decoded[0], dict):
+            only = decoded[0]  # one line: an entry, or an object keyed by id
+            named = only.get(track.fields.id) is not None or track.fields.join_id(only)
+            decoded = decoded if named else only
+    if isinstance(decoded, dict):
+        decoded = _keyed_entries(track, decoded, ids) or decoded
+    if not isinstance(decoded, list):
+        raise SubmissionError([top_level_hint(track, decoded)])
+    return decoded
 
 
 def columns(questions: QuestionSet, data: bytes) -> Columns:
     """``validate``'s answers as columns, in the entries' order ("" an abstention): the same
     checks and the same SubmissionError."""
     track = questions.track
-    example = _entry_example(track)
-    text = read_text(data, f"a JSON list such as [{example}, ...]")
-    decoded = read_json(text, example)
-    if not isinstance(decoded, list):
-        raise SubmissionError([_top_level_hint(track, decoded)])
+    decoded = entries_of(track, data, len(questions), questions.letters)
     check_count(decoded, len(questions), _words(track))
     fast = _fast_columns(questions, decoded)
     return _careful_columns(questions, decoded) if fast is None else fast
@@ -184,85 +352,24 @@ def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]
     return {i: a or None for i, a in zip(ids, answers, strict=True)}
 
 
+def keyless_letter(track: MultipleChoiceTrack, raw: object) -> str | bool | None:
+    """A prediction's letter read without its questions (``answers_sha256``): the letter, None
+    for an abstention, False when it cannot be read so (not a letter or an index, or an
+    option's text, which only the questions turn into a letter)."""
+    if raw is None or raw == "":
+        return None
+    base = first_index(track)
+    if track.fields.answer_format in ("index", "index1") and type(raw) is int:
+        n = raw - base
+        return track.options.letters[n] if 0 <= n < len(track.options.letters) else False
+    if not isinstance(raw, str):
+        return False
+    letter = raw.strip().upper()
+    if track.fields.answer_format == "text":
+        return letter if len(letter) == 1 and letter in track.options.letters else False
+    return letter or None
+
+
 def abstentions(answers: Mapping[int | str, str | None]) -> int:
     """The questions a valid file leaves without an answer."""
     return sum(letter is None for letter in answers.values())
-
-
-def _top_level_hint(track: MultipleChoiceTrack, data: Any) -> str:
-    ident, pred = track.fields.id, track.fields.prediction
-    if isinstance(data, dict):
-        if isinstance(data.get("results"), list):
-            return _results_hint(track, data["results"])
-        name = wrapped_list(data, _WRAPPERS)
-        if name is not None:
-            return (
-                f'the top level is an object with a "{name}" list; upload the list itself '
-                f'(a JSON array of {{"{ident}", "{pred}"}} objects)'
-            )
-        return (
-            "the top level is a JSON object; expected a JSON list of "
-            f'{{"{ident}": ..., "{pred}": ...}} objects, one per question'
-        )
-    return (
-        f"the top level is a JSON {json_type(data)}; "
-        f'expected a list of {{"{ident}": ..., "{pred}": ...}} objects'
-    )
-
-
-def _read_from(entries: Sequence[dict[str, Any]], names: Sequence[str]) -> list[str]:
-    """The field names of ``names`` that the entries use, each one some entry needs (it has
-    none of the names before it), in the order of ``names``."""
-    used: list[str] = []
-    for name in names:
-        if any(name in r and not any(u in r for u in used) for r in entries):
-            used.append(name)
-    return used
-
-
-def _reading(entries: Sequence[dict[str, Any]], used: Sequence[str]) -> str:
-    """A Python expression for the value of an entry ``r`` under one of ``used``, that runs on
-    every entry: ``r["pred"]`` when each has that one, else ``r.get(...)`` (None when none)."""
-    if len(used) == 1 and all(used[0] in r for r in entries):
-        return f'r["{used[0]}"]'
-    expression = f'r.get("{used[-1]}")'
-    for name in reversed(used[:-1]):
-        expression = f'r.get("{name}", {expression})'
-    return expression
-
-
-def _results_hint(track: MultipleChoiceTrack, results: list[Any]) -> str:
-    """How to turn the reference scripts' ``{"results": [...]}`` into a submission, with code
-    that runs on this very file (its own field names, entries that lack one, odd entries)."""
-    f = track.fields
-    head = (
-        'the file is an object with a "results" list, as the reference evaluation scripts write it'
-    )
-    entries = [r for r in results if isinstance(r, dict)]
-    id_names, pred_names = (f.id, *f.id_aliases), (f.prediction, *f.prediction_aliases)
-    if entries:
-        ids, preds = _read_from(entries, id_names), _read_from(entries, pred_names)
-    else:  # nothing to go by: the names the scripts write
-        ids, preds = [f.id], [REFERENCE_PREDICTION]
-    lacking = [
-        f"{what} ({either(names)})"
-        for what, names, used in (("an id", id_names, ids), ("a prediction", pred_names, preds))
-        if not used
-    ]
-    if lacking:
-        return (
-            f"{head}, but no entry of it has {' or '.join(lacking)}; a submission is a JSON "
-            f'list of {{"{f.id}": ..., "{f.prediction}": ...}} objects, one per question'
-        )
-    renames = [
-        f'{either(others)} to "{name}"'
-        for name, used in ((f.id, ids), (f.prediction, preds))
-        if (others := [n for n in used if n != name])
-    ]
-    odd = "" if len(entries) == len(results) else " if isinstance(r, dict)"
-    code = (
-        f'[{{"{f.id}": {_reading(entries, ids)}, "{f.prediction}": '
-        f'{_reading(entries, preds)}}} for r in data["results"]{odd}]'
-    )
-    rename = f" and rename {' and '.join(renames)} in each entry" if renames else ""
-    return f'{head}; take its "results" list{rename}, e.g. {code}'

@@ -9,12 +9,21 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
 from errors import AnswerKeyError, DataFileError, PublicFileError
 from evaluator.files import read_rows
+from evaluator.kinds.multiple_choice.layouts import (
+    answer_hint,
+    answer_letter,
+    answer_type_problem,
+    options_of,
+    options_problem,
+    text_letters,
+)
 from evaluator.messages import MAX_EXAMPLES, agree, examples, nth
 from spec import MultipleChoiceTrack
 
@@ -25,8 +34,8 @@ class Question:
 
     id: int | str
     text: str
-    options: Mapping[str, str]
-    answer: str
+    options: Mapping[str, str]  # letters to texts, whatever the layout the release uses
+    answer: str  # its letter (the key's own answer when out of option)
     groups: tuple[str, ...]  # the value of each grouping's field, in the track's order
     out_of_option: bool  # flagged: its answer is not among its options
     record: Mapping[str, Any]  # the row as the file has it
@@ -49,6 +58,9 @@ class QuestionSet:
     track: MultipleChoiceTrack
     letters: Mapping[int | str, frozenset[str]]
     key_version: str | None
+    #: Each id's option texts to their letters, when predictions may be written as texts
+    #: (``fields.answer_format = "text"``); empty otherwise.
+    texts: Mapping[int | str, Mapping[str, str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.letters)
@@ -93,14 +105,29 @@ class AnswerKey:
             groups=tuple(zip(*(item.groups for item in items), strict=True)),
             by_id=tuple(order),
             ids_json=tuple(f"[{json.dumps(self.ids[n], ensure_ascii=True)}," for n in order),
-            guess_odds=tuple(0.0 if i.correct is None else 1 / len(i.letters) for i in items),
         )
+
+    @cached_property
+    def chance(self) -> Fraction:
+        """What answering every question at random scores in expectation, as a fraction of
+        the questions: the sum of ``1 / n`` (``n`` a row's option count, an out-of-option row
+        0) over the rows, exact (counted by option count), divided by their number."""
+        by_count = Counter(len(i.letters) for i in self.items.values() if i.correct is not None)
+        return sum((Fraction(rows, n) for n, rows in by_count.items()), Fraction(0)) / len(self)
 
     @cached_property
     def asked(self) -> QuestionSet:
         """Its questions without their answers, as the public file released with it has them."""
+        texts = (
+            {q.id: text_letters(q.options) for q in self.questions}
+            if self.track.fields.answer_format == "text"
+            else {}
+        )
         return QuestionSet(
-            self.track, {i: item.letters for i, item in self.items.items()}, self.key_version
+            self.track,
+            {i: item.letters for i, item in self.items.items()},
+            self.key_version,
+            texts,
         )
 
 
@@ -113,7 +140,6 @@ class KeyColumns:
     groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
     by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
     ids_json: tuple[str, ...]  # in that order, '[' + the id as JSON (ASCII) + ','
-    guess_odds: tuple[float, ...]  # 1 / its options, 0.0 out of option: a random guess's odds
 
 
 def id_order(ident: int | str) -> tuple[int, int, str]:
@@ -138,19 +164,19 @@ def _row_problems(
         out.append(f"{where}: {f.id}: Input should be a valid {f.id_kind}")
     elif isinstance(ident, int) and ident < 0:
         out.append(f"{where}: {f.id}: Value error, {f.id} must be a non-negative integer")
-    text_fields = [f.question, *([f.answer] if key else []), *(g.field for g in track.groupings)]
+    text_fields = [f.question, *(g.field for g in track.groupings)]
     for name in text_fields:
         if name not in record:
             out.append(f"{where}: {name}: Field required")
         elif not isinstance(record[name], str):
             out.append(f"{where}: {name}: Input should be a valid string")
-    options = record.get(f.options)
-    if f.options not in record:
-        out.append(f"{where}: {f.options}: Field required")
-    elif not isinstance(options, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in options.items()
-    ):
-        out.append(f"{where}: {f.options}: Input should be an object of letters to texts")
+    if key and f.answer not in record:
+        out.append(f"{where}: {f.answer}: Field required")
+    elif key and (problem := answer_type_problem(track, record[f.answer])) is not None:
+        out.append(f"{where}: {f.answer}: {problem}")
+    options = options_problem(track, record)
+    if options is not None:
+        out.append(f"{where}: {options}")
     flag = track.out_of_option
     if (
         key
@@ -162,11 +188,20 @@ def _row_problems(
     return out
 
 
+def _with_options(track: MultipleChoiceTrack, record: dict[str, Any]) -> dict[str, Any]:
+    """A checked row with its options as letters to texts under ``fields.options`` (the row
+    itself when they already are)."""
+    name, options = track.fields.options, options_of(track, record)
+    return record if record.get(name) is options else {**record, name: options}
+
+
 def _valid_rows(
     track: MultipleChoiceTrack, data: Sequence[Any], *, key: bool
-) -> tuple[list[dict[str, Any]], list[dict[str, int]]]:
-    """The rows of a key (or, without ``key``, of a public file), each checked, and per grouping
-    the index of each group value; AnswerKeyError (PublicFileError) lists the problems."""
+) -> tuple[list[dict[str, Any]], list[dict[str, int]], dict[int | str, str | None]]:
+    """The rows of a key (or, without ``key``, of a public file), each checked, with their
+    options as letters to texts; per grouping the index of each group value; and for a key each
+    row's answer letter (None: it names none of its options). AnswerKeyError (PublicFileError)
+    lists the problems."""
     error: type[ValueError] = AnswerKeyError if key else PublicFileError
     what = "the answer key" if key else f"the public file {track.public.name}"
     bad = [
@@ -179,7 +214,10 @@ def _valid_rows(
         )
 
     f, opts = track.fields, track.options
-    rows: list[dict[str, Any]] = list(data)
+    rows: list[dict[str, Any]] = [_with_options(track, r) for r in data]
+    letters: dict[int | str, str | None] = (
+        {r[f.id]: answer_letter(track, r[f.answer], r[f.options]) for r in rows} if key else {}
+    )
     problems: list[str] = []
     counts = Counter(r[f.id] for r in rows)
     dupes = sorted(i for i, n in counts.items() if n > 1)
@@ -200,10 +238,10 @@ def _valid_rows(
             f"{opts.min} to {opts.max} of them ({examples(bad_options)})"
         )
     if key:
-        problems += _answer_problems(track, rows)
+        problems += _answer_problems(track, rows, letters)
     group_index: list[dict[str, int]] = []
     for grouping in track.groupings:
-        values = {g.value: i for i, g in enumerate(grouping.groups)}
+        values = {v: i for i, g in enumerate(grouping.groups) for v in g.values}
         group_index.append(values)
         bad_group = [r[f.id] for r in rows if r[grouping.field] not in values]
         if bad_group:
@@ -214,13 +252,13 @@ def _valid_rows(
             )
         else:
             present = {r[grouping.field] for r in rows}
-            absent = [v for v in values if v not in present]
+            absent = [g.spelled for g in grouping.groups if not present.intersection(g.values)]
             if absent:
                 label = grouping.field.replace("_", " ")
                 problems.append(f"no questions of {label} {', '.join(absent)}")
     if problems:
         raise error(f"invalid {what.removeprefix('the ')}: " + "; ".join(problems))
-    return rows, group_index
+    return rows, group_index, letters
 
 
 def is_flagged(track: MultipleChoiceTrack, row: Mapping[str, Any]) -> bool:
@@ -229,18 +267,23 @@ def is_flagged(track: MultipleChoiceTrack, row: Mapping[str, Any]) -> bool:
     return flag is not None and row.get(flag.field) == flag.value
 
 
-def _answer_problems(track: MultipleChoiceTrack, rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Answers that are not among their options, unless flagged out of option, and flags on
-    answers that are."""
+def _answer_problems(
+    track: MultipleChoiceTrack,
+    rows: Sequence[Mapping[str, Any]],
+    letters: Mapping[int | str, str | None],
+) -> list[str]:
+    """Answers that are not among their options (``letters``: each row's answer letter, None
+    when it names none), unless flagged out of option, with what they look like when they look
+    like answers of another ``answer_format``; and flags on answers that are."""
     f, flag = track.fields, track.out_of_option
     problems = []
-    bad_answer = [
-        r[f.id] for r in rows if r[f.answer] not in r[f.options] and not is_flagged(track, r)
-    ]
+    bad_rows = [r for r in rows if letters[r[f.id]] is None and not is_flagged(track, r)]
+    bad_answer = [r[f.id] for r in bad_rows]
     if bad_answer:
         problems.append(
             agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
             + f" whose {f.answer} is not one of their options ({examples(bad_answer)})"
+            + answer_hint(track, [(r[f.answer], r[f.options]) for r in bad_rows])
             + (
                 f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
                 if flag is not None
@@ -248,7 +291,7 @@ def _answer_problems(track: MultipleChoiceTrack, rows: Sequence[Mapping[str, Any
             )
         )
     if flag is not None:
-        wrongly = [r[f.id] for r in rows if is_flagged(track, r) and r[f.answer] in r[f.options]]
+        wrongly = [r[f.id] for r in rows if is_flagged(track, r) and letters[r[f.id]] is not None]
         if wrongly:
             problems.append(
                 agree(f"{len(wrongly)} [question is|questions are]", len(wrongly))
@@ -271,14 +314,14 @@ def parse_answer_key(
         raise AnswerKeyError(
             'an answer key must be a JSON list of questions or an object {"samples": [...]}'
         )
-    rows, group_index = _valid_rows(track, data, key=True)
+    rows, group_index, letters = _valid_rows(track, data, key=True)
     f = track.fields
     questions = tuple(
         Question(
             id=r[f.id],
             text=r[f.question],
             options=dict(r[f.options]),
-            answer=r[f.answer],
+            answer=letters[r[f.id]] or str(r[f.answer]),
             groups=tuple(r[g.field] for g in track.groupings),
             out_of_option=is_flagged(track, r),
             record=r,
@@ -321,9 +364,14 @@ def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet:
         rows = read_rows(track, data, track.public.format)
     except DataFileError as exc:
         raise PublicFileError(f"the public file {track.public.name}: {exc}") from None
-    valid, _ = _valid_rows(track, rows.records, key=False)
+    valid, _, _ = _valid_rows(track, rows.records, key=False)
     f = track.fields
-    return QuestionSet(track, {r[f.id]: frozenset(r[f.options]) for r in valid}, rows.key_version)
+    texts = (
+        {r[f.id]: text_letters(r[f.options]) for r in valid} if f.answer_format == "text" else {}
+    )
+    return QuestionSet(
+        track, {r[f.id]: frozenset(r[f.options]) for r in valid}, rows.key_version, texts
+    )
 
 
 def size_problems(key: AnswerKey) -> list[str]:
@@ -332,11 +380,8 @@ def size_problems(key: AnswerKey) -> list[str]:
     track, problems = key.track, []
     for i, grouping in enumerate(track.groupings):
         found = Counter(q.groups[i] for q in key.questions)
-        wrong = [
-            f"{g.value} has {found[g.value]} (expected {g.size})"
-            for g in grouping.groups
-            if found[g.value] != g.size
-        ]
+        has = [(g, sum(found[v] for v in g.values)) for g in grouping.groups]
+        wrong = [f"{g.spelled} has {n} (expected {g.size})" for g, n in has if n != g.size]
         if wrong:
             problems.append(
                 f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.kinds.multiple_choice.key import AnswerKey
+from evaluator.kinds.multiple_choice.layouts import options_of, options_problem
 from evaluator.messages import counted, first_few
 from evaluator.public_files import has, row_problems, where
 from spec import MultipleChoiceTrack
@@ -29,17 +30,16 @@ def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[s
                 f"{counted(len(bad), 'row', 'rows')} of the public file "
                 f"{has(len(bad))} no text {name} ({first_few(bad)})"
             )
-    bad_options = [
-        where(f, r, i)
-        for i, r in rows
-        if not isinstance(r.get(f.options), dict)
-        or not all(isinstance(k, str) and isinstance(v, str) for k, v in r[f.options].items())
-    ]
+    bad_options = [where(f, r, i) for i, r in rows if options_problem(track, r) is not None]
     if bad_options:
+        written = (
+            f"option fields {', '.join(f.option_parts)} (texts, an empty one ending them)"
+            if f.option_parts
+            else f"{f.options} object of letters to texts (or list of texts)"
+        )
         problems.append(
             f"{counted(len(bad_options), 'row', 'rows')} of the public file "
-            f"{has(len(bad_options))} no {f.options} object of letters to texts "
-            f"({first_few(bad_options)})"
+            f"{has(len(bad_options))} no {written} ({first_few(bad_options)})"
         )
     return problems
 
@@ -82,7 +82,8 @@ def agreement_problems(key: AnswerKey, public: Sequence[Mapping[str, Any]]) -> l
     track = key.track
     f = track.fields
     private_by_id = {q.id: q.record for q in key.questions}
-    public_by_id = {r[f.id]: r for r in public}
+    # The options as letters to texts on both sides: the key's rows hold them so already.
+    public_by_id = {r[f.id]: {**r, f.options: options_of(track, r)} for r in public}
     compared = [
         (f.question, "question texts"),
         (f.options, "options"),
@@ -106,7 +107,7 @@ def release_summary(key: AnswerKey) -> str:
     track = key.track
     groupings = "; ".join(
         f"{len(g.groups)} {g.field} groups ("
-        + ", ".join(f"{x.value} {x.size}" for x in g.groups)
+        + ", ".join(f"{x.spelled} {x.size}" for x in g.groups)
         + ")"
         for g in track.groupings
     )

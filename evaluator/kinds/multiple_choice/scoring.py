@@ -11,10 +11,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 
+from errors import SubmissionError
 from evaluator.disclosure import too_few, withheld_reason
-from evaluator.files import KEY_VERSION_FIELD
+from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
-from evaluator.kinds.multiple_choice.answers import columns
+from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
 from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
@@ -165,9 +166,10 @@ def aggregate(
 
 def chance(key: AnswerKey) -> float:
     """What answering every question at random scores in expectation, in percent: the mean of
-    ``1 / n`` over all rows (``n`` its option count), an out-of-option row counting 0."""
-    hits = sum(key.columns.guess_odds)  # in key order, as a sum over the rows
-    return 100 * hits / len(key)
+    ``1 / n`` over all rows (``n`` its option count), an out-of-option row counting 0. Exact
+    (``AnswerKey.chance``, a fraction) and rounded once, to the float nearest it: 20.0 for
+    five options everywhere, not a sum of floats' 19.99999999999929."""
+    return float(100 * key.chance)
 
 
 def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | None:
@@ -218,27 +220,30 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
     a text or null prediction (a file that was scored never is).
 
     Equal to the scored result's for every file that scores: letters trimmed and
-    upper-cased, null and "" both an abstention, other fields ignored.
+    upper-cased, null and "" both an abstention, other fields ignored; in any shape a
+    submission takes (a list, JSON Lines, an object keyed by id) and an index answer format's
+    integers. None for predictions written as option texts, which only the questions turn
+    into letters.
     """
     try:
-        decoded = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
+        decoded = entries_of(track, data, len(data), None)
+    except SubmissionError:
         return None
-    if not isinstance(decoded, list):
-        return None
+    with_ids(track.fields, decoded)
     answers: dict[int | str, str | None] = {}
     for entry in decoded:
         if not isinstance(entry, dict) or track.fields.prediction not in entry:
             return None
-        ident, raw = entry.get(track.fields.id), entry[track.fields.prediction]
+        ident = entry.get(track.fields.id)
+        letter = keyless_letter(track, entry[track.fields.prediction])
         if (
             not isinstance(ident, (int, str))
             or not track.fields.is_id(ident)
             or ident in answers
-            or not (raw is None or isinstance(raw, str))
+            or isinstance(letter, bool)
         ):
             return None
-        answers[ident] = (raw or "").strip().upper() or None
+        answers[ident] = letter
     return _digest((i, answers[i]) for i in sorted(answers, key=id_order))
 
 

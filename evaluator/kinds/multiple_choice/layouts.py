@@ -1,0 +1,166 @@
+"""How a release writes its options and answers, and a submission its predictions, read into
+the letters the scorer counts: the spec's ``fields.options`` (one field holding a JSON object
+of letters to texts or a JSON list of texts, or one field per option) and
+``fields.answer_format`` (a letter, a 0-based or 1-based index, or the option's text).
+
+A benchmark's authors publish their release and read their model's predictions in their own
+layout; these functions are what lets the board take both as they are, with no converter.
+
+>>> import spec
+>>> track = spec.MultipleChoiceTrack.model_validate(
+...     {**spec.load_benchmark("egomemreason").track().model_dump(),
+...      "fields": {"options": ["a0", "a1", "a2"], "answer_format": "index"}})
+>>> options = options_of(track, {"a0": "red", "a1": "blue", "a2": ""})
+>>> options, answer_letter(track, "1", options), answer_letter(track, 2, options)
+({'A': 'red', 'B': 'blue'}, 'B', None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from spec import MultipleChoiceTrack
+
+_INDEXED = ("index", "index1")
+
+
+def _empty(value: object) -> bool:
+    """An option field that ends a row's options: absent, null or an empty cell."""
+    return value is None or value == ""
+
+
+def options_of(track: MultipleChoiceTrack, record: Mapping[str, Any]) -> dict[str, str] | None:
+    """A row's options as letters to texts, in letter order, from the layout the spec declares;
+    None when they are not written as it says (``options_problem`` says how)."""
+    f, letters = track.fields, track.options.letters
+    if f.option_parts:
+        values = [record.get(part) for part in f.option_parts]
+        count = next((n for n, v in enumerate(values) if _empty(v)), len(values))
+        texts = [v for v in values[:count] if isinstance(v, str)]
+        if len(texts) != count or not all(map(_empty, values[count:])):
+            return None
+        return dict(zip(letters, texts, strict=False))
+    value = record.get(f.options)
+    if isinstance(value, list):
+        if len(value) > len(letters) or not all(isinstance(t, str) for t in value):
+            return None
+        return dict(zip(letters, value, strict=False))
+    if isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(t, str) for k, t in value.items()
+    ):
+        return value
+    return None
+
+
+def options_problem(track: MultipleChoiceTrack, record: Mapping[str, Any]) -> str | None:
+    """Why a row's options are not written as the spec declares, "<field>: <problem>"; None
+    when they are."""
+    f = track.fields
+    if f.option_parts:
+        if not any(part in record for part in f.option_parts):
+            return f"{f.option_parts[0]}: Field required (the first of the option fields)"
+        for part in f.option_parts:
+            value = record.get(part)
+            if not _empty(value) and not isinstance(value, str):
+                return f"{part}: Input should be a valid string (an option's text)"
+        if options_of(track, record) is None:
+            return (
+                f"{'/'.join(f.option_parts)}: a non-empty option after an empty one; an empty "
+                "field ends the row's options, so write them from the first field on"
+            )
+        return None
+    if f.options not in record:
+        return f"{f.options}: Field required"
+    if options_of(track, record) is None:
+        return (
+            f"{f.options}: Input should be an object of letters to texts, or a list of at most "
+            f"{len(track.options.letters)} texts in letter order"
+        )
+    return None
+
+
+def index_of(value: object) -> int | None:
+    """An option index as a key or a submission writes it: an integer (not a boolean), or a
+    cell of decimal digits; None otherwise."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 6:
+        return int(value.strip())
+    return None
+
+
+def answer_type_problem(track: MultipleChoiceTrack, raw: object) -> str | None:
+    """Why a key's answer is not of the type its ``answer_format`` writes; None when it is."""
+    fmt = track.fields.answer_format
+    if fmt in _INDEXED:
+        if index_of(raw) is None:
+            return "Input should be an integer (the option's index)"
+        return None
+    if isinstance(raw, str):
+        return None
+    if index_of(raw) is not None:
+        return (
+            "Input should be a valid string (an integer: if the key writes its answers as option "
+            'indices, set fields.answer_format = "index" (0-based) or "index1" (1-based))'
+        )
+    return "Input should be a valid string"
+
+
+def answer_letter(
+    track: MultipleChoiceTrack, raw: object, options: Mapping[str, str]
+) -> str | None:
+    """The letter of the option an answer written in the track's ``answer_format`` names; None
+    when it names none of ``options`` (letters in order from the first)."""
+    fmt = track.fields.answer_format
+    if fmt == "letter":
+        return raw if isinstance(raw, str) and raw in options else None
+    if fmt in _INDEXED:
+        n = index_of(raw)
+        if n is None:
+            return None
+        n -= fmt == "index1"
+        letters = track.options.letters
+        return letters[n] if 0 <= n < len(options) else None
+    named = [letter for letter, text in options.items() if text == raw]
+    return named[0] if len(named) == 1 else None
+
+
+def answer_hint(track: MultipleChoiceTrack, bad: Sequence[tuple[object, Mapping[str, str]]]) -> str:
+    """What answers that name none of their options look like, when they all look like
+    answers written in another ``answer_format`` ("; they look like option indices: set ...");
+    "" when they do not. ``bad``: each such answer with its row's options."""
+    if not bad:
+        return ""
+    fmt = track.fields.answer_format
+    indices = [index_of(raw) for raw, _ in bad]
+    if fmt not in _INDEXED and all(n is not None for n in indices):
+        zero = any(n == 0 for n in indices)
+        which = (
+            '"index" (0-based: 0 is the first option)'
+            if zero
+            else '"index" (0-based) or "index1" (1-based: 1 is the first option)'
+        )
+        return f"; they look like option indices: set fields.answer_format = {which}"
+    if fmt != "text" and all(raw in options.values() for raw, options in bad):
+        return '; they look like option texts: set fields.answer_format = "text"'
+    if fmt != "letter" and all(isinstance(r, str) and r in o for r, o in bad):
+        return '; they look like option letters: set fields.answer_format = "letter" (the default)'
+    if fmt == "index" and all(n is not None and n >= 1 for n in indices):
+        return (
+            "; none of them is 0: if the key counts options from 1, set fields.answer_format = "
+            '"index1"'
+        )
+    return ""
+
+
+def text_letters(options: Mapping[str, str]) -> dict[str, str]:
+    """A row's option texts to their letters, for predictions written as texts (a text two
+    options share names neither)."""
+    out: dict[str, str] = {}
+    shared: set[str] = set()
+    for letter, text in options.items():
+        if text in out:
+            shared.add(text)
+        out[text] = letter
+    return {t: letter for t, letter in out.items() if t not in shared}
