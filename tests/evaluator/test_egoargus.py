@@ -336,9 +336,10 @@ def test_the_out_of_option_answer_itself_is_not_a_valid_prediction() -> None:
             [{"example_id": "zzz-9", "predicted_answer": "A"}],
             "1 example_id is not in the answer key (zzz-9)",
         ),
-        (
+        (  # its spec's hint (issue 19): sample_id is not the id, renaming it would not do
             [{"sample_id": "mmg-1", "predicted_answer": "A"}],
-            'uses "sample_id" (e.g. the 11th entry); rename the field to "example_id"',
+            'has "sample_id" but no "example_id" (e.g. the 11th entry): sample_id is not this '
+            "benchmark's id",
         ),
     ],
 )
