@@ -24,7 +24,10 @@ options); its options are permuted too, and it takes no part in the spread.
 
 The key and the public file must name the same version (or the public file none: a release
 from before public files named theirs). After a rotation, scripts/rescore_board.py carries the
-board's re-scored rows onto the new key (README, "Rotating the answer key").
+board's re-scored rows onto the new key (README, "Rotating the answer key"). A remapped
+submission names the new key version on every entry (`key_version`, which the scorer
+ignores), so a remapped file is never remapped twice: --remap-submission refuses a file whose
+entries name the map's new version, or another than its old one.
 
 Only a multiple-choice track has letters: for a decision track (whose answers are true or
 false and a time) both commands stop with a message saying there is nothing to rotate.
