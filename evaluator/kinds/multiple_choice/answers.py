@@ -124,7 +124,7 @@ def _read_answer(
         )
         looks = (
             "; an integer looks like an option index, but this benchmark's predictions are "
-            "option letters"
+            + ("option letters or texts" if f.answer_format == "text" else "option letters")
             if type(raw) is int
             else ""
         )
