@@ -30,7 +30,7 @@ from web.board_view import (
 )
 from web.charts import chart_texts
 from web.served import Served
-from web.wiring import bound
+from web.wiring import bound, typed
 
 
 def build_board_tab(
@@ -163,4 +163,4 @@ def build_board_tab(
     # the first track's board, then on a several-track benchmark each track's.
     apis = [("leaderboard", first), *((f"leaderboard_{s.track.id}", s) for s in served if many)]
     for api_name, s in apis:
-        gr.api(handlers.leaderboard_api(tab, s), api_name=api_name)  # type: ignore[attr-defined]
+        gr.api(typed(handlers.leaderboard_api(tab, s)), api_name=api_name)  # type: ignore[attr-defined]

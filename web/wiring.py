@@ -18,13 +18,14 @@ Example::
     ('Hello, you', 'greet', 'Say hello.')
     >>> import inspect
     >>> str(inspect.signature(hello))
-    "(name: 'str') -> 'str'"
+    '(name: str) -> str'
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
@@ -53,10 +54,31 @@ def bound(handler: Callable[Concatenate[C, P], R], context: C) -> Callable[P, R]
     # The name, docstring and module stay the handler's; __wrapped__ leads typing's
     # get_type_hints to the handler's globals, where its annotations' names are.
     functools.update_wrapper(call, handler)
-    signature = inspect.signature(handler)
+    signature = resolved(handler)
     first, *rest = signature.parameters.values()
     call.__signature__ = signature.replace(parameters=rest)  # type: ignore[union-attr]
     call.__annotations__ = {
         name: hint for name, hint in handler.__annotations__.items() if name != first.name
     }
     return cast(Callable[P, R], call)
+
+
+def resolved(fn: Callable[..., Any]) -> inspect.Signature:
+    """``fn``'s signature with its annotations as types, not the strings ``from __future__
+    import annotations`` leaves: Gradio reads a ``gr.api`` endpoint's outputs from the
+    signature's return annotation as it is, and shows a string as "Any" on the API page and in
+    gradio_client's ``view_api``."""
+    hints = typing.get_type_hints(fn)
+    signature = inspect.signature(fn)
+    parameters = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()
+    ]
+    returned = hints.get("return", signature.return_annotation)
+    return signature.replace(parameters=parameters, return_annotation=returned)
+
+
+def typed(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` itself, its signature ``resolved``: for a ``gr.api`` endpoint that is not
+    ``bound``."""
+    fn.__signature__ = resolved(fn)  # type: ignore[attr-defined]
+    return fn
