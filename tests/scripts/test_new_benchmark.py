@@ -1,0 +1,217 @@
+"""scripts/new_benchmark.py (maintainer.scaffold, maintainer.release_layout): a benchmark folder
+from a release as its authors publish it (issue 19).
+
+Releases are written here in the layouts a real one comes in: a CSV with an id of two columns,
+one column per option and 0-based index answers; JSON Lines with an options object and letters;
+JSON {"samples": [...]} with a list of option texts and answers written as texts. Each is
+scaffolded, the folder checked by validate_benchmark.py, and one is served by ``python app.py``
+and scored through /score.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import evaluator
+import spec
+from maintainer import release_layout, scaffold
+from maintainer.release_layout import Overrides, ScaffoldError
+from tests.support import ROOT
+from tests.support.app_server import AppServer
+
+TYPES = ("count", "tp", "tn", "other")  # the release's own codes, ordinary words
+
+
+def _csv_release(folder: Path, videos: int = 30) -> Path:
+    """A video-QA validation release: the question number repeats across videos, options in
+    a0..a4 (an empty cell ends a row's), the answer a 0-based index, a type column."""
+    rng = random.Random(7)
+    rows = []
+    for v in range(videos):
+        for q in (1, 2):
+            n = rng.choice((4, 5))
+            options = [f"choice {k} for clip {v}-{q}" for k in range(n)] + [""] * (5 - n)
+            rows.append(
+                {
+                    "video_id": f"vid{v:03d}",
+                    "qid": str(q),
+                    "question": f"What does the person do in clip {v}, part {q}?",
+                    **{f"a{k}": options[k] for k in range(5)},
+                    "answer": str(0 if v == 0 else rng.randrange(n)),
+                    "type": TYPES[(2 * v + q) % 4],
+                }
+            )
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    path = folder / "val_key.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+# --- what is inferred, per layout (in process) --------------------------------------------------
+
+
+def test_a_csv_with_a_composed_id_option_columns_and_index_answers(tmp_path: Path) -> None:
+    key = release_layout.read_release("val_key.csv", _csv_release(tmp_path).read_bytes())
+    with pytest.raises(ScaffoldError, match="--id-fields video_id,question_no"):
+        release_layout.infer(key)  # no one column is unique: the override is named
+    found = release_layout.infer(key, Overrides(id_fields=("video_id", "qid")))
+    assert found.options == ("a0", "a1", "a2", "a3", "a4")
+    assert (found.answer, found.answer_format, found.question) == ("answer", "index", "question")
+    assert (found.letters, found.min_options, found.max_options) == ("ABCDE", 4, 5)
+    assert found.group_field == "type" and set(found.groups) == set(TYPES)
+    assert sum(found.groups.values()) == 60 and found.id_type == "string"
+
+
+def test_json_lines_with_an_options_object_and_letters(tmp_path: Path) -> None:
+    rows = [
+        {
+            "qid": i,
+            "prompt": f"Question {i}?",
+            "choices": {"A": "yes", "B": "no", "C": "maybe"},
+            "gold": "ABC"[i % 3],
+            "domain": "math" if i % 2 else "law",
+        }
+        for i in range(1, 41)
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    found = release_layout.infer(release_layout.read_release("key.jsonl", data))
+    assert (found.id_fields, found.id_type, found.question) == (("qid",), "integer", "prompt")
+    assert (found.options, found.answer, found.answer_format) == (("choices",), "gold", "letter")
+    assert found.groups == {"law": 20, "math": 20} and found.letters == "ABC"
+
+
+def test_json_samples_with_a_list_of_texts_and_text_answers(tmp_path: Path) -> None:
+    samples = [
+        {
+            "example_id": i,
+            "question": f"Which colour, {i}?",
+            "options": ["red", "green", "blue", "black"],
+            "answer": ["red", "green", "blue", "black"][i % 4],
+            "split": "easy" if i < 25 else "hard",
+        }
+        for i in range(50)
+    ]
+    key = tmp_path / "answers.json"
+    key.write_text(json.dumps({"samples": samples}))
+    written = scaffold.scaffold("colours", key, tmp_path / "colours")
+    found = written.inferred
+    assert (found.answer_format, found.options, found.groups) == (
+        "text",
+        ("options",),
+        {"easy": 25, "hard": 25},
+    )
+    bench = spec.load_benchmark(str(written.folder))
+    track = bench.track(kind=spec.MultipleChoiceTrack)
+    demo = json.loads(bench.demo_key(track).read_text())["samples"]
+    assert all(r["question"].startswith("[SYNTHETIC DEMO] ") for r in demo)
+    assert all(r["answer"] in r["options"] for r in demo)  # drawn anew, written as texts
+    assert [r["answer"] for r in demo] != [r["answer"] for r in samples]
+    # The real key validates against the public file written beside it.
+    report = scaffold.release.check_release(track, key.read_bytes(), written.public.read_bytes())
+    assert "50 rows" in report.summary()
+
+
+def test_a_folder_that_is_not_empty_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "x").write_text("mine")
+    with pytest.raises(ScaffoldError, match="is not empty"):
+        scaffold.scaffold("x", _csv_release(tmp_path), tmp_path / "taken")
+
+
+# --- the script, then validate_benchmark.py, then the app (subprocesses) ------------------------
+
+
+@pytest.fixture
+def scaffolded(tmp_path: Path) -> tuple[Path, Path]:
+    """The CSV release through ``scripts/new_benchmark.py`` as its README walk-through runs it."""
+    key = _csv_release(tmp_path)
+    out = tmp_path / "videoqa"
+    done = _run(
+        "scripts/new_benchmark.py",
+        "--id",
+        "videoqa",
+        "--key",
+        str(key),
+        "--out",
+        str(out),
+        "--id-fields",
+        "video_id,qid",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "grouped by type: count 15, other 15, tn 15, tp 15" in done.stdout
+    return key, out
+
+
+def test_the_script_s_folder_passes_validate_benchmark(scaffolded: tuple[Path, Path]) -> None:
+    key, out = scaffolded
+    assert 'answer_format = "index"' in (out / spec.SPEC_FILENAME).read_text()
+    for private, public in (
+        (key, out / "release" / "val_public.csv"),  # the release itself
+        (out / "demo" / "val_key.csv", out / "demo" / "val_public.csv"),  # its demo
+    ):
+        done = _run(
+            "scripts/validate_benchmark.py",
+            "--benchmark",
+            str(out),
+            "--private",
+            str(private),
+            "--public",
+            str(public),
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "60 rows" in done.stdout
+
+
+def test_the_script_refuses_a_release_it_cannot_read_with_the_override_to_give(
+    tmp_path: Path,
+) -> None:
+    done = _run(
+        "scripts/new_benchmark.py",
+        "--id",
+        "videoqa",
+        "--key",
+        str(_csv_release(tmp_path)),
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert done.returncode == 1 and "--id-fields" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.server
+def test_the_app_serves_the_folder_and_scores_its_sample(
+    scaffolded: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gradio_client import Client, handle_file
+
+    _, out = scaffolded
+    bench = spec.load_benchmark(str(out))
+    track = bench.track()
+    sample = bench.demo_dir / "sample_submission.json"
+    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    expected = evaluator.disclosed(track, evaluator.score(key, sample.read_bytes()))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # gradio_client looks outside at connect
+    with AppServer(env={"LEADERBOARD_BENCHMARK": str(out)}) as server:
+        client = Client(server.url, verbose=False)
+        numbers = client.predict(handle_file(str(sample)), api_name="/score")
+    assert numbers == expected.model_dump(mode="json")
+    assert numbers["n_questions"] == 60
