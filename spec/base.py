@@ -226,7 +226,7 @@ def _group_value(value: object) -> str | tuple[str, ...]:
     if text(value):
         return value  # type: ignore[return-value]
     if (
-        isinstance(value, list)
+        isinstance(value, (list, tuple))
         and value
         and all(map(text, value))
         and len(set(value)) == len(value)
