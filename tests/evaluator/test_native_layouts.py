@@ -65,7 +65,8 @@ def test_an_id_of_two_fields_is_their_values_joined_by_id_join(videoqa: Release)
     assert slashed.ids[0] == "vid000/0"
     # A list entry may name the id's fields instead of the joined id.
     entries = [
-        {"video": i.split("_")[0], "qid": int(i.split("_")[1]), "prediction": 0} for i in key.ids
+        {"video": video, "qid": int(qid), "prediction": 0}
+        for video, qid in (str(i).split("_") for i in key.ids)
     ]
     assert evaluator.score(key, json.dumps(entries).encode()).n_questions == 60
     entries[3] = {"video": "vid000", "prediction": 0}
@@ -75,14 +76,14 @@ def test_an_id_of_two_fields_is_their_values_joined_by_id_join(videoqa: Release)
 
 
 def test_a_composed_id_is_a_string_id() -> None:
-    assert spec.Fields(id=["video", "qid"]).id_type == "string"
-    fields = spec.Fields(id=["video", "qid"], id_type="integer")
+    assert spec.Fields.model_validate({"id": ["video", "qid"]}).id_type == "string"
+    fields = spec.Fields.model_validate({"id": ["video", "qid"], "id_type": "integer"})
     assert fields.id_problems("tracks[0].fields") == [
         'tracks[0].fields.id_type: a composed id (id a list of fields) is a string: write "string" '
         "or drop id_type"
     ]
     with pytest.raises(ValueError, match="a list of 2 or more distinct field names"):
-        spec.Fields(id=["video"])
+        spec.Fields.model_validate({"id": ["video"]})
 
 
 def test_options_in_columns_end_at_the_first_empty_one(videoqa: Release) -> None:
@@ -232,7 +233,7 @@ def test_an_index_prediction_out_of_range_names_the_valid_indices(onebased: Rele
 
 def _egoargus() -> evaluator.AnswerKey:
     bench = spec.load_benchmark("egoargus")
-    track = bench.track("understanding")
+    track = bench.track("understanding", kind=spec.MultipleChoiceTrack)
     return evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
 
 
@@ -253,7 +254,7 @@ def test_egoargus_results_naming_sample_id_get_its_own_hint() -> None:
 
 def test_egomemreason_results_still_name_its_reference_scripts() -> None:
     bench = spec.load_benchmark("egomemreason")
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     assert track.hints.results == "the reference evaluation scripts"
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
     [problem] = _problems(key, {"results": [{"sample_id": i, "pred": "A"} for i in key.ids]})
@@ -268,7 +269,7 @@ def test_egomemreason_results_still_name_its_reference_scripts() -> None:
 
 def _egomemreason() -> tuple[evaluator.AnswerKey, list[dict[str, Any]]]:
     bench = spec.load_benchmark("egomemreason")
-    track = bench.track()
+    track = bench.track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
     return key, json.loads((bench.demo_dir / "sample_submission.json").read_text())
 
