@@ -53,9 +53,12 @@ from web.board_view import (
     board_frame,
     empty_text,
     export_rows,
+    group_frame,
     listed,
     md_escape,
     quoted,
+    row_counts,
+    row_kinds,
     status_line,
 )
 from web.charts import (
@@ -68,6 +71,13 @@ from web.charts import (
 )
 from web.exports import Exports
 from web.served import Served, Tab
+
+#: What a view says when the filters keep rows but none of them carries its columns.
+OTHER_VIEW = (
+    "The rows the filters keep carry none of this view's columns; pick another view "
+    "(**All** shows every row)."
+)
+
 
 #: The longest record id an event or an address may name (a UUID is 36 characters).
 MAX_ENTRY_CHARS = 64
@@ -221,7 +231,9 @@ def shown_board(
     except BadInput as exc:
         raise gr.Error(str(exc), print_exception=False) from None
     snapshot, frame = current(tab, s)
-    chosen = sort_frame(wanted.apply(frame), sort, layout, s.track)
+    filtered = wanted.apply(frame)
+    counts = row_counts(row_kinds(filtered, s.track), row_kinds(frame, s.track), s.track)
+    chosen = sort_frame(group_frame(filtered, columns, layout), sort, layout, s.track)
     csv_path, json_path = tab.exports[s.track.id].write(
         board_csv(chosen, layout, snapshot.records),
         export_rows(chosen, snapshot.records, s.track),
@@ -239,12 +251,12 @@ def shown_board(
         records,
         sort,
         caption,
-        empty_text(len(chosen), len(frame)),
+        empty_text(len(chosen), len(frame)) if chosen.empty == filtered.empty else OTHER_VIEW,
         track_param=s.track.id if tab.many else None,
     )
     return (
         table,
-        status_line(snapshot, len(chosen), tab.clock()),
+        status_line(snapshot, counts[0], tab.clock(), counts[1], counts[2]),
         notes,
         csv_path,
         json_path,

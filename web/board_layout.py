@@ -87,7 +87,8 @@ class BoardLayout:
 
     @property
     def ranking(self) -> str:
-        """The ranking metric's header (it leads every group after Rank and Method)."""
+        """The ranking metric's header (it leads every group after Rank and Method, but a
+        view of the paper's own columns, which the paper's ranking leads)."""
         return next(iter(self.metrics.values()))
 
     @property
@@ -98,8 +99,9 @@ class BoardLayout:
 
 def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
     """The board's columns for ``track``: one group per spec view (Rank, Method and the ranking
-    metric, then the view's metrics and columns), then Details and All; LayoutError if two
-    columns or groups would share a header. Paper-only metrics are columns too."""
+    metric, the paper's for a view of paper-only metrics, then the view's metrics and columns),
+    then Details and All; LayoutError if two columns or groups would share a header. Paper-only
+    metrics are columns too."""
     metrics = {track.ranking: track.labels[track.ranking]}
     metrics.update({k: track.labels[k] for k in track.all_metric_keys if k != track.ranking})
     info = {**INFO_LABELS, "ci": f"{metrics[track.ranking]} 95% CI", "input": bench.input.label}
@@ -111,9 +113,12 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
             problems.append(
                 f"the column group {view.title!r} is declared twice (Details and All are the app's)"
             )
+        ranking = _view_ranking(view.metrics, track)
         groups[view.title] = (
-            *lead,
-            *(metrics[k] for k in view.metrics if k != track.ranking),
+            "Rank",
+            "Method",
+            metrics[ranking],
+            *(metrics[k] for k in view.metrics if k != ranking),
             *(info[c] for c in view.columns),
         )
     groups["Details"] = (*lead, *(info[c] for c in DETAILS))
@@ -144,6 +149,15 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
     }
     formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
     return BoardLayout(groups, metrics, info, widths, formats)
+
+
+def _view_ranking(keys: tuple[str, ...], track: Track) -> str:
+    """The metric a view leads with: the track's ranking, or the paper's when every metric of
+    the view is a paper-only one (a decision board's Table 2 view ranks its paper rows)."""
+    paper = set(track.paper_metric_keys)
+    if keys and paper.issuperset(keys):
+        return track.paper_ranking
+    return track.ranking
 
 
 def _metric_width(label: str) -> str:

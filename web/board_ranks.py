@@ -1,16 +1,19 @@
 """How a board's rows are ranked, pure: rank ranges from the ranking metric's intervals.
 
 Rows are ranked against the rows ranked by the same metric: on a decision board the re-scored
-rows by this Space's F1, the paper rows after them by the paper's own F1 (``ranking_for``),
-since the two need not be the same quantity. A row's rank range runs from 1 + the rows whose
-interval lies entirely better than its own to the worst rank it could hold (``rank_ranges``);
-``ranked`` gives the rows best first with their ranges and intervals, for board_view's frame.
+rows by this Space's macro F1, the paper rows after them by the paper's own F1
+(``ranking_for``), since the two need not be the same quantity. A reference row (the track's
+``reference_of``: a constant policy) is shown but never ranked, nor counted as an entry: it is a
+floor to read the entries against (``entries``, ``reference``). A row's rank range runs from 1 +
+the rows whose interval lies entirely better than its own to the worst rank it could hold
+(``rank_ranges``); ``ranked`` gives the rows best first with their ranges and intervals, for
+board_view's frame.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import evaluator
 import ledger
@@ -70,11 +73,33 @@ def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float]
     return None
 
 
+def reference(record: ledger.Record, track: Track) -> str | None:
+    """What a reference row is ("assists on every episode"); None for an entry. A kind with
+    reference rows says which in its track's ``reference_of`` (a decision track: a constant
+    policy); a kind without (multiple choice, today) has none."""
+    reference_of: Callable[[Mapping[str, float]], str | None] | None = getattr(
+        track, "reference_of", None
+    )
+    return None if reference_of is None else reference_of(record.metrics)
+
+
+def entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
+    """The board's entries: the rows ranked by the track's ranking metric (references aside),
+    which a new score is ranked against and the board counts as entries."""
+    key = track.ranking
+    return [
+        r
+        for r in records
+        if track.ranking_for(r.source) == key and key in r.metrics and reference(r, track) is None
+    ]
+
+
 def ranked(
     records: Sequence[ledger.Record], track: Track
 ) -> list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]]:
     """Rows best first, each with its rank range and ranking interval. Rows are ranked against
-    those ranked by the same metric: the track's ranking first, then a paper-only ranking; rows
+    those ranked by the same metric: the track's ranking first, then a paper-only ranking; the
+    reference rows of a ranking come after its entries, unranked (with their interval); rows
     lacking their metric come last, unranked. A row without an interval is ranked by its value
     alone (a point interval)."""
     metrics = list(dict.fromkeys([track.ranking, *(track.ranking_for(r.source) for r in records)]))
@@ -83,6 +108,8 @@ def ranked(
     for key in metrics:
         better = track.higher_is_better.get(key, True)
         rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
+        references = [r for r in rows if reference(r, track) is not None]
+        rows = [r for r in rows if reference(r, track) is None]
 
         def order(
             r: ledger.Record, better: bool | None = better, key: str = key
@@ -97,6 +124,8 @@ def ranked(
         ]
         ranks = rank_ranges(points, better)
         out.extend(zip(rows, ranks, intervals, strict=True))
+        references.sort(key=order)
+        out.extend((r, None, ranking_interval(r, track)) for r in references)
         unranked += [
             r for r in records if track.ranking_for(r.source) == key and key not in r.metrics
         ]

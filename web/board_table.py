@@ -89,8 +89,9 @@ def next_sort(current: Sort | None, clicked: object, columns: Sequence[str]) -> 
             f"Sort: {quoted(clicked)} is not a column of this view; expected one "
             f"of its headers ({named}{more}). Select a column header to sort by it."
         )
-    if current is not None and current.column == clicked:
-        return Sort(clicked, not current.reversed)
+    shown = current or Sort("Rank")  # no sort chosen is the board's order: Rank, best first
+    if shown.column == clicked:
+        return Sort(clicked, not shown.reversed)
     return Sort(clicked)
 
 
@@ -211,9 +212,14 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
             if row["_note"]
             else ""
         )
+        tag = (
+            f' <span class="reference-tag">reference: {text(row["_reference"])}</span>'
+            if row["_reference"]
+            else ""
+        )
         return (
             f'<button type="button" class="entry-open" data-entry="{text(row["_id"])}" '
-            f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}'
+            f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}{tag}'
         )
     if column == info["source"]:
         source = str(row["_source"])
@@ -226,6 +232,11 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
     if column in layout.formats:
         return "—" if _missing(value) else text(layout.formats[column].format(value))
     if column == "Rank":
+        if row["_reference"]:
+            return (
+                f'<span class="reference" title="A reference row: {text(row["_reference"])}; '
+                'not ranked">ref.</span>'
+            )
         return "—" if _missing(value) else str(int(value))
     return text("—" if _missing(value) or value == "" else value)
 
@@ -290,10 +301,8 @@ def table_html(
             cells.append(
                 f'<{tag} class="{classes}">{_cell(column, row, layout, record)}</{tag.split()[0]}>'
             )
-        source = text(row["_source"])
-        body.append(
-            f'<tr data-entry="{text(row["_id"])}" class="row-{source}">{"".join(cells)}</tr>'
-        )
+        kind = "reference" if row["_reference"] else text(row["_source"])
+        body.append(f'<tr data-entry="{text(row["_id"])}" class="row-{kind}">{"".join(cells)}</tr>')
     if not body and empty:
         body.append(
             f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}</td></tr>'
@@ -408,7 +417,7 @@ def card_html(
         (info["date"], text(record.created_at.date().isoformat())),
     ]
     if row is not None:
-        about.insert(0, ("Rank", text(_rank_text(row, info))))
+        about.insert(0, ("Rank", text(_rank_text(row, info, layout.metrics[track.ranking]))))
     if links:
         about.append((info["links"], links))
     if record.note:
@@ -425,7 +434,7 @@ def card_html(
             ("Scorer version", _code(p.scorer_version)),
         ]
     elif record.source == "paper":
-        provenance.append(("Provenance", "reported in the paper; not re-scored here"))
+        provenance.append(("Numbers", "reported in the paper; not re-scored here"))
     if record.supersedes is not None:
         older = text(_entry_link(permalink, record.supersedes))
         provenance.append(("Supersedes", f'<a href="{older}">{_code(record.supersedes)}</a>'))
@@ -456,13 +465,20 @@ def _entry_link(permalink: str, entry: object) -> str:
     return f"{base}?{'&'.join([f'entry={entry}', *kept])}"
 
 
-def _rank_text(row: Mapping[str, Any], info: Mapping[str, str]) -> str:
+def _rank_text(row: Mapping[str, Any], info: Mapping[str, str], ranking: str) -> str:
+    """A card's rank: among the entries, or among the rows ranked apart by their own metric
+    (a decision board's paper rows), or why it has none."""
+    if row.get("_reference"):
+        return f"not ranked: a reference row (a constant policy: {row['_reference']})"
     rank = row.get("Rank")
     if rank is None or _missing(rank):
         return "unranked"
     spread = row.get(info["rank_range"])
-    return f"{int(rank)}" + (
-        f" (could be {spread})" if spread and str(spread) != str(int(rank)) else ""
+    among = row.get("_ranked_by", ranking)
+    return (
+        f"{int(rank)}"
+        + (f" (could be {spread})" if spread and str(spread) != str(int(rank)) else "")
+        + (f" among the paper-reported rows, by {among}" if among != ranking else "")
     )
 
 

@@ -26,7 +26,7 @@ import ledger
 from errors import BadInput
 from spec import DECIMALS, Benchmark, Display, Track
 from web.board_layout import INFO_LABELS, BoardLayout, board_layout
-from web.board_ranks import ranked, ranking_interval
+from web.board_ranks import ranked, ranking_interval, reference
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -41,11 +41,12 @@ MAX_PICKS = 12  # entries the chart compares
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-SOURCE_LABELS = {"rescored": "Re-scored", "paper": "Paper"}
-
-
-#: How a row's source is named in its Source cell, its card and the CSV export.
+#: How a row's source is named in its Source cell, its card, the CSV export and the source
+#: filter (one name for each, so the filter says what the column says).
 SOURCE_TEXT = {"rescored": "Re-scored", "paper": "Paper-reported"}
+
+
+SOURCE_LABELS = SOURCE_TEXT
 
 
 NOT_REPORTED = "Not reported"
@@ -58,7 +59,20 @@ EXTERNAL_CHOICES = ("Yes", "No", NOT_REPORTED)
 
 
 #: Columns of the board frame that are never shown: ids and what filters and search read.
-HIDDEN_COLUMNS = ["_id", "_name", "_source", "_size", "_external", "_input", "_text", "_note"]
+#: ``_reference`` is what a reference row is ("" for an entry), ``_ranked_by`` the header of the
+#: metric a row is ranked by (a decision board's paper rows are ranked by the paper's F1).
+HIDDEN_COLUMNS = [
+    "_id",
+    "_name",
+    "_source",
+    "_size",
+    "_external",
+    "_input",
+    "_text",
+    "_note",
+    "_reference",
+    "_ranked_by",
+]
 
 
 #: The longest note a board cell shows whole; a longer one is cut there (the notes under the
@@ -187,6 +201,9 @@ def board_frame(
             info["source"]: SOURCE_TEXT[record.source],
         }
         row.update({label: record.metrics.get(k) for k, label in layout.metrics.items()})
+        referred = reference(record, track)
+        if referred is not None:
+            row[info["rank_range"]] = "reference"
         row.update(
             {
                 info["ci"]: _interval_text(interval, display),
@@ -209,10 +226,31 @@ def board_frame(
                     ]
                 ).lower(),
                 "_note": record.note or "",
+                "_reference": referred or "",
+                "_ranked_by": track.labels[track.ranking_for(record.source)],
             }
         )
         table.append(row)
     return pd.DataFrame(table, columns=[*layout.columns, *HIDDEN_COLUMNS])
+
+
+def group_frame(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout) -> pd.DataFrame:
+    """The rows of ``frame`` a column group shows, under one rank series: a row is shown when
+    the group has a metric it carries (a decision board's paper rows, which carry the paper's
+    own columns only, belong to the view of those columns, not to a view of dashes), and its
+    rank when it is ranked by the group's lead metric (the one after Method); another row of the
+    group is shown unranked ("—"), so the Rank column never runs two series side by side."""
+    metrics = [c for c in columns if c in layout.formats]
+    if frame.empty or not metrics:
+        return frame
+    shown = frame[frame[metrics].notna().any(axis=1)].copy()
+    lead = next((c for c in columns if c in layout.formats), None)
+    other = shown["_ranked_by"] != lead
+    if other.any():
+        shown["Rank"] = shown["Rank"].astype(float)
+        shown.loc[other, "Rank"] = float("nan")
+        shown.loc[other, layout.info["rank_range"]] = "—"
+    return shown
 
 
 @dataclass(frozen=True)
@@ -335,19 +373,64 @@ def listed(choices: Sequence[str]) -> str:
     return ", ".join(map(repr, choices))
 
 
-def status_line(snapshot: ledger.BoardSnapshot, shown: int, now: float) -> str:
+def row_kinds(frame: pd.DataFrame, track: Track) -> tuple[int, int, int]:
+    """(entries, reference rows, rows ranked apart) of a board frame: the entries are what
+    Score ranks a file against (``board_ranks.entries``), the rows ranked apart a decision
+    board's paper rows (ranked by the paper's own F1)."""
+    references = frame["_reference"] != ""
+    apart = frame["_ranked_by"] != track.labels[track.ranking]
+    return (
+        int((~references & ~apart).sum()),
+        int((references & ~apart).sum()),
+        int(apart.sum()),
+    )
+
+
+def row_counts(
+    shown: tuple[int, int, int], total: tuple[int, int, int], track: Track
+) -> tuple[int, int, tuple[str, ...]]:
+    """``status_line``'s counts from ``row_kinds`` of the rows shown and of the board: the
+    entries shown, the entries, and the other rows in words ("2 reference rows (constant
+    policies, not ranked)", "7 paper-reported rows, ranked apart by Paper F1"), "N of M" when
+    the filters hide some."""
+
+    def counted(i: int, one: str, many: str) -> str:
+        n = f"{shown[i]} of {total[i]}" if shown[i] < total[i] else f"{total[i]}"
+        return f"{n} {one if total[i] == 1 else many}"
+
+    others = []
+    if total[1]:
+        others.append(counted(1, "reference row", "reference rows") + " (not ranked)")
+    if total[2]:
+        label = track.labels[track.paper_ranking]
+        others.append(
+            counted(2, "paper-reported row", "paper-reported rows") + f", ranked apart by {label}"
+        )
+    return shown[0], total[0], tuple(others)
+
+
+def status_line(
+    snapshot: ledger.BoardSnapshot,
+    shown: int,
+    now: float,
+    total: int | None = None,
+    others: Sequence[str] = (),
+) -> str:
     """The line above the board: "N of M entries" when filters hide rows ("M entries" when
-    none are hidden), how fresh the board is, and that it is stale when it is. Why it is stale
-    (``snapshot.error``, which names the records' repo and the Hub's address) is the log's."""
+    none are hidden; ``total`` the board's entries, all its rows by default), the ``others``
+    (``row_counts``: reference rows, rows ranked apart), how fresh the board is, and that it is
+    stale when it is. Why it is stale (``snapshot.error``, which names the records' repo and the
+    Hub's address) is the log's."""
     age = snapshot.age_s(now)
     if age is None:
         return (
             "The leaderboard could not be loaded yet: its records could not be read; the "
             "maintainer has been told in the log."
         )
-    total = len(snapshot.records)
-    entries = f"{total} entries" if shown >= total else f"{shown} of {total} entries"
-    text = f"{entries} · updated {_ago(age)}"
+    total = len(snapshot.records) if total is None else total
+    noun = "entry" if total == 1 else "entries"
+    entries = f"{total} {noun}" if shown >= total else f"{shown} of {total} {noun}"
+    text = " · ".join([entries, *others, f"updated {_ago(age)}"])
     if snapshot.stale:
         text += f" · the records source could not be reached; showing the board as of {_ago(age)}"
     return text

@@ -104,12 +104,13 @@ AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
 
 def chart_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
     """The value axis of a track's split chart: its title and fixed domain (None: from 0 to
-    the data). Accuracies in percent are "Accuracy (%)", as on every multiple-choice board."""
+    the data). Accuracies are "Accuracy (%)" (or "Accuracy (0–1)" where they are ratios)."""
     keys = chart_keys(track)
     display = track.display[keys[0]]
     accuracy = all(k in track.accuracy_keys for k in keys)
     title, domain = AXES[display]
-    return ("Accuracy (%)" if accuracy and display == "percent" else title), domain
+    unit = UNITS[display]
+    return (f"Accuracy ({unit})" if accuracy and unit else title), domain
 
 
 def chart_groups(track: Track) -> str:

@@ -20,7 +20,7 @@ import ledger
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
 from evaluator.track_fit import LINES_TRIED, SHAPE_SAMPLE, entry_shape, fitting_track  # noqa: F401
 from spec import Benchmark, Track, format_metric
-from web.board_ranks import rank_ranges, ranking_interval
+from web.board_ranks import entries, rank_ranges, ranking_interval
 from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
 
@@ -82,15 +82,16 @@ def would_rank(
 ) -> tuple[int, int, int] | None:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
     ``records``, by the board's own rule (``board_ranks.rank_ranges``): 1 + the rows whose
-    interval of the ranking metric lies entirely better, against the rows ranked by the same
-    metric (re-scored rows are ranked by the track's ranking; paper rows ranked by a paper-only
-    metric are not compared). A row without an interval counts by its value alone. None when
+    interval of the ranking metric lies entirely better, against the board's entries
+    (``board_ranks.entries``: the rows ranked by the track's ranking, reference rows and paper
+    rows ranked by a paper-only metric aside), so its count is the board's count of entries
+    and this file. A row without an interval counts by its value alone. None when
     the ranking metric is withheld from the visitor (``evaluator.disclosed``): a rank against
     the board's values would tell it."""
     key = track.ranking
     if key not in result.metrics:
         return None
-    rows = [r for r in records if track.ranking_for(r.source) == key and key in r.metrics]
+    rows = entries(records, track)
     points = [ranking_interval(r, track) or (r.metrics[key], r.metrics[key]) for r in rows]
     value = result.metrics[key]
     points.append(result.intervals.get(key, (value, value)))
@@ -157,8 +158,8 @@ def rank_markdown(rank: tuple[int, int, int] | None, track: Track, many: bool) -
     shown = ordinal if best == worst else f"{ordinal} (rank range {best}–{worst})"
     return (
         f"**On {board} now, this file would rank {shown} of {n} entries** ranked by "
-        f"{label} (1 + the entries whose 95 % interval lies entirely better). It is not "
-        "added to the board."
+        f"{label}: the board's {n - 1} and this file (1 + the entries whose 95 % interval "
+        "lies entirely better). It is not added to the board."
     )
 
 

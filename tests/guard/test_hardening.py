@@ -122,8 +122,10 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
     longest = " ".join(["w"] * board_view.MAX_SEARCH_WORDS)
     assert _filter(search=longest).search == longest
     assert _filter(search=None, sources=None, sizes=None, external=None).sources == ()
-    chosen = _filter(search="Qwen 7B", sources=["Paper"], inputs=["Frames only"])
-    assert chosen == board_view.BoardFilter("Qwen 7B", ("Paper",), (), ("Frames only",), ())
+    chosen = _filter(search="Qwen 7B", sources=["Paper-reported"], inputs=["Frames only"])
+    assert chosen == board_view.BoardFilter(
+        "Qwen 7B", ("Paper-reported",), (), ("Frames only",), ()
+    )
 
 
 @pytest.mark.parametrize(
@@ -145,9 +147,9 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
         ),
         ({"search": " ".join(f"w{i}" for i in range(60_000))}, ["characters", "at most"]),
         ({"search": {"a": 1}}, ["search", "text"]),
-        ({"sources": ["Paper", "Paper", "Re-scored"]}, ["Source", "at most 2"]),
-        ({"sources": ["Paper"] * 100_000}, ["Source", "100000 values"]),
-        ({"sources": ["Nope"]}, ["Source", "'Nope'", "'Re-scored', 'Paper'"]),
+        ({"sources": ["Paper-reported", "Paper-reported", "Re-scored"]}, ["Source", "at most 2"]),
+        ({"sources": ["Paper-reported"] * 100_000}, ["Source", "100000 values"]),
+        ({"sources": ["Nope"]}, ["Source", "'Nope'", "'Re-scored', 'Paper-reported'"]),
         ({"sizes": [["< 10B"]]}, ["Model size", "['< 10B']"]),
         ({"external": "Yes"}, ["Uses external data", "a list"]),
         ({"inputs": ["y" * 100_000]}, ["Video input", "yyyy…"]),

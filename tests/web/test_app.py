@@ -199,7 +199,7 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
     assert str(frame.loc[0, "Method"]).endswith("†")
     assert frame["Overall"].dtype.kind == "f"  # unrounded: board_table formats the cells
     assert set(board_layout.board_layout(BENCH, TRACK).groups["Memory types"]) <= set(frame)
-    only_paper = board_view.BoardFilter(sources=("Paper",)).apply(frame)
+    only_paper = board_view.BoardFilter(sources=("Paper-reported",)).apply(frame)
     assert list(only_paper["_name"]) == ["Gamma"]
     big = board_view.BoardFilter(sizes=("< 10B",)).apply(frame)
     assert list(big["_name"]) == ["Alpha"]

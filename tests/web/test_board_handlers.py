@@ -138,7 +138,9 @@ def test_view_filters_and_searches_and_says_how_many_it_hides(
     records = _records(EGOMEM, MEMORY)
     papers_of_qwen = [r for r in records if r.source == "paper" and "qwen" in r.method_name.lower()]
     assert 0 < len(papers_of_qwen) < len(records)
-    table, status, *_ = handlers.view(egomem, "qwen", ["Paper"], [], [], [], "All", None, None)
+    table, status, *_ = handlers.view(
+        egomem, "qwen", ["Paper-reported"], [], [], [], "All", None, None
+    )
     assert sorted(row_ids(table)) == sorted(str(r.id) for r in papers_of_qwen)
     assert status == f"{len(papers_of_qwen)} of {len(records)} entries · updated 90 s ago"
     table, status, *_ = handlers.view(egomem, "no such method", [], [], [], [], "All", None, None)
@@ -175,7 +177,7 @@ def test_a_header_click_sorts_by_it_and_a_second_click_reverses(
             {"group": "Bogus"},
             "Column group: 'Bogus' is not one of 'Memory types', 'Query types', 'Details', 'All'.",
         ),
-        ({"sources": ["Nope"]}, "Source: 'Nope' is not one of 'Re-scored', 'Paper'."),
+        ({"sources": ["Nope"]}, "Source: 'Nope' is not one of 'Re-scored', 'Paper-reported'."),
         ({"sizes": "≥ 40B"}, "Model size: expected a list of its choices; got '≥ 40B'."),
         ({"search": " ".join(["w"] * 21)}, "The search has 21 words; search for at most 20 words."),
     ],
@@ -272,14 +274,16 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
     assert chosen == gr.update(
         value="decision"
     )  # the entry's track, though the page showed another
+    # its first view, Decision, shows the re-scored rows (the paper rows are in Table 2's)
     assert 'data-track="decision"' in table and sorted(row_ids(table)) == sorted(
-        str(r.id) for r in decision
+        str(r.id) for r in decision if r.source == "rescored"
     )
     # An Understanding group (Tasks) on the Decision board: the Decision board's first group.
     assert "Tasks" not in board_layout(ARGUS, DECISION).groups
     headers, _ = read_board(table)
     assert headers == list(next(iter(board_layout(ARGUS, DECISION).groups.values())))
-    assert status.startswith(f"{len(decision)} entries")
+    # one entry, the two constant policies as references, Table 2's seven rows ranked apart
+    assert status.startswith("1 entry · 2 reference rows (not ranked) · 7 paper-reported rows")
     assert box == gr.update(visible=True) and f">{entry.method_name}</h3>" in html
     # ?track= alone selects a track; an unknown track or a malformed entry is ignored.
     assert handlers.landing(argus, *NO_FILTERS, "All", None, None, _request("track=decision"))[
@@ -365,7 +369,7 @@ def test_the_leaderboard_api_gives_each_board_and_says_what_it_is(
     assert sorted(row["id"] for row in rows) == sorted(str(r.id) for r in _records(EGOMEM, MEMORY))
     decision = handlers.leaderboard_api(argus, argus.tracks["decision"])
     assert decision.__doc__ == (
-        "The Decision board, best F1 first: metrics unrounded, ranks, counts, links."
+        "The Decision board, best Macro F1 first: metrics unrounded, ranks, counts, links."
     )
     assert {row["id"] for row in decision()} == {str(r.id) for r in _records(ARGUS, DECISION)}
 

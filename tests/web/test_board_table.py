@@ -106,7 +106,8 @@ class View:
         return self.layout.groups[group]
 
     def html(self, group: str, sort: Sort | None, track_param: str | None = None) -> str:
-        chosen = sort_frame(self.frame, sort, self.layout, self.track)
+        grouped = board_view.group_frame(self.frame, self.columns(group), self.layout)
+        chosen = sort_frame(grouped, sort, self.layout, self.track)
         return board_table.table_html(
             chosen,
             self.columns(group),
@@ -123,7 +124,8 @@ class View:
         return row_ids(self.html(group, sort))
 
     def board_order(self) -> list[str]:
-        return self.ids(next(iter(self.layout.groups)), None)
+        """Every row in the board's order (the All group shows every row)."""
+        return self.ids("All", None)
 
     def click(self, sort: Sort | None, group: str, header: object) -> Sort:
         """The sort after a header click in ``group``, as the page computes it."""
@@ -311,12 +313,19 @@ def test_signed_error_nearest_zero_with_hand_made_rows_of_both_signs() -> None:
 
 def test_rank_sorts_by_the_board_order_and_reversed_keeps_unranked_rows_last() -> None:
     view = View(DECISION_DEMO.records, ARGUS, DECISION)
-    board = view.board_order()
+    board = view.ids("Decision", None)
     assert view.ids("Decision", Sort("Rank")) == board
-    assert view.ids("Decision", Sort("Rank", reversed=True)) == board[::-1]
-    for header in ("Rank range", "F1 95% CI"):
-        assert view.ids("All", Sort(header)) == board
-        assert view.ids("All", Sort(header, reversed=True)) == board[::-1]
+    # the reference rows (constant policies) have no rank: they stay last, reversed or not
+    references = dict(zip(view.frame["_id"], view.frame["_reference"], strict=True))
+    ranked = [i for i in board if not references[i]]
+    assert ranked and len(ranked) < len(board)
+    assert view.ids("Decision", Sort("Rank", reversed=True)) == [
+        *ranked[::-1],
+        *board[len(ranked) :],
+    ]
+    whole = view.board_order()
+    for header in ("Rank range", "Macro F1 95% CI"):
+        assert view.ids("All", Sort(header)) == whole
     # a row lacking its ranking metric is unranked (board_frame puts it last): it stays last
     ranked = [paper_row(f"P{n}", metrics={"overall": 40.0 - n}) for n in range(3)]
     unranked = ledger.Record.model_validate(
@@ -506,14 +515,16 @@ def test_aria_sort_says_how_the_shown_values_run() -> None:
     assert overall == sorted(overall, reverse=True)
 
 
-def test_rank_is_not_said_to_ascend_where_two_rankings_share_the_board() -> None:
-    # the decision board ranks re-scored rows by F1, then the paper rows by the paper's F1
+def test_each_view_of_a_board_of_two_rankings_has_one_rank_series() -> None:
+    # the decision board ranks re-scored rows by Macro F1, the paper rows by the paper's F1:
+    # each view shows one series (issue 21: "1, 1, 3, then 1, 2, ... 7" and a "◆" Rank)
     view = View(DECISION_DEMO.records, ARGUS, DECISION)
-    headers, cells = read_board(view.html("Decision", None))
-    ranks = [int(row[headers.index("Rank")]) for row in cells]
-    assert ranks != sorted(ranks)
-    assert aria(view.html("Decision", None))["Rank"] == "other"
-    assert aria(view.html("Decision", Sort("Rank", True)))["Rank"] == "other"
+    for group in ("Decision", "Paper (Table 2)", "All"):
+        headers, cells = read_board(view.html(group, None))
+        ranks = [int(r) for r in (row[headers.index("Rank")] for row in cells) if r.isdigit()]
+        assert ranks == sorted(ranks) and ranks[0] == 1, group
+        assert aria(view.html(group, None))["Rank"] == "ascending", group
+        assert aria(view.html(group, Sort("Rank", True)))["Rank"] == "descending", group
 
 
 def test_every_header_click_the_page_can_send_is_accepted() -> None:
@@ -523,7 +534,8 @@ def test_every_header_click_the_page_can_send_is_accepted() -> None:
             sent = headers_of(view.html(group, None)).data_sort
             assert sent == list(columns)
             for header in sent:
-                assert view.click(None, group, header) == Sort(header)
+                # the board's order is Rank's: its first click reverses it
+                assert view.click(None, group, header) == Sort(header, header == "Rank")
 
 
 # --- hostile clicks ------------------------------------------------------------------------------
@@ -682,7 +694,7 @@ def test_cells_show_metrics_as_their_display_rounds_them() -> None:
     headers, rows = read_board(html)
     first = view.by_id[row_ids(html)[0]]
     cells = dict(zip(headers, rows[0], strict=True))
-    assert cells["F1"] == f"{first.metrics['decision_f1']:.3f}"
+    assert cells["Macro F1"] == f"{first.metrics['decision_macro_f1']:.3f}"
     assert cells["MAE (s)"] == f"{first.metrics['timing_mae_s']:.2f}"
     assert cells["Timed"] == f"{first.metrics['timing_n']:.0f}"
     assert cells["Method"] == first.method_name + (" †" if first.note else "")
@@ -802,7 +814,8 @@ def test_a_paper_card_has_no_command_and_says_where_it_comes_from() -> None:
     assert board_table.reproduce_command(record, MEM, MEMORY, "board") is None
     html = card(record, view)
     shown = text_of(html)
-    assert "Provenance reported in the paper; not re-scored here" in shown
+    assert "Numbers reported in the paper; not re-scored here" in shown
+    assert shown.count("Provenance") == 1  # the heading alone (it read "Provenance Provenance")
     assert "Reproduce this row" not in shown and "reproduce_row.py" not in html
     assert "sha256" not in shown
 

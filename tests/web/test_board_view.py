@@ -118,7 +118,7 @@ def test_every_filter_shows_the_rows_of_any_ticked_value(
 
 def test_filters_combine_with_and() -> None:
     frame = _frame(MEMORY_RECORDS)
-    shown = BoardFilter(sources=("Paper",), sizes=("< 10B",)).apply(frame)
+    shown = BoardFilter(sources=("Paper-reported",), sizes=("< 10B",)).apply(frame)
     expected = {
         r.method_name
         for r in MEMORY_RECORDS
@@ -130,10 +130,10 @@ def test_filters_combine_with_and() -> None:
 def test_the_checks_of_what_a_visitor_sent_are_unchanged() -> None:
     assert board_view.board_filter(None, None, None, None, None, EGOMEM) == BoardFilter()
     assert board_view.board_filter("", [], [], [], [], EGOMEM) == BoardFilter()
-    assert board_view.board_filter("q", ["Paper"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM) == (
-        BoardFilter("q", ("Paper",), ("Yes", "No"), (), ("≥ 40B",))
-    )
-    for bad in (["Nope"], ["Paper"] * 3, "Paper", [1]):
+    assert board_view.board_filter(
+        "q", ["Paper-reported"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM
+    ) == (BoardFilter("q", ("Paper-reported",), ("Yes", "No"), (), ("≥ 40B",)))
+    for bad in (["Nope"], ["Paper-reported"] * 3, "Paper-reported", [1]):
         with pytest.raises(errors.BadInput, match="Source"):
             board_view.board_filter("", bad, None, None, None, EGOMEM)
 
@@ -336,6 +336,6 @@ def test_the_decision_csv_shows_each_metric_in_its_display() -> None:
             digits = decimals[DECISION.display[key]]
             assert cell[label] == f"{value:.{digits}f}", (label, cell[label])
             seen.add(DECISION.display[key])
-    assert seen == set(decimals)
+    assert seen == {"ratio", "seconds", "count"}  # every proportion a 0-1 ratio (scorer 1.2)
     f1 = cells[str(_rescored(DECISION_RECORDS).id)][f"{layout.ranking} 95% CI"]
     assert re.fullmatch(r"\d\.\d{3}–\d\.\d{3}", f1), f1

@@ -67,7 +67,7 @@ def test_a_withheld_score_is_shown_as_withheld_everywhere_the_tab_shows_it() -> 
     assert set(table["Value"]) == {"withheld"}
     assert set(table["95% CI"]) == {"computed over 2 assisted episodes, fewer than 20"}
     summary = score_view.score_summary(shown, track)
-    assert summary.startswith("### Decision F1: withheld\n")
+    assert summary.startswith("### Decision Macro F1: withheld\n")
     assert score_view.would_rank(shown, [], track) is None
     assert "Not ranked" in score_view.rank_markdown(None, track, many=True)
     mailto = score_view.listing_mailto(BENCH, track, shown, many=True)

@@ -212,23 +212,29 @@ def _rank(intervals: list[tuple[float, float]]) -> list[int]:
     return [1 + sum(low > high for low, _ in intervals) for _, high in intervals]
 
 
-def test_the_decision_board_ranks_by_f1_and_paper_rows_by_the_paper_s_f1(page: Page) -> None:
+def test_the_decision_board_ranks_by_macro_f1_and_paper_rows_by_the_paper_s_f1(
+    page: Page,
+) -> None:
     rows = page.run("leaderboard_decision", [])[1]["data"][0]
     rescored = [r for r in rows if r["source"] == "rescored"]
     papers = [r for r in rows if r["source"] == "paper"]
     assert rows == rescored + papers  # the Space's rows first, then the paper's own
-    f1 = [r["decision_f1"] for r in rescored]
-    assert f1 == sorted(f1, reverse=True)
+    macro = [r["decision_macro_f1"] for r in rescored]
+    assert macro == sorted(macro, reverse=True)
     records = {str(r.id): r for r in _demo_records(DECISION)}
-    intervals = [(records[r["id"]].intervals or {})["decision_f1"] for r in rescored]
-    assert [(r["decision_f1_ci_low"], r["decision_f1_ci_high"]) for r in rescored] == intervals
-    assert [r["rank"] for r in rescored] == _rank(intervals)
-    assert rescored[0]["rank_range"] == "1–2"  # the two best F1 intervals overlap
+    intervals = [(records[r["id"]].intervals or {})["decision_macro_f1"] for r in rescored]
+    assert [
+        (r["decision_macro_f1_ci_low"], r["decision_macro_f1_ci_high"]) for r in rescored
+    ] == intervals
+    # the demo run is the one entry; the two constant policies are references, unranked
+    assert rescored[0]["method_name"] == "DemoVLM-7B (synthetic)"
+    assert [r["rank"] for r in rescored] == [1, None, None]
+    assert [r["rank_range"] for r in rescored] == ["1", "reference", "reference"]
     # Table 2 as printed, in the paper's own columns, ranked among themselves by its F1.
     assert [r["method_name"] for r in papers] == [p["method"] for p in PAPER_TABLE]
     for row, printed in zip(papers, PAPER_TABLE, strict=True):
         assert row["decision_f1"] is None and row["decision_accuracy"] is None
-        assert row["decision_f1_ci_low"] is None and row["counts"] is None
+        assert row["decision_macro_f1_ci_low"] is None and row["counts"] is None
         for key in DECISION.paper_metric_keys:
             assert row[key] == float(printed[key]), key
     assert [r["rank"] for r in papers] == list(range(1, len(papers) + 1))
@@ -245,18 +251,19 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
     layout = board_layout.board_layout(ARGUS, DECISION)
     headers, rows = read_board(table)
     assert headers == list(layout.groups["Decision"])
-    assert status.startswith(f"{len(_demo_records(DECISION))} entries")
-    shown = {row[1]: dict(zip(headers, row, strict=True)) for row in rows}
-    best = shown["Always-assist (synthetic)"]
-    # Ratios to three decimals, accuracies to one, as the spec's displays say.
-    assert best["F1"] == "0.822" and best["No-asst. FP"] == "1.000" and best["Accuracy"] == "69.7"
-    assert shown["Gemini-3.1-Flash-Lite †"]["F1"] == "—"
+    assert status.startswith("1 entry · 2 reference rows")
+    shown = {row[1].split(" reference:")[0]: dict(zip(headers, row, strict=True)) for row in rows}
+    always = shown["Always-assist (synthetic)"]
+    # Every proportion a ratio to three decimals, as the spec's displays say.
+    assert always["F1"] == "0.822" and always["No-asst. FP"] == "1.000"
+    assert always["Accuracy"] == "0.697" and always["Rank"] == "ref."
+    assert "Gemini-3.1-Flash-Lite †" not in shown  # the paper rows are in Table 2's view
     assert "ranked among themselves by Paper F1" in notes
     assert f"**{board_view.md_escape('Paper (Table 2)')}**" in notes
     assert notes.count("Table 2's own columns") == 1  # one note, naming the seven rows
     kind, out = page.queue(view, [*defaults[:5], "Timing", None, "decision"], session="visitor")
     headers, rows = read_board(out[0])
-    timing = {row[1]: dict(zip(headers, row, strict=True)) for row in rows}
+    timing = {row[1].split(" reference:")[0]: dict(zip(headers, row, strict=True)) for row in rows}
     assert timing["DemoVLM-7B (synthetic)"]["MAE (s)"].count(".") == 1
     assert len(timing["DemoVLM-7B (synthetic)"]["MAE (s)"].split(".")[1]) == 2
     assert timing["Never-assist (synthetic)"]["MAE (s)"] == "—"  # nothing timed: no value
@@ -277,8 +284,8 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     rescored = {r.method_name for r in _demo_records(DECISION) if r.source == "rescored"}
     assert set(picks["value"]) == rescored  # paper rows have none of the chart's bars
     chart = json.loads(plot["plot"])
-    assert chart["encoding"]["x"]["field"] == "Accuracy (%)"
-    assert chart["encoding"]["x"]["scale"]["domain"] == [0, 100]
+    assert chart["encoding"]["x"]["field"] == "Accuracy (0–1)"  # every proportion a ratio
+    assert chart["encoding"]["x"]["scale"]["domain"] == [0, 1]
     assert {v["Split"] for v in chart["data"]["values"]} == {
         DECISION.labels[k] for k in DECISION.chart
     }
@@ -331,9 +338,9 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(
     assert numbers["metrics"] == expected.metrics
     assert numbers["intervals"] == {k: list(v) for k, v in expected.intervals.items()}
     assert numbers["counts"] == {k: c.model_dump() for k, c in expected.counts.items()}
-    f1 = expected.metrics["decision_f1"]
-    assert summary.startswith(f"### Decision F1: {f1:.3f}\n")
-    low, high = expected.intervals["decision_f1"]
+    f1, macro = expected.metrics["decision_f1"], expected.metrics["decision_macro_f1"]
+    assert summary.startswith(f"### Decision Macro F1: {macro:.3f}\n")
+    low, high = expected.intervals["decision_macro_f1"]
     assert f"95 % CI {low:.3f}–{high:.3f} (bootstrap)" in summary
     rows = {row[0]: row for row in table["data"]}
     assert list(rows) == [DECISION.names[k] for k in DECISION.metric_keys]
@@ -343,7 +350,7 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(
     assert rows[DECISION.names["timing_mae_s"]][1] == f"{expected.metrics['timing_mae_s']:.2f} s"
     assert (
         rows[DECISION.names["decision_accuracy"]][1]
-        == f"{expected.metrics['decision_accuracy']:.1f} %"
+        == f"{expected.metrics['decision_accuracy']:.3f}"
     )
     values = json.loads(chart["plot"])["data"]["values"]
     assert {v["Entry"] for v in values} == {"Your submission"}  # no paper row has these bars
@@ -540,13 +547,15 @@ def test_a_lower_is_better_ranking_ranks_the_lowest_interval_first() -> None:
 def test_the_decision_layout_carries_the_paper_columns_under_the_paper_s_names() -> None:
     layout = board_layout.board_layout(ARGUS, DECISION)
     paper = list(layout.groups["Paper (Table 2)"])
-    assert paper[:3] == ["Rank", "Method", "F1"]
-    assert paper[3 : 3 + len(DECISION.paper_metric_keys)] == [
-        DECISION.labels[k] for k in DECISION.paper_metric_keys
+    # the view of the paper's own columns leads with the metric its rows are ranked by
+    assert paper[: 2 + len(DECISION.paper_metric_keys)] == [
+        "Rank",
+        "Method",
+        *(DECISION.labels[k] for k in DECISION.paper_metric_keys),
     ]
     assert layout.formats["F1"] == "{:.3f}" and layout.formats["Paper MAE (s)"] == "{:.2f}"
-    assert layout.formats["Accuracy"] == "{:.1f}" and layout.formats["Timed"] == "{:.0f}"
-    assert layout.info["ci"] == "F1 95% CI"
+    assert layout.formats["Accuracy"] == "{:.3f}" and layout.formats["Timed"] == "{:.0f}"
+    assert layout.info["ci"] == "Macro F1 95% CI"
 
 
 def test_a_file_s_track_is_told_by_the_fields_only_its_entries_carry() -> None:
