@@ -19,7 +19,7 @@ Example:
         --answer-format index --group type
     # then:
     python scripts/validate_benchmark.py --benchmark benchmarks/mybench \\
-        --private release/val_key.csv --public benchmarks/mybench/release/val_key_public.csv
+        --private release/val_key.csv --public benchmarks/mybench/release/val_public.csv
     LEADERBOARD_BENCHMARK=benchmarks/mybench make run
 """
 

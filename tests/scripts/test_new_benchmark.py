@@ -215,3 +215,25 @@ def test_the_app_serves_the_folder_and_scores_its_sample(
         numbers = client.predict(handle_file(str(sample)), api_name="/score")
     assert numbers == expected.model_dump(mode="json")
     assert numbers["n_questions"] == 60
+
+
+def test_the_readme_walk_through_runs_as_written(tmp_path: Path) -> None:
+    """README, "Add a benchmark": its commands through bash, the release and the folder put in
+    the test's own folder (nothing else changed); the last line serves what they wrote."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Add a benchmark") :]
+    block = section[section.index("```sh\n") + 6 : section.index("```\n", section.index("```sh"))]
+    *commands, serve = [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    assert serve == "LEADERBOARD_BENCHMARK=benchmarks/mybench make run"
+    release_dir = tmp_path / "release"
+    release_dir.mkdir()
+    _csv_release(release_dir)
+    script = "\n".join(c for c in commands if not c.lstrip().startswith("#"))
+    script = script.replace("benchmarks/mybench", str(tmp_path / "mybench"))
+    script = script.replace("release/val_key.csv", str(release_dir / "val_key.csv"))
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The main release is consistent: 60 rows" in done.stdout
+    assert spec.load_benchmark(str(tmp_path / "mybench")).id == "mybench"
