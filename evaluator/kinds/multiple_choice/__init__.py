@@ -80,7 +80,7 @@ from evaluator.kinds.multiple_choice.scoring import (
 
 NAME = "multiple_choice"
 ROWS = ("question", "questions")
-JSON_LINES = False
+JSON_LINES = True  # a submission may be JSON Lines too (answers.entries_of)
 SCORE_OFF_LOOP = False
 
 
