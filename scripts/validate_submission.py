@@ -6,7 +6,8 @@ as the public file writes them, each letter among its question's options (a deci
 each episode's id, `assist` true, false or null, the time a number of seconds or null). The
 public file carries no answers, so nothing here needs or opens the answer key, and nothing about
 it can be learnt: a file that passes is one the Score tab scores, and one that fails gets the
-very message the Score tab would give.
+very message the Score tab would give. (One check needs the key and is Score's alone: decision
+times that look like milliseconds, judged against the episodes' reviewed times.)
 
 Exit status 0 and a one-line summary ("valid: 500 answers, 12 abstentions, for the 500
 questions of <benchmark>/<track> (key version ...)") when the file validates; 1 and the Score

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,6 +209,41 @@ def _read_time(
         )
         return False, None
     return True, value
+
+
+#: How many times an episode's reviewed time the file's times are, at the median, past which
+#: they are read as milliseconds: a time in milliseconds is 1,000 times the seconds, while a
+#: model's times, however poor, stay within a few times of the right one.
+MILLISECONDS_RATIO = 100.0
+#: And the median time given must be at least a second's worth of milliseconds: a file of
+#: short times over reviewed times near 0 is a poor model, not another unit.
+MILLISECONDS_FLOOR = 1000.0
+
+
+def millisecond_times(
+    times: Sequence[int | float | None], reviewed: Sequence[float | None]
+) -> str | None:
+    """Why the file's times (in key order) look like milliseconds, or None: over the episodes
+    both time, the median time given is at least ``MILLISECONDS_FLOOR`` and the median ratio
+    to the reviewed time past ``MILLISECONDS_RATIO``. The bound is the key's (the public file
+    gives no episode's length), so the check is made where the key is, when a file is scored
+    (validate_submission.py cannot make it); the message tells no reviewed time."""
+    pairs = [
+        (float(given), truth)
+        for given, truth in zip(times, reviewed, strict=True)
+        if given is not None and truth is not None and truth > 0
+    ]
+    if not pairs:
+        return None
+    given = sorted(g for g, _ in pairs)[len(pairs) // 2]
+    ratio = sorted(g / t for g, t in pairs)[len(pairs) // 2]
+    if given < MILLISECONDS_FLOOR or ratio <= MILLISECONDS_RATIO:
+        return None
+    return (
+        f'the "{TIME}" values look like milliseconds: at the median they are over '
+        f"{MILLISECONDS_RATIO:g} times the episodes' reviewed times; write each time in "
+        "seconds from the start of the video, a JSON number such as 12.5 (for 12,500 ms)"
+    )
 
 
 #: A file's predictions as columns, in its entries' order: ids, assists, times (seconds, an

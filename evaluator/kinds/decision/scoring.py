@@ -14,9 +14,10 @@ from itertools import compress, repeat
 
 import numpy as np
 
+from errors import SubmissionError
 from evaluator.disclosure import fewest, too_few, withheld_reason
 from evaluator.kinds.base import Summary
-from evaluator.kinds.decision.answers import Prediction, columns
+from evaluator.kinds.decision.answers import Prediction, columns, millisecond_times
 from evaluator.kinds.decision.key import DecisionKey
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_bounds
@@ -234,6 +235,9 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     ids, assists_read, times_read = columns(key.asked, data)
     # in key order, as the tally counts
     assists, times = in_order(ids, key.ids, assists_read, times_read)
+    wrong_unit = millisecond_times(times, key.cells.times)
+    if wrong_unit is not None:
+        raise SubmissionError([wrong_unit])
     t = tally_columns(key, assists, times)
     counts = counts_of(track, t)
     values = proportions(track, counts)
