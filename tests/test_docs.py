@@ -330,8 +330,10 @@ def test_the_readme_gradio_client_example_runs_against_a_real_server(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # gradio_client looks outside at connect
     names: dict[str, object] = {}
     exec(compile(snippet.replace(EXAMPLE_URL, api_server.url), "README", "exec"), names)
-    expected = evaluator.score(KEY, (tmp_path / EXAMPLE_FILE).read_bytes())
-    assert names["numbers"] == expected.model_dump(mode="json")  # the object itself
+    expected = evaluator.disclosed(
+        KEY.track, evaluator.score(KEY, (tmp_path / EXAMPLE_FILE).read_bytes())
+    )
+    assert names["numbers"] == expected.model_dump(mode="json")  # the object a visitor is shown
     rows = names["rows"]
     assert isinstance(rows, list) and rows and "method_name" in rows[0]
 
@@ -365,7 +367,8 @@ def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
     data = lines[lines.index("event: complete") + 1]
     assert data.startswith("data: "), data[:200]
     [numbers] = json.loads(data.removeprefix("data: "))
-    assert numbers == evaluator.score(KEY, sample.read_bytes()).model_dump(mode="json")
+    shown = evaluator.disclosed(KEY.track, evaluator.score(KEY, sample.read_bytes()))
+    assert numbers == shown.model_dump(mode="json")
     # The one-liner for /leaderboard under it.
     [board] = re.findall(r"`(curl -sS \"\$URL/gradio_api/call/leaderboard/.*?\)\")`", API, re.S)
     board = board.replace('"$URL', f'"{api_server.url.rstrip("/")}').replace("\n", " ")
