@@ -19,6 +19,7 @@ message. Every message says what was expected, what was found and how to fix it:
     ├── ReleaseError              a key and public file that make no release (maintainer)
     ├── BoardError                a row the board refuses: a duplicate, a wrong --supersedes
     ├── ReshuffleError            an input a rotation or a remapping refuses (maintainer)
+    ├── ScaffoldError             a release a new benchmark folder cannot be inferred from
     ├── UsageError                a bad command line (scripts)
     ├── LayoutError               a spec's board cannot be laid out (web)
     ├── BadInput                  an event input no page sends (web)
@@ -114,6 +115,11 @@ class BoardError(LeaderboardError, ValueError):
 
 class ReshuffleError(LeaderboardError, ValueError):
     """An input the rotation or the remapping refuses; the message says how to fix it."""
+
+
+class ScaffoldError(LeaderboardError, ValueError):
+    """A release the scaffold cannot read or infer a spec from; the message says which
+    override to give (maintainer.release_layout, scripts/new_benchmark.py)."""
 
 
 class UsageError(LeaderboardError):

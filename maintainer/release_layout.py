@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errors import LeaderboardError
+from errors import ScaffoldError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: Field names a release commonly gives each part, tried in order when no override names it.
@@ -31,10 +31,6 @@ OPTION_NAMES = ("options", "choices", "candidates")
 ANSWER_NAMES = ("correct_answer", "answer", "label", "gold", "truth", "answer_idx", "target")
 #: A grouping field has between these many distinct values (a type, a category, a split).
 GROUP_VALUES = (2, 12)
-
-
-class ScaffoldError(LeaderboardError):
-    """A release the scaffold cannot read or infer a spec from; the message says what to give."""
 
 
 @dataclass(frozen=True)

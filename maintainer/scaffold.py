@@ -35,7 +35,7 @@ from typing import Any
 
 import evaluator
 import spec
-from errors import LeaderboardError
+from errors import LeaderboardError, ScaffoldError
 from maintainer import release
 from maintainer.release_layout import (
     LETTERS,
@@ -43,7 +43,6 @@ from maintainer.release_layout import (
     Inferred,
     Overrides,
     Release,
-    ScaffoldError,
     infer,
     option_texts,
     read_release,

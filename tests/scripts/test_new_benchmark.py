@@ -23,8 +23,9 @@ import pytest
 
 import evaluator
 import spec
+from errors import ScaffoldError
 from maintainer import release_layout, scaffold
-from maintainer.release_layout import Overrides, ScaffoldError
+from maintainer.release_layout import Overrides
 from tests.support import ROOT
 from tests.support.app_server import AppServer
 
