@@ -36,13 +36,14 @@ from gradio.components.plot import PlotData
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
+from web.board_card import card_html, reproduce_command
 from web.board_layout import BoardLayout, board_layout
+from web.board_ranks import shown_interval
+from web.board_rows import empty_text, group_frame, row_counts, row_kinds, status_line
 from web.board_table import (
     Sort,
-    card_html,
     kept_sort,
     next_sort,
-    reproduce_command,
     sort_frame,
     table_html,
 )
@@ -51,15 +52,10 @@ from web.board_view import (
     board_csv,
     board_filter,
     board_frame,
-    empty_text,
     export_rows,
-    group_frame,
     listed,
     md_escape,
     quoted,
-    row_counts,
-    row_kinds,
-    status_line,
 )
 from web.charts import (
     chart_keys,
@@ -417,8 +413,8 @@ def landing(
 
 
 def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
-    """The side-by-side chart of the entries picked (names the board no longer has are
-    skipped)."""
+    """The side-by-side chart of the entries picked, each bar with its 95 % interval (names the
+    board no longer has are skipped)."""
     methods = methods or []
     if (
         not isinstance(methods, list)
@@ -430,8 +426,12 @@ def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
     snapshot = s.board.snapshot()
     by_name = {r.method_name: r for r in snapshot.records}
     picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
+    keys = chart_keys(s.track)
     return split_chart(
-        {m: dict(by_name[m].metrics) for m in picked_rows}, chart_texts(s.track)[1], s.track
+        {m: dict(by_name[m].metrics) for m in picked_rows},
+        chart_texts(s.track)[1],
+        s.track,
+        {m: {k: shown_interval(by_name[m], s.track, k) for k in keys} for m in picked_rows},
     )
 
 

@@ -61,7 +61,13 @@ def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float]
     """The 95 % interval of the metric a row is ranked by, in its display: the one it keeps or
     Wilson's from its count (a paper row's from its percentage over the sizes); None when there
     is neither (a paper row's F1) or the row lacks the metric."""
-    key = track.ranking_for(record.source)
+    return shown_interval(record, track, track.ranking_for(record.source))
+
+
+def shown_interval(record: ledger.Record, track: Track, key: str) -> tuple[float, float] | None:
+    """A row's 95 % interval of one metric, in its display, as the board and its charts show
+    it: the one it keeps or Wilson's from its count (a paper row's from its percentage over the
+    sizes); None when there is neither or the row lacks the metric."""
     if key not in record.metrics:
         return None
     interval = ledger.metric_interval(record, track, key)

@@ -1,13 +1,13 @@
-"""The board as the page shows it, pure: an HTML table whose headers sort, and each row's card.
+"""The board as the page shows it, pure: an HTML table whose headers sort.
 
 ``board_frame`` (board_view) gives the rows best first with the on-screen headers; here
 ``sort_frame`` orders them by the header a visitor clicked (numerically, best first: highest
 first for a metric that is better higher, lowest first for one better lower, nearest 0 first
 for a signed error; a second click on the same header reverses it; another header replaces
 it), ``table_html`` renders them as a real ``<table>`` (sortable headers are buttons with
-``aria-sort``, each method opens its card) and ``card_html`` renders one row's card: the
-record, its provenance and how to reproduce it. ``TABLE_JS`` is the few lines of page script
-that send a header click or a row choice to the server; everything else is decided here.
+``aria-sort``, each method opens its card, which board_card renders). ``TABLE_JS`` is the few
+lines of page script that send a header click or a row choice to the server; everything else is
+decided here.
 
 Every text shown comes from a record or the spec and is escaped here, including the characters
 Gradio's HTML templating would read (``{``, ``}``, ``$``, the backtick and the backslash).
@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import math
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,12 +26,11 @@ import pandas as pd
 
 import ledger
 from errors import BadInput
-from spec import DECIMALS, Benchmark, Track, format_metric
+from spec import Track
 from web.board_layout import BoardLayout
 from web.board_view import (
     NOT_REPORTED,
     SOURCE_TEXT,
-    input_label,
     quoted,
     record_links,
     size_in_billions,
@@ -114,9 +112,9 @@ def sort_frame(
     values = frame[sort.column]
     keys: list[Any]
     if order == "board":  # reversed: the ranked rows upside down, the unranked still last
-        keys = [None if _missing(rank) else i for i, rank in enumerate(frame["Rank"])]
+        keys = [None if is_missing(rank) else i for i, rank in enumerate(frame["Rank"])]
     elif order in ("high", "low", "zero"):
-        numbers = [None if _missing(v) else float(v) for v in values]
+        numbers = [None if is_missing(v) else float(v) for v in values]
         keys = [
             None if v is None else -v if order == "high" else abs(v) if order == "zero" else v
             for v in numbers
@@ -125,7 +123,7 @@ def sort_frame(
         sizes = [size_in_billions(str(v)) for v in values]
         keys = [None if size is None else -size for size in sizes]
     elif order == "newest":
-        keys = [None if _missing(v) else str(v) for v in values]
+        keys = [None if is_missing(v) else str(v) for v in values]
     else:
         shown = [_shown_text(sort.column, row, layout) for _, row in frame.iterrows()]
         keys = [None if v in NO_TEXT else v.casefold() for v in shown]
@@ -136,7 +134,7 @@ def sort_frame(
     return frame.iloc[present + absent]
 
 
-def _missing(value: object) -> bool:
+def is_missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
@@ -151,7 +149,7 @@ def _shown_text(column: str, row: pd.Series, layout: BoardLayout) -> str:
     if column == info["note"]:
         return str(row["_note"])
     value = row[column]
-    return "" if _missing(value) else str(value)
+    return "" if is_missing(value) else str(value)
 
 
 def aria_sort(
@@ -228,20 +226,20 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
             f'<span class="source source-{text(source)}">{mark}{text(SOURCE_TEXT[source])}</span>'
         )
     if column == info["links"]:
-        return _links_html(record)
+        return links_html(record)
     if column in layout.formats:
-        return "—" if _missing(value) else text(layout.formats[column].format(value))
+        return "—" if is_missing(value) else text(layout.formats[column].format(value))
     if column == "Rank":
         if row["_reference"]:
             return (
                 f'<span class="reference" title="A reference row: {text(row["_reference"])}; '
                 'not ranked">ref.</span>'
             )
-        return "—" if _missing(value) else str(int(value))
-    return text("—" if _missing(value) or value == "" else value)
+        return "—" if is_missing(value) else str(int(value))
+    return text("—" if is_missing(value) or value == "" else value)
 
 
-def _links_html(record: ledger.Record | None) -> str:
+def links_html(record: ledger.Record | None) -> str:
     if record is None:
         return ""
     # Records allow http(s) links only; a record that skipped validation gets no link.
@@ -335,174 +333,3 @@ element.addEventListener('click', (event) => {
   trigger('select', {entry: row.dataset.entry});
 });
 """
-
-
-# --- the row card ---------------------------------------------------------------------------
-
-
-def reproduce_command(
-    record: ledger.Record, bench: Benchmark, track: Track, board_dir: str | None
-) -> str | None:
-    """The ``reproduce_row.py`` command that re-scores a re-scored row (None for a paper row):
-    with ``--leaderboard-dir`` when the board is a local folder."""
-    if record.source != "rescored":
-        return None
-    words = ["python", "scripts/reproduce_row.py", "--benchmark", bench.id]
-    if len(bench.tracks) > 1:
-        words += ["--track", track.id]
-    if board_dir is not None:
-        words += ["--leaderboard-dir", board_dir]
-    words += ["--record", str(record.id)]
-    command = " ".join(shlex.quote(w) for w in words)
-    return command + " \\\n    --submission <the submitted file> --private <the answer key file>"
-
-
-def _dl(items: Sequence[tuple[str, str]]) -> str:
-    """A definition list of (term, already-escaped HTML) pairs."""
-    return (
-        "<dl>"
-        + "".join(f"<dt>{text(term)}</dt><dd>{value}</dd>" for term, value in items)
-        + "</dl>"
-    )
-
-
-def _code(value: object) -> str:
-    return f"<code>{text(value)}</code>"
-
-
-def card_html(
-    record: ledger.Record,
-    bench: Benchmark,
-    track: Track,
-    layout: BoardLayout,
-    row: Mapping[str, Any] | None,
-    *,
-    superseded_by: ledger.Record | None,
-    added: ledger.AddedIn | None,
-    reproduce: str | None,
-    permalink: str,
-) -> str:
-    """One row's card: what the record says (description, links, metadata), every metric it
-    carries with its interval, its provenance, what it supersedes or was superseded by, and
-    the command that reproduces it. ``row`` is its board row (rank, intervals as shown);
-    None for a row no longer on the board (superseded)."""
-    info = layout.info
-    title = text(record.method_name)
-    parts = [f'<h3 id="entry-card-title">{title}</h3>']
-    if superseded_by is not None:
-        parts.append(
-            f'<p class="superseded"><strong>Superseded</strong> by '
-            f'<a href="{text(_entry_link(permalink, superseded_by.id))}">'
-            f"{text(superseded_by.method_name)}</a> "
-            f"({_code(superseded_by.id)}); it is no longer on the board.</p>"
-        )
-    if record.method_description:
-        parts.append(f"<p>{text(record.method_description)}</p>")
-    links = _links_html(record)
-    about: list[tuple[str, str]] = [
-        (info["team"], text(record.team_name)),
-        (info["size"], text(record.model_size or "not stated")),
-        (
-            info["external"],
-            text(
-                NOT_REPORTED
-                if record.uses_external is None
-                else "Yes"
-                if record.uses_external
-                else "No"
-            ),
-        ),
-        (bench.input.label, text(input_label(record.uses_frames, bench))),
-        (info["source"], text(SOURCE_TEXT[record.source])),
-        (info["date"], text(record.created_at.date().isoformat())),
-    ]
-    if row is not None:
-        about.insert(0, ("Rank", text(_rank_text(row, info, layout.metrics[track.ranking]))))
-    if links:
-        about.append((info["links"], links))
-    if record.note:
-        about.append((info["note"], text(record.note)))
-    parts.append(_dl(about))
-    parts.append("<h4>Scores</h4>" + _metrics_table(record, track))
-    provenance: list[tuple[str, str]] = [("Record id", _code(record.id))]
-    if record.provenance is not None:
-        p = record.provenance
-        provenance += [
-            ("Submission sha256", _code(p.submission_sha256)),
-            ("Answer key sha256", _code(p.answer_key_sha256)),
-            (info["key"], _code(p.key_version or "(unversioned)")),
-            ("Scorer version", _code(p.scorer_version)),
-        ]
-    elif record.source == "paper":
-        provenance.append(("Numbers", "reported in the paper; not re-scored here"))
-    if record.supersedes is not None:
-        older = text(_entry_link(permalink, record.supersedes))
-        provenance.append(("Supersedes", f'<a href="{older}">{_code(record.supersedes)}</a>'))
-    if added is not None:  # the Hub commit that added the record (records are never changed)
-        provenance.append(
-            (
-                "Added in commit",
-                f'<a href="{text(added.url)}" target="_blank" '
-                f'rel="noopener noreferrer">{_code(added.commit[:12])}</a> '
-                f"{text(added.title)}, {added.date:%Y-%m-%d}",
-            )
-        )
-    provenance.append(("Permalink", f'<a href="{text(permalink)}">{text(permalink)}</a>'))
-    parts.append("<h4>Provenance</h4>" + _dl(provenance))
-    if reproduce is not None:
-        parts.append(
-            "<h4>Reproduce this row</h4><p>With the submitted file and the answer "
-            "key (the maintainers hold both):</p>"
-            f"<pre><code>{text(reproduce)}</code></pre>"
-        )
-    return f'<section class="card" aria-labelledby="entry-card-title">{"".join(parts)}</section>'
-
-
-def _entry_link(permalink: str, entry: object) -> str:
-    """``permalink`` pointing at another entry (same track)."""
-    base, _, query = permalink.partition("?")
-    kept = [p for p in query.split("&") if p and not p.startswith("entry=")]
-    return f"{base}?{'&'.join([f'entry={entry}', *kept])}"
-
-
-def _rank_text(row: Mapping[str, Any], info: Mapping[str, str], ranking: str) -> str:
-    """A card's rank: among the entries, or among the rows ranked apart by their own metric
-    (a decision board's paper rows), or why it has none."""
-    if row.get("_reference"):
-        return f"not ranked: a reference row (a constant policy: {row['_reference']})"
-    rank = row.get("Rank")
-    if rank is None or _missing(rank):
-        return "unranked"
-    spread = row.get(info["rank_range"])
-    among = row.get("_ranked_by", ranking)
-    return (
-        f"{int(rank)}"
-        + (f" (could be {spread})" if spread and str(spread) != str(int(rank)) else "")
-        + (f" among the paper-reported rows, by {among}" if among != ranking else "")
-    )
-
-
-def _metrics_table(record: ledger.Record, track: Track) -> str:
-    rows = []
-    for key in track.all_metric_keys:
-        if key not in record.metrics:
-            continue
-        display = track.display[key]
-        interval = ledger.metric_interval(record, track, key)
-        count = record.counts.get(key) if record.counts is not None else None
-        digits = DECIMALS[display]
-        shown_interval = (
-            "—" if interval is None else (f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}")
-        )
-        counted = "—" if count is None else f"{count.correct} of {count.total}"
-        rows.append(
-            f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
-            f'<td class="num">{text(format_metric(display, record.metrics[key]))}</td>'
-            f'<td class="num">{text(counted)}</td>'
-            f'<td class="num">{text(shown_interval)}</td></tr>'
-        )
-    return (
-        '<table class="card-scores"><thead><tr><th scope="col">Metric</th>'
-        '<th scope="col">Value</th><th scope="col">Count</th><th scope="col">95% CI</th>'
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )

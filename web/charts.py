@@ -29,28 +29,43 @@ import altair as alt
 from gradio.components.plot import PlotData
 
 import ledger
-from spec import DECIMALS, Display, Track
+from spec import DECIMALS, Track
+from web.board_ranks import shown_interval
 from web.board_view import SOURCE_TEXT, size_in_billions
+from web.chart_parts import (
+    AXES,
+    CHANCE_COLOUR,
+    UNITS,
+    epoch_ms,
+    fitted_domain,
+    interval_rules,
+    month_ticks,
+    set_domain,
+    walk,
+    without_data,
+)
 
-#: The entries' colours: Paul Tol's discrete rainbow, its 12-colour selection (P. Tol, "Colour
-#: Schemes", SRON/EPS/TN/09-002, fig. 22; https://personal.sron.nl/~pault/), which he offers
-#: where more categories are needed than his qualitative schemes' nine. Reordered so that each
-#: is the farthest, in normal, deuteranope and protanope vision, from the white background and
-#: from those before it: two or three entries get the most distinct colours. MAX_PICKS (12)
-#: entries never share one; tests/web/test_charts.py measures how far apart they stay.
+#: The entries' colours, each readable on white (a contrast of 3:1 at least, WCAG 1.4.11 for a
+#: chart's marks): picked from Paul Tol's schemes (P. Tol, "Colour Schemes", SRON/EPS/TN/09-002,
+#: his rainbow, bright, vibrant, muted and dark sets; https://personal.sron.nl/~pault/) those of
+#: that contrast, then one at a time the farthest, in normal, deuteranope and protanope vision,
+#: from those before it, so two or three entries get the most distinct colours. MAX_PICKS (12)
+#: entries never share one; tests/web/test_charts.py measures how far apart they stay, and
+#: tests/web/test_chart_intervals.py their contrast. (The rainbow's pale #F7F056 and #CAE0AB,
+#: 1.1:1 and 1.3:1 on white, were hard to see.)
 PALETTE = (
     "#1965B0",
     "#DC050C",
-    "#F7F056",
-    "#4EB265",
-    "#7BAFDE",
-    "#CAE0AB",
+    "#009988",
+    "#663333",
     "#882E72",
-    "#AE76A3",
-    "#F4A736",
-    "#5289C7",
-    "#D1BBD7",
-    "#E8601C",
+    "#6195CF",
+    "#EE3377",
+    "#332288",
+    "#72190E",
+    "#228833",
+    "#882255",
+    "#A5170E",
 )
 
 
@@ -78,28 +93,10 @@ SCATTER_HEIGHT_PX = 280
 EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which are not cut
 
 
-#: A scatter chart's value axis: the unit its title names after the metric's label.
-UNITS: Mapping[Display, str | None] = {
-    "percent": "%",
-    "ratio": "0–1",
-    "seconds": "s",
-    "count": None,
-}
-
-
 def chart_keys(track: Track) -> tuple[str, ...]:
     """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
     groups of the first grouping."""
     return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
-
-
-#: A chart's value axis by the display of its metrics (the spec gives a chart one display).
-AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
-    "percent": ("Percent", (0, 100)),
-    "ratio": ("Ratio (0–1)", (0, 1)),
-    "seconds": ("Seconds", None),
-    "count": ("Count", None),
-}
 
 
 def chart_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
@@ -142,64 +139,106 @@ def _chart_spec(
     order: tuple[str, ...],
     title: str,
     axis: str,
-    domain: tuple[float, float] | None,
+    digits: int,
+    chance: float | None,
 ) -> str:
-    """The Vega-Lite spec of a split chart without its data (altair is slow: build it once)."""
-    chart = (
-        alt.Chart(title=title)
-        .mark_bar(cornerRadiusEnd=2)
-        .encode(
-            y=alt.Y("Split:N", sort=list(order), title=None),
-            yOffset=alt.YOffset("Entry:N", sort=list(entries)),
-            x=alt.X(f"{axis}:Q", scale=_scale(domain)),
-            color=alt.Color(
-                "Entry:N",
-                sort=list(entries),
-                scale=alt.Scale(range=list(PALETTE)),
-                legend=alt.Legend(
-                    orient="bottom", direction="vertical", title=None, labelLimit=320
-                ),
-            ),
-            tooltip=["Entry:N", "Split:N", f"{axis}:Q"],
+    """The Vega-Lite spec of a split chart without its data or domain (altair is slow: build it
+    once): the bars, each one's interval, and chance as a dashed rule."""
+    base = alt.Chart().encode(
+        y=alt.Y("Split:N", sort=list(order), title=None),
+        yOffset=alt.YOffset("Entry:N", sort=list(entries)),
+    )
+    bars = base.mark_bar(cornerRadiusEnd=2).encode(
+        x=alt.X("Value:Q", title=axis, scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(
+            "Entry:N",
+            sort=list(entries),
+            scale=alt.Scale(range=list(PALETTE)),
+            legend=alt.Legend(orient="bottom", direction="vertical", title=None, labelLimit=320),
+        ),
+        tooltip=[
+            "Entry:N",
+            "Split:N",
+            alt.Tooltip("Value:Q", title=axis, format=f".{digits}f"),
+            alt.Tooltip("Low:Q", title="95 % CI from", format=f".{digits}f"),
+            alt.Tooltip("High:Q", title="95 % CI to", format=f".{digits}f"),
+        ],
+    )
+    layers = [bars, interval_rules(base, x=alt.X("Low:Q"), x2=alt.X2("High:Q"))]
+    subtitle = ["Lines: 95 % intervals"]
+    if chance is not None:
+        layers.append(
+            alt.Chart()
+            .mark_rule(color=CHANCE_COLOUR, strokeDash=[5, 3], strokeWidth=1.5)
+            .encode(x=alt.datum(chance))
         )
+        subtitle = [f"Lines: 95 % intervals; dashed: chance ({chance:.{digits}f})"]
+    chart = (
+        alt.layer(*layers)
         # As wide as its block (see CSS): it fits phones and laptops alike.
         .properties(
+            title=alt.TitleParams(text=title, subtitle=subtitle),
             width="container",
             height=alt.Step(8 if len(entries) > 3 else 14),
             usermeta=NO_ACTIONS_MENU,
         )
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
-        .configure_title(fontSize=14)
+        .configure_title(fontSize=14, subtitleFontSize=12)
     )
-    return str(chart.to_json())
+    return without_data(chart.to_dict())
 
 
-def split_chart(series: dict[str, dict[str, float]], title: str, track: Track) -> PlotData:
+def split_chart(
+    series: Mapping[str, Mapping[str, float]],
+    title: str,
+    track: Track,
+    intervals: Mapping[str, Mapping[str, tuple[float, float] | None]] | None = None,
+    chance: float | None = None,
+) -> PlotData:
     """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
-    on the axis of their display (``chart_axis``), each series in a colour of ``PALETTE``. A
-    series carrying none of the chart's metrics (a paper row of other columns) is left out.
+    each with its 95 % interval (``intervals``: series -> metric -> interval, where known), on
+    an axis of their display fitted to the bars, their intervals and ``chance`` (marked as a
+    dashed rule), each series in a colour of ``PALETTE``. A series carrying none of the chart's
+    metrics (a paper row of other columns) is left out.
 
     Horizontal, so the chart fits the width of any screen and only grows in height.
     """
     keys = chart_keys(track)
     labels = track.labels
     series = {name: metrics for name, metrics in series.items() if any(k in metrics for k in keys)}
-    axis, domain = chart_axis(track)
-    digits = DECIMALS[track.display[keys[0]]] + 1
+    axis, _ = chart_axis(track)
+    display = track.display[keys[0]]
+    digits = DECIMALS[display] + 1
+    values = []
+    for name, metrics in series.items():
+        for k in keys:
+            if k not in metrics:
+                continue
+            interval = (intervals or {}).get(name, {}).get(k)
+            low, high = (None, None) if interval is None else interval
+            values.append(
+                {
+                    "Split": labels[k],
+                    "Value": round(metrics[k], digits),
+                    "Low": None if low is None else round(low, digits),
+                    "High": None if high is None else round(high, digits),
+                    "Entry": name,
+                }
+            )
     spec = json.loads(
-        _chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis, domain)
+        _chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis, digits, chance)
     )
-    spec.pop("datasets", None)
-    spec["data"] = {
-        "values": [
-            {"Split": labels[k], axis: round(metrics[k], digits), "Entry": name}
-            for name, metrics in series.items()
-            for k in keys
-            if k in metrics
-        ]
-    }
+    set_domain(spec, "x", fitted_domain(_ends(values), display, chance))
+    spec["data"] = {"values": values}
     return PlotData(type="altair", plot=json.dumps(spec))
+
+
+def _ends(values: Sequence[Mapping[str, Any]]) -> list[float]:
+    """Every value an axis must show: each mark's value and its interval's ends."""
+    return [
+        v[field] for v in values for field in ("Value", "Low", "High") if v.get(field) is not None
+    ]
 
 
 # --- the ranking metric against size and date ---------------------------------------------------
@@ -212,67 +251,70 @@ def plotted(records: Sequence[ledger.Record], track: Track) -> list[ledger.Recor
 
 
 def value_axis(track: Track) -> tuple[str, tuple[float, float] | None]:
-    """The ranking metric's axis: its label and unit ("Overall (%)", "F1 (0–1)") and the fixed
-    domain of its display (None: from 0 to the data)."""
+    """The ranking metric's axis: its label and unit ("Overall (%)", "F1 (0–1)") and the whole
+    range of its display (None: none); the charts fit the axis inside it (``fitted_domain``)."""
     display = track.display[track.ranking]
     label, unit = track.labels[track.ranking], UNITS[display]
     return (label if unit is None else f"{label} ({unit})"), AXES[display][1]
 
 
-def _points(y_title: str, domain: tuple[float, float] | None, digits: int, x: Any) -> Any:
-    """The scatter layer both charts share: a point per row, its source in shape and colour."""
+def _points(y_title: str, digits: int, x: Any) -> Any:
+    """The scatter layers both charts share: a point per row, its source in shape and colour,
+    and its 95 % interval as a rule of the same colour."""
     names = [SOURCE_TEXT[s] for s in SOURCE_TEXT]
-    return (
-        alt.Chart()
-        .mark_point(filled=True, size=70, opacity=0.85)
-        .encode(
-            x=x,
-            y=alt.Y("Value:Q", title=y_title, scale=_scale(domain)),
-            color=alt.Color(
-                "Source:N",
-                scale=alt.Scale(domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
-                legend=alt.Legend(orient="bottom", direction="horizontal", title=None),
-            ),
-            shape=alt.Shape(
-                "Source:N",
-                scale=alt.Scale(domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT]),
-            ),
-            tooltip=[
-                alt.Tooltip("Method:N"),
-                alt.Tooltip("Size:N"),
-                alt.Tooltip("Date:N"),
-                alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
-                alt.Tooltip("Source:N"),
-            ],
-        )
+    colour = alt.Color(
+        "Source:N",
+        scale=alt.Scale(domain=names, range=[SOURCE_COLORS[s] for s in SOURCE_TEXT]),
+        legend=alt.Legend(orient="bottom", direction="horizontal", title=None),
     )
+    base = alt.Chart()
+    points = base.mark_point(filled=True, size=70, opacity=0.85).encode(
+        y=alt.Y("Value:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        color=colour,
+        shape=alt.Shape(
+            "Source:N",
+            scale=alt.Scale(domain=names, range=[SOURCE_SHAPES[s] for s in SOURCE_TEXT]),
+        ),
+        tooltip=[
+            alt.Tooltip("Method:N"),
+            alt.Tooltip("Size:N"),
+            alt.Tooltip("Date:N"),
+            alt.Tooltip("Value:Q", title=y_title, format=f".{digits}f"),
+            alt.Tooltip("Low:Q", title="95 % CI from", format=f".{digits}f"),
+            alt.Tooltip("High:Q", title="95 % CI to", format=f".{digits}f"),
+            alt.Tooltip("Source:N"),
+        ],
+    )
+    rules = (
+        base.mark_rule(strokeWidth=1.5, opacity=0.7)
+        .encode(y=alt.Y("Low:Q"), y2=alt.Y2("High:Q"), color=colour)
+        .transform_filter("isValid(datum.Low)")
+    )
+    return alt.layer(rules, points).encode(x=x)
 
 
 def _configured(chart: Any, title: str) -> str:
-    """``chart`` as wide as its block, its data left to inject: altair gives the layers of a
-    chart without data an empty data set of their own, which would hide the injected one."""
-    spec = (
+    """``chart`` as wide as its block, its data left to inject."""
+    return without_data(
         chart.properties(
-            title=title, width="container", height=SCATTER_HEIGHT_PX, usermeta=NO_ACTIONS_MENU
+            title=alt.TitleParams(text=title, subtitle=["Lines: 95 % intervals"]),
+            width="container",
+            height=SCATTER_HEIGHT_PX,
+            usermeta=NO_ACTIONS_MENU,
         )
         .configure_axis(labelFontSize=12, titleFontSize=12)
         .configure_legend(labelFontSize=12)
-        .configure_title(fontSize=14)
+        .configure_title(fontSize=14, subtitleFontSize=12)
         .to_dict()
     )
-    spec.pop("datasets", None)
-    for layer in spec.get("layer", ()):
-        layer.pop("data", None)
-    return json.dumps(spec)
 
 
 @functools.lru_cache(maxsize=32)
-def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None, digits: int) -> str:
+def _size_spec(title: str, y_title: str, digits: int) -> str:
     """The size chart without its data: sized rows on a log axis; API and not-stated sizes in
     a strip at the right, their x a spread (``Slot``) only there to keep them apart."""
     sized = _points(
         y_title,
-        domain,
         digits,
         alt.X(
             "Billions:Q",
@@ -290,7 +332,6 @@ def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None, dig
     ).transform_filter("isValid(datum.Billions)")
     strip = _points(
         y_title,
-        domain,
         digits,
         alt.X(
             "Slot:Q",
@@ -314,12 +355,11 @@ def _size_spec(title: str, y_title: str, domain: tuple[float, float] | None, dig
 
 
 @functools.lru_cache(maxsize=32)
-def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None, digits: int) -> str:
-    """The date chart without its data."""
+def _date_spec(title: str, y_title: str, digits: int) -> str:
+    """The date chart without its data, its ticks or its domain."""
     return _configured(
         _points(
             y_title,
-            domain,
             digits,
             alt.X(
                 "Date:T",
@@ -333,28 +373,34 @@ def _date_spec(title: str, y_title: str, domain: tuple[float, float] | None, dig
 
 
 def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
+    interval = shown_interval(record, track, track.ranking)
+    low, high = (None, None) if interval is None else interval
     return {
         "Method": record.method_name,
         "Size": record.model_size or NOT_STATED,
         "Date": record.created_at.date().isoformat(),
         "Value": round(record.metrics[track.ranking], digits),
+        "Low": None if low is None else round(low, digits),
+        "High": None if high is None else round(high, digits),
         "Source": SOURCE_TEXT[record.source],
     }
 
 
-def _with_data(spec_json: str, values: list[dict[str, Any]]) -> PlotData:
-    spec = json.loads(spec_json)
-    spec.pop("datasets", None)
+def _with_data(spec_json: str, values: list[dict[str, Any]], track: Track) -> dict[str, Any]:
+    """A scatter's spec with its data, its value axis fitted to the points and intervals."""
+    spec: dict[str, Any] = json.loads(spec_json)
+    set_domain(spec, "y", fitted_domain(_ends(values), track.display[track.ranking]))
     spec["data"] = {"values": values}
-    return PlotData(type="altair", plot=json.dumps(spec))
+    return spec
 
 
 def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
-    """The ranking metric of every row carrying it (``plotted``) against its model size in
-    billions of parameters, on a log scale; the rows of API models and of sizes not stated in a
-    strip of their own at the right. Re-scored and paper-reported rows differ in shape and
-    colour; a tooltip names the method, its size, date and value (as the board rounds it)."""
-    y_title, domain = value_axis(track)
+    """The ranking metric of every row carrying it (``plotted``), with its 95 % interval,
+    against its model size in billions of parameters, on a log scale; the rows of API models and
+    of sizes not stated in a strip of their own at the right. Re-scored and paper-reported rows
+    differ in shape and colour; a tooltip names the method, its size, date, value and interval
+    (as the board rounds them). The value axis is fitted to the points and their intervals."""
+    y_title, _ = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
     rows = [
         (_row(r, track, digits), size_in_billions(r.model_size)) for r in plotted(records, track)
@@ -366,17 +412,29 @@ def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
     for i, value in enumerate(apart):
         # Rows of near values land far apart in the strip (a golden-ratio sequence).
         value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
-    return _with_data(
-        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, domain, digits), values
+    spec = _with_data(
+        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, digits), values, track
     )
+    return PlotData(type="altair", plot=json.dumps(spec))
 
 
 def date_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
-    """The ranking metric of every row carrying it (``plotted``) against the date of its
-    entry, re-scored and paper-reported rows marked as on the size chart."""
-    y_title, domain = value_axis(track)
+    """The ranking metric of every row carrying it (``plotted``), with its 95 % interval,
+    against the date of its entry, re-scored and paper-reported rows marked as on the size
+    chart; one tick a month at most (``month_ticks``), each month named once."""
+    y_title, _ = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
-    values = [_row(r, track, digits) for r in plotted(records, track)]
-    return _with_data(
-        _date_spec(f"{track.labels[track.ranking]} by date", y_title, domain, digits), values
+    shown = plotted(records, track)
+    values = [_row(r, track, digits) for r in shown]
+    spec = _with_data(
+        _date_spec(f"{track.labels[track.ranking]} by date", y_title, digits), values, track
     )
+    ticks = month_ticks([r.created_at.date() for r in shown])
+    for layer in walk(spec):
+        x = layer.get("encoding", {}).get("x")
+        if x is not None and x.get("field") == "Date":
+            x["axis"] = {**x.get("axis", {}), "values": [epoch_ms(t) for t in ticks]}
+            if ticks:  # from the first tick's month, so that it is drawn
+                last = max(r.created_at.date() for r in shown)
+                x["scale"]["domain"] = [epoch_ms(ticks[0]), epoch_ms(last) + 86_400_000]
+    return PlotData(type="altair", plot=json.dumps(spec))

@@ -46,6 +46,7 @@ from errors import NotAnUpload, RateLimited
 from evaluator.track_fit import entry_shape, fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
 from ledger import submission_file
+from web.board_ranks import shown_interval
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
 from web.score_view import (
@@ -327,9 +328,15 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
     s = tab.tracks[track_id]
     track = s.track
     series = {"Your submission": dict(result.metrics)}
+    intervals: dict[str, dict[str, tuple[float, float] | None]] = {
+        "Your submission": dict(result.intervals)
+    }
     paper = best_paper(s)
     if paper is not None:
         series[f"{paper.method_name} (paper)"] = dict(paper.metrics)
+        intervals[f"{paper.method_name} (paper)"] = {
+            k: shown_interval(paper, track, k) for k in chart_keys(track)
+        }
     table = score_table(result, track)
     widths = SCORE_WIDTHS.get(len(table.columns))
     records = s.board.snapshot().records
@@ -345,7 +352,13 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
         score_summary(result, track),
         gr.Dataframe(table, visible=True, column_widths=widths),
         gr.Plot(
-            split_chart(series, score_chart_title(track, paper is not None), track),
+            split_chart(
+                series,
+                score_chart_title(track, paper is not None),
+                track,
+                intervals,
+                result.chance,
+            ),
             visible=True,
         ),
         gr.Textbox(result.submission_sha256, visible=True),

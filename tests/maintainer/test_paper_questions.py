@@ -18,7 +18,7 @@ import evaluator
 import ledger
 import spec
 from maintainer import paper_rows
-from web import board_ranks, board_table
+from web import board_card, board_ranks
 from web.board_layout import board_layout
 
 SHIPPED = spec.load_benchmark("egomemreason")
@@ -94,7 +94,7 @@ def test_the_board_ranks_and_the_card_shows_them_over_the_paper_s_questions(
     for row, _ranks, interval in board_ranks.ranked(rows, track):
         assert interval == evaluator.wilson_interval(round(row.metrics["overall"] * 20), 2000)
     best = max(rows, key=lambda r: r.metrics["overall"])
-    html = board_table.card_html(
+    html = board_card.card_html(
         best,
         bench,
         track,

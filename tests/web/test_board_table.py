@@ -29,7 +29,7 @@ from errors import BadInput
 from scripts import reproduce_row
 from tests.support import ROOT
 from tests.support.board_html import read_board, row_ids
-from web import board_layout, board_table, board_view
+from web import board_card, board_layout, board_rows, board_table, board_view
 from web.board_table import Sort, kept_sort, next_sort, sort_frame
 
 MEM = spec.load_benchmark("egomemreason")
@@ -106,7 +106,7 @@ class View:
         return self.layout.groups[group]
 
     def html(self, group: str, sort: Sort | None, track_param: str | None = None) -> str:
-        grouped = board_view.group_frame(self.frame, self.columns(group), self.layout)
+        grouped = board_rows.group_frame(self.frame, self.columns(group), self.layout)
         chosen = sort_frame(grouped, sort, self.layout, self.track)
         return board_table.table_html(
             chosen,
@@ -116,7 +116,7 @@ class View:
             self.by_id,
             sort,
             "Test board",
-            board_view.empty_text(len(chosen), len(self.frame)),
+            board_rows.empty_text(len(chosen), len(self.frame)),
             track_param=track_param,
         )
 
@@ -653,7 +653,7 @@ def test_the_empty_state_is_one_row_across_the_table() -> None:
     view = View(MEM_DEMO.records)
     none = view.frame.iloc[:0]
     for shown, total in ((none, View([]).frame), (none, view.frame)):
-        text = board_view.empty_text(0, len(total))
+        text = board_rows.empty_text(0, len(total))
         assert text is not None
         html = board_table.table_html(
             shown, view.columns("Memory types"), view.layout, MEMORY, {}, None, "Test board", text
@@ -678,7 +678,7 @@ def test_the_empty_state_is_one_row_across_the_table() -> None:
     )
     assert "Nothing here" not in html and len(read_board(html)[1]) == len(view.frame)
     assert "<strong>About</strong>" in board_table.table_html(
-        none, ["Rank"], view.layout, MEMORY, {}, None, "c", board_view.empty_text(0, 0)
+        none, ["Rank"], view.layout, MEMORY, {}, None, "c", board_rows.empty_text(0, 0)
     )
 
 
@@ -715,7 +715,7 @@ def card(
     rows = view.frame[view.frame["_id"] == str(record.id)]
     row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
     permalink = f"?entry={record.id}" + (f"&track={view.track.id}" if many else "")
-    return board_table.card_html(
+    return board_card.card_html(
         record,
         view.bench,
         view.track,
@@ -723,7 +723,7 @@ def card(
         row,
         superseded_by=superseded_by,
         added=added,
-        reproduce=board_table.reproduce_command(record, view.bench, view.track, board_dir),
+        reproduce=board_card.reproduce_command(record, view.bench, view.track, board_dir),
         permalink=permalink,
     )
 
@@ -810,8 +810,8 @@ def test_a_superseded_card_links_to_the_row_that_replaced_it() -> None:
 def test_a_paper_card_has_no_command_and_says_where_it_comes_from() -> None:
     view = View(MEM_DEMO.records)
     record = next(r for r in MEM_DEMO.records if r.source == "paper")
-    assert board_table.reproduce_command(record, MEM, MEMORY, None) is None
-    assert board_table.reproduce_command(record, MEM, MEMORY, "board") is None
+    assert board_card.reproduce_command(record, MEM, MEMORY, None) is None
+    assert board_card.reproduce_command(record, MEM, MEMORY, "board") is None
     html = card(record, view)
     shown = text_of(html)
     assert "Numbers reported in the paper; not re-scored here" in shown
@@ -873,8 +873,8 @@ def test_the_reproduce_command_names_the_track_and_board_only_when_needed(
     bench: spec.Benchmark, track: spec.Track, snapshot: ledger.BoardSnapshot, many: bool
 ) -> None:
     record = rescored(snapshot)
-    hub = board_table.reproduce_command(record, bench, track, None)
-    local = board_table.reproduce_command(record, bench, track, "my boards/demo")
+    hub = board_card.reproduce_command(record, bench, track, None)
+    local = board_card.reproduce_command(record, bench, track, "my boards/demo")
     assert hub is not None and local is not None
     for command, board in ((hub, None), (local, "my boards/demo")):
         words = shlex.split(command.split(" \\\n")[0])

@@ -19,7 +19,7 @@ import pytest
 import errors
 import ledger
 import spec
-from web import board_layout, board_view
+from web import board_layout, board_rows, board_view
 from web.board_view import BoardFilter
 
 EGOMEM = spec.load_benchmark("egomemreason")
@@ -207,17 +207,17 @@ def _snapshot(
 
 def test_the_status_line_says_how_many_entries_are_shown_of_how_many() -> None:
     snapshot = _snapshot(5, last_success=100.0)
-    assert board_view.status_line(snapshot, 5, 105.0) == "5 entries · updated 5 s ago"
-    assert board_view.status_line(snapshot, 2, 105.0) == "2 of 5 entries · updated 5 s ago"
-    assert board_view.status_line(snapshot, 0, 100.0 + 300) == "0 of 5 entries · updated 5 min ago"
-    assert board_view.status_line(snapshot, 5, 100.0 + 119) == "5 entries · updated 119 s ago"
-    assert board_view.status_line(snapshot, 5, 100.0 + 7200) == "5 entries · updated 2 h ago"
+    assert board_rows.status_line(snapshot, 5, 105.0) == "5 entries · updated 5 s ago"
+    assert board_rows.status_line(snapshot, 2, 105.0) == "2 of 5 entries · updated 5 s ago"
+    assert board_rows.status_line(snapshot, 0, 100.0 + 300) == "0 of 5 entries · updated 5 min ago"
+    assert board_rows.status_line(snapshot, 5, 100.0 + 119) == "5 entries · updated 119 s ago"
+    assert board_rows.status_line(snapshot, 5, 100.0 + 7200) == "5 entries · updated 2 h ago"
 
 
 def test_the_status_line_says_when_the_board_is_stale_or_was_never_loaded() -> None:
     stale = _snapshot(3, last_success=0.0, stale=True, error="HTTP 503")
     # Why is the log's: the error names the records' repo and the Hub (issue 22, finding 6).
-    assert board_view.status_line(stale, 3, 60.0) == (
+    assert board_rows.status_line(stale, 3, 60.0) == (
         "3 entries · updated 60 s ago · the records source could not be reached; "
         "showing the board as of 60 s ago"
     )
@@ -226,16 +226,16 @@ def test_the_status_line_says_when_the_board_is_stale_or_was_never_loaded() -> N
         "The leaderboard could not be loaded yet: its records could not be read; the "
         "maintainer has been told in the log."
     )
-    assert board_view.status_line(never, 0, 60.0) == unread
-    assert board_view.status_line(_snapshot(0, None), 0, 1.0) == unread
+    assert board_rows.status_line(never, 0, 60.0) == unread
+    assert board_rows.status_line(_snapshot(0, None), 0, 1.0) == unread
 
 
 def test_an_empty_view_says_why_and_how_to_see_the_entries() -> None:
-    assert board_view.empty_text(shown=3, total=5) is None
-    assert board_view.empty_text(shown=0, total=0) == (
+    assert board_rows.empty_text(shown=3, total=5) is None
+    assert board_rows.empty_text(shown=0, total=0) == (
         "No entries yet. See **About** for how to get listed."
     )
-    text = board_view.empty_text(shown=0, total=5)
+    text = board_rows.empty_text(shown=0, total=5)
     assert text is not None and "5 entries" in text and "clear" in text.lower()
 
 

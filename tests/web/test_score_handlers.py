@@ -296,7 +296,7 @@ def test_the_page_keeps_the_score_server_side_and_renders_it(
     assert table.column_widths == handlers.SCORE_WIDTHS[4]
     # The Decision board's paper rows carry the paper's own columns, none of the chart's.
     assert handlers.best_paper(argus.tracks["decision"]) is None
-    assert chart.visible and '"title": "Your accuracy per scenario"' in chart.value["plot"]
+    assert chart.visible and '"text": "Your accuracy per scenario"' in chart.value["plot"]
     assert sha256.value == expected["submission_sha256"] and sha256.visible
     # The decision sample is the demo board's DemoVLM-7B row: named, not ranked, no request.
     records = argus.tracks["decision"].board.snapshot().records
@@ -365,7 +365,7 @@ def test_the_score_is_charted_against_the_best_paper_row(
     kept, *_ = _run(handlers.page_score(egomem, uploads.file(MEMORY_SAMPLE), _request()))
     _, _, chart, *_ = handlers.render(egomem, kept)
     plotted = json.loads(chart.value["plot"])
-    assert plotted["title"] == "You vs. the best paper baseline"
+    assert plotted["title"]["text"] == "You vs. the best paper baseline"
     entries = {row["Entry"] for row in plotted["data"]["values"]}
     assert entries == {"Your submission", f"{best.method_name} (paper)"}
 

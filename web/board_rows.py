@@ -1,0 +1,118 @@
+"""Which rows a view of the board shows, and what the line above it counts, pure.
+
+``group_frame`` keeps a column group's rows under one rank series (a decision board's paper
+rows belong to the view of their own columns); ``row_kinds`` and ``row_counts`` count a
+board's entries (what Score ranks a file against), its reference rows and the rows ranked
+apart; ``status_line`` and ``empty_text`` say what the view shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+import ledger
+from spec import Track
+from web.board_layout import BoardLayout
+
+
+def group_frame(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout) -> pd.DataFrame:
+    """The rows of ``frame`` a column group shows, under one rank series: a row is shown when
+    the group has a metric it carries (a decision board's paper rows, which carry the paper's
+    own columns only, belong to the view of those columns, not to a view of dashes), and its
+    rank when it is ranked by the group's lead metric (the one after Method); another row of the
+    group is shown unranked ("—"), so the Rank column never runs two series side by side."""
+    metrics = [c for c in columns if c in layout.formats]
+    if frame.empty or not metrics:
+        return frame
+    shown = frame[frame[metrics].notna().any(axis=1)].copy()
+    lead = next((c for c in columns if c in layout.formats), None)
+    other = shown["_ranked_by"] != lead
+    if other.any():
+        shown["Rank"] = shown["Rank"].astype(float)
+        shown.loc[other, "Rank"] = float("nan")
+        shown.loc[other, layout.info["rank_range"]] = "—"
+    return shown
+
+
+def row_kinds(frame: pd.DataFrame, track: Track) -> tuple[int, int, int]:
+    """(entries, reference rows, rows ranked apart) of a board frame: the entries are what
+    Score ranks a file against (``board_ranks.entries``), the rows ranked apart a decision
+    board's paper rows (ranked by the paper's own F1)."""
+    references = frame["_reference"] != ""
+    apart = frame["_ranked_by"] != track.labels[track.ranking]
+    return (
+        int((~references & ~apart).sum()),
+        int((references & ~apart).sum()),
+        int(apart.sum()),
+    )
+
+
+def row_counts(
+    shown: tuple[int, int, int], total: tuple[int, int, int], track: Track
+) -> tuple[int, int, tuple[str, ...]]:
+    """``status_line``'s counts from ``row_kinds`` of the rows shown and of the board: the
+    entries shown, the entries, and the other rows in words ("2 reference rows (constant
+    policies, not ranked)", "7 paper-reported rows, ranked apart by Paper F1"), "N of M" when
+    the filters hide some."""
+
+    def counted(i: int, one: str, many: str) -> str:
+        n = f"{shown[i]} of {total[i]}" if shown[i] < total[i] else f"{total[i]}"
+        return f"{n} {one if total[i] == 1 else many}"
+
+    others = []
+    if total[1]:
+        others.append(counted(1, "reference row", "reference rows") + " (not ranked)")
+    if total[2]:
+        label = track.labels[track.paper_ranking]
+        others.append(
+            counted(2, "paper-reported row", "paper-reported rows") + f", ranked apart by {label}"
+        )
+    return shown[0], total[0], tuple(others)
+
+
+def status_line(
+    snapshot: ledger.BoardSnapshot,
+    shown: int,
+    now: float,
+    total: int | None = None,
+    others: Sequence[str] = (),
+) -> str:
+    """The line above the board: "N of M entries" when filters hide rows ("M entries" when
+    none are hidden; ``total`` the board's entries, all its rows by default), the ``others``
+    (``row_counts``: reference rows, rows ranked apart), how fresh the board is, and that it is
+    stale when it is. Why it is stale (``snapshot.error``, which names the records' repo and the
+    Hub's address) is the log's."""
+    age = snapshot.age_s(now)
+    if age is None:
+        return (
+            "The leaderboard could not be loaded yet: its records could not be read; the "
+            "maintainer has been told in the log."
+        )
+    total = len(snapshot.records) if total is None else total
+    noun = "entry" if total == 1 else "entries"
+    entries = f"{total} {noun}" if shown >= total else f"{shown} of {total} {noun}"
+    text = " · ".join([entries, *others, f"updated {_ago(age)}"])
+    if snapshot.stale:
+        text += f" · the records source could not be reached; showing the board as of {_ago(age)}"
+    return text
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s ago"
+    if seconds < 7200:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def empty_text(shown: int, total: int) -> str | None:
+    """What the board says in place of rows when it shows none (None when it shows some):
+    that there are none yet, or that the filters and search hide all ``total``."""
+    if shown:
+        return None
+    if not total:
+        return "No entries yet. See **About** for how to get listed."
+    return f"No entry matches the filters and search; clear them to see all {total} entries."
