@@ -18,14 +18,15 @@ import evaluator
 import ledger
 
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
-from evaluator.track_fit import LINES_TRIED, SHAPE_SAMPLE, entry_shape, fitting_track  # noqa: F401
+from evaluator.track_fit import entry_shape
 from spec import Benchmark, Track, format_metric
 from web.board_ranks import entries, rank_ranges, ranking_interval
 from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
 
 NOTHING_STORED = "Nothing about this file was stored."
-#: The Score tab's track choice that lets the file's entries tell its track (fitting_track).
+#: The Score tab's track choice that lets the file's entries tell its track
+#: (evaluator.track_fit.fitting_track).
 DETECT = "auto"
 
 

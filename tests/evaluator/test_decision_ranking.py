@@ -21,6 +21,7 @@ from tests.evaluator.test_decision import TINY_RUN, _score
 
 BENCH = spec.load_benchmark("egoargus")
 TRACK = BENCH.track("decision")
+assert isinstance(TRACK, spec.DecisionTrack)
 DEMO = BENCH.demo_dir
 KEY = decision.load_key(TRACK, BENCH.demo_key(TRACK).read_bytes())
 

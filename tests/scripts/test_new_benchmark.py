@@ -24,7 +24,7 @@ import pytest
 import evaluator
 import spec
 from errors import ScaffoldError
-from maintainer import release_layout, scaffold
+from maintainer import release, release_layout, scaffold
 from maintainer.release_layout import Overrides
 from tests.support import ROOT
 from tests.support.app_server import AppServer
@@ -127,7 +127,7 @@ def test_json_samples_with_a_list_of_texts_and_text_answers(tmp_path: Path) -> N
     assert all(r["answer"] in r["options"] for r in demo)  # drawn anew, written as texts
     assert [r["answer"] for r in demo] != [r["answer"] for r in samples]
     # The real key validates against the public file written beside it.
-    report = scaffold.release.check_release(track, key.read_bytes(), written.public.read_bytes())
+    report = release.check_release(track, key.read_bytes(), written.public.read_bytes())
     assert "50 rows" in report.summary()
 
 

@@ -12,9 +12,9 @@ import pytest
 
 import spec
 from errors import NotAnUpload
+from evaluator.track_fit import entry_shape
 from scripts import reproduce_row, validate_submission
 from web import score_handlers
-from web.score_view import entry_shape
 
 ARGUS = spec.load_benchmark("egoargus")
 EGOMEM = spec.load_benchmark("egomemreason")

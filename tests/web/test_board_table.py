@@ -327,11 +327,11 @@ def test_rank_sorts_by_the_board_order_and_reversed_keeps_unranked_rows_last() -
     for header in ("Rank range", "Macro F1 95% CI"):
         assert view.ids("All", Sort(header)) == whole
     # a row lacking its ranking metric is unranked (board_frame puts it last): it stays last
-    ranked = [paper_row(f"P{n}", metrics={"overall": 40.0 - n}) for n in range(3)]
+    papers = [paper_row(f"P{n}", metrics={"overall": 40.0 - n}) for n in range(3)]
     unranked = ledger.Record.model_validate(
         {**paper_row("Unranked").model_dump(), "metrics": {"entity": 50.0}}
     )
-    small = View([unranked, *ranked])
+    small = View([unranked, *papers])
     board = small.board_order()
     assert board[-1] == str(unranked.id)
     assert small.ids("Memory types", Sort("Rank", reversed=True)) == [

@@ -20,7 +20,7 @@ import pytest
 import evaluator
 import ledger
 import spec
-from web import board_handlers, board_ranks, charts
+from web import board_handlers, board_ranks, chart_parts, charts
 from web.served import Served
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
@@ -126,7 +126,7 @@ def test_the_axes_fit_the_data_and_its_intervals(bench: spec.Benchmark, track: s
         low, high = _domain(spec_json, channel)
         assert low <= min(lows) and high >= max(highs), (channel, low, high, lows, highs)
         # not the whole 0-100 whatever the data: at most a quarter of it beyond the data's span
-        full = charts.AXES[track.display[track.ranking]][1]
+        full = chart_parts.AXES[track.display[track.ranking]][1]
         if full is not None:
             slack = (high - low) - (max(highs) - min(lows))
             assert slack <= 0.25 * (full[1] - full[0]), (low, high, min(lows), max(highs))

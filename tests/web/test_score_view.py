@@ -10,6 +10,7 @@ import pytest
 
 import evaluator
 import spec
+from evaluator import track_fit
 from evaluator.kinds import decision
 from web import score_view
 
@@ -37,17 +38,17 @@ def test_the_guess_parses_a_bounded_number_of_lines(
         return real(text, **kwargs)
 
     monkeypatch.setattr("evaluator.track_fit.json.loads", counted)
-    assert score_view.fitting_track(BENCH, HOSTILE_LINES[name]) is None
-    assert calls <= 1 + score_view.LINES_TRIED
+    assert track_fit.fitting_track(BENCH, HOSTILE_LINES[name]) is None
+    assert calls <= 1 + track_fit.LINES_TRIED
 
 
 def test_json_lines_still_tell_their_track() -> None:
     decision = BENCH.track("decision")
     entries = json.loads((BENCH.demo_dir / "decision_sample_submission.json").read_bytes())
     lines = "\n\n".join(json.dumps(e) for e in entries[:300]).encode()
-    assert score_view.fitting_track(BENCH, lines) is decision
+    assert track_fit.fitting_track(BENCH, lines) is decision
     noisy = b"not json\n" * 50 + lines
-    assert score_view.fitting_track(BENCH, noisy) is decision
+    assert track_fit.fitting_track(BENCH, noisy) is decision
 
 
 def test_a_withheld_score_is_shown_as_withheld_everywhere_the_tab_shows_it() -> None:

@@ -24,6 +24,7 @@ import evaluator
 import guard
 import ledger
 import spec
+from evaluator import track_fit
 from ledger.keys import KEY_UNAVAILABLE
 from tests.support.board_html import read_board
 from tests.support.score_path import page_path
@@ -559,12 +560,12 @@ def test_the_decision_layout_carries_the_paper_columns_under_the_paper_s_names()
 
 
 def test_a_file_s_track_is_told_by_the_fields_only_its_entries_carry() -> None:
-    assert score_view.fitting_track(ARGUS, DECISION_SAMPLE) is DECISION
-    assert score_view.fitting_track(ARGUS, UNDERSTANDING_SAMPLE) is UNDERSTANDING
+    assert track_fit.fitting_track(ARGUS, DECISION_SAMPLE) is DECISION
+    assert track_fit.fitting_track(ARGUS, UNDERSTANDING_SAMPLE) is UNDERSTANDING
     lines = b"\n".join(json.dumps(e).encode() for e in json.loads(DECISION_SAMPLE))
-    assert score_view.fitting_track(ARGUS, lines) is DECISION  # JSON Lines
+    assert track_fit.fitting_track(ARGUS, lines) is DECISION  # JSON Lines
     wrapped = json.dumps({"results": [{"example_id": "x", "pred": "A"}]}).encode()
-    assert score_view.fitting_track(ARGUS, wrapped) is UNDERSTANDING  # an alias, inside a wrapper
+    assert track_fit.fitting_track(ARGUS, wrapped) is UNDERSTANDING  # an alias, inside a wrapper
     for unknown in (
         b"",
         b"not json",
@@ -573,7 +574,7 @@ def test_a_file_s_track_is_told_by_the_fields_only_its_entries_carry() -> None:
         b"\xff\xfe",
         b'[{"predicted_answer": "A"}, {"assist": true}]',
     ):
-        assert score_view.fitting_track(ARGUS, unknown) is None, unknown
+        assert track_fit.fitting_track(ARGUS, unknown) is None, unknown
 
 
 def test_records_of_a_sibling_track_are_neither_skipped_nor_logged(
