@@ -13,25 +13,12 @@ import stat
 from pathlib import Path
 
 from errors import UnreadableFileError
+from spec.folder_files import file_kind
 
 #: Large enough for any real key, public file or submission of the shipped benchmarks (the
 #: largest demo file is ~4 MB), small enough that a mistake cannot exhaust memory.
 INPUT_LIMIT_BYTES = 64 * 1024 * 1024
 RECORD_LIMIT_BYTES = 1024 * 1024  # a record is ~2 kB
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISLNK, "a symbolic link"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def read_regular_file(
@@ -60,7 +47,7 @@ def read_regular_file(
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFileError(
-                f"{path} is {_kind(info.st_mode)}, not a regular file; pass a file"
+                f"{path} is {file_kind(info.st_mode)}, not a regular file; pass a file"
             )
         if info.st_size > limit:
             raise UnreadableFileError(

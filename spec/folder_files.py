@@ -52,13 +52,15 @@ TREE_LIMIT_ENTRIES = 10_000
 _LINK_FIX = "replace the link with the file itself (a benchmark folder holds its files, not links)"
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words (``ledger.files`` says it too)."""
     for test, name in (
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a named pipe"),
         (stat.S_ISCHR, "a character device"),
         (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
     ):
         if test(mode):
             return name
@@ -122,7 +124,7 @@ def _refuse_unless_regular(path: Path, info: os.stat_result, limit: int | None) 
         raise SpecError(f"{path} is a symbolic link; {_LINK_FIX}")
     if not stat.S_ISREG(info.st_mode):
         raise SpecError(
-            f"{path} is {_kind(info.st_mode)}, not a regular file; a benchmark folder holds "
+            f"{path} is {file_kind(info.st_mode)}, not a regular file; a benchmark folder holds "
             "regular files: replace it with the file"
         )
     if limit is not None and info.st_size > limit:
@@ -207,7 +209,7 @@ def check_folder_tree(folder: Path, path: Path) -> bool:
                         elif not entry.is_file(follow_symlinks=False):
                             mode = entry.stat(follow_symlinks=False).st_mode
                             raise SpecError(
-                                f"{inner} is {_kind(mode)}, not a regular file; a benchmark "
+                                f"{inner} is {file_kind(mode)}, not a regular file; a benchmark "
                                 "folder holds regular files: remove it"
                             )
             finally:
