@@ -1,7 +1,7 @@
 """Issue 22 (hostile visitors), findings 4 and 6, against ``python app.py`` over HTTP.
 
 4: a scored call is no oracle finer than a split: the two-episode decision probe (times 0 and
-1e6, whose MAE minus signed error is one episode's reviewed time) gets its timing withheld,
+1,000, whose MAE minus signed error is one episode's reviewed time) gets its timing withheld,
 and every value /score returns is at the precision the board shows.
 6: a misconfiguration tells visitors what is unavailable, never where: a key path that
 disagrees with its spec and an ``HF_ENDPOINT`` holding ``user:secretpw@`` reach neither
@@ -37,9 +37,10 @@ SECRET = "secretpw"
 
 
 def _probe() -> tuple[bytes, list[float]]:
-    """Assist on two episodes that need it, at 0 s and at 1e6 s; their reviewed times."""
+    """Assist on two episodes that need it, at 0 s and at 1,000 s (past every reviewed time);
+    their reviewed times."""
     first, second = [r for r in DECISION_KEY_ROWS if r["intervention_time_s"] is not None][:2]
-    times = {first["example_id"]: 0.0, second["example_id"]: 1e6}
+    times = {first["example_id"]: 0.0, second["example_id"]: 1000.0}
     entries = [
         {
             "example_id": r["example_id"],

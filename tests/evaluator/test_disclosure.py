@@ -1,8 +1,9 @@
 """What a visitor's score reveals (issue 22, finding 4): no metric that turns on fewer rows of
 the key than the track's ``min_rows``, every value at the precision the board shows.
 
-The probes are the issue's: a decision file that assists on two episodes with times 0 and 1e6
-(MAE minus the signed error gives one episode's reviewed time, 1e6 minus their sum the other's),
+The probes are the issue's: a decision file that assists on two episodes with times 0 and
+1,000 s (the issue's 1e6 now reads as milliseconds and is refused)
+(MAE minus the signed error gives one episode's reviewed time, 1,000 minus their sum the other's),
 a decision file that assists on one episode (the per-scenario counts give its scenario and
 assist type), and a multiple-choice file that answers one question per group and abstains on
 the rest (the group counts say which were right). The maintainer's full result keeps every
@@ -55,10 +56,11 @@ def _decision_file(assisted: dict[Any, float | None]) -> bytes:
 
 
 def _two_episode_probe() -> tuple[bytes, float, float]:
-    """The issue's probe: two assistance episodes assisted, at 0 s and at 1e6 s."""
+    """The issue's probe: two assistance episodes assisted, at 0 s and at 1,000 s (past every
+    reviewed time)."""
     first, second = [e for e in DECISION_KEY.episodes if e.needs_assistance][:2]
     assert first.time_s is not None and second.time_s is not None
-    return _decision_file({first.id: 0.0, second.id: 1e6}), first.time_s, second.time_s
+    return _decision_file({first.id: 0.0, second.id: 1000.0}), first.time_s, second.time_s
 
 
 def _one_per_group(key: evaluator.AnswerKey) -> bytes:
@@ -98,7 +100,9 @@ def test_the_two_episode_probe_reveals_a_reviewed_time_in_the_full_result_only()
     # exactly, and the second's from the sum.
     recovered = full.metrics["timing_mae_s"] - full.metrics["timing_signed_s"]
     assert math.isclose(recovered, first, abs_tol=1e-6)
-    assert math.isclose(1e6 - (2 * full.metrics["timing_mae_s"] - recovered), second, abs_tol=1e-6)
+    assert math.isclose(
+        1000.0 - (2 * full.metrics["timing_mae_s"] - recovered), second, abs_tol=1e-6
+    )
 
     shown = evaluator.disclosed(DECISION, full)
     assert "timing_mae_s" not in shown.metrics and "timing_signed_s" not in shown.metrics

@@ -58,7 +58,7 @@ def test_a_withheld_score_is_shown_as_withheld_everywhere_the_tab_shows_it() -> 
     assert isinstance(track, spec.DecisionTrack)
     key = decision.load_key(track, BENCH.demo_key(track).read_bytes())
     first, second = [e for e in key.episodes if e.needs_assistance][:2]
-    times = {first.id: 0.0, second.id: 1e6}
+    times = {first.id: 0.0, second.id: 1000.0}
     entries = [
         {"example_id": e.id, "assist": e.id in times, "intervention_time_s": times.get(e.id)}
         for e in key.episodes
