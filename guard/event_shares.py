@@ -40,8 +40,8 @@ from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-import ledger
 from guard.clients import ClientIdentity
+from guard.upload_cache import env_number
 
 RATE_VAR = "LEADERBOARD_EVENT_RATE"
 BURST_VAR = "LEADERBOARD_EVENT_BURST"
@@ -78,28 +78,9 @@ def event_policy(environ: Mapping[str, str] | None = None) -> EventPolicy:
     errors.ConfigError: LEADERBOARD_EVENT_BURST must be a whole number from 1 to ... of 60
     """
     env = os.environ if environ is None else environ
-    rate = _number(env, RATE_VAR, RATE_PER_S, 0.01, 1e9, whole=False)
-    burst = _number(env, BURST_VAR, BURST, 1, 1e9, whole=True)
+    rate = env_number(env, RATE_VAR, RATE_PER_S, 0.01, 1e9)
+    burst = env_number(env, BURST_VAR, BURST, 1, 1e9, whole=True)
     return EventPolicy(rate, int(burst))
-
-
-def _number(
-    env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool
-) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not low <= value <= high or (whole and value != int(value)):  # nan and inf too
-        kind = "a whole number" if whole else "a number"
-        raise ledger.ConfigError(
-            f"{name} must be {kind} from {low:g} to {high:,.0f}; found {raw!r}. "
-            f"Unset it for the default of {default:g}"
-        )
-    return value
 
 
 class EventBuckets:

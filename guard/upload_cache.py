@@ -123,10 +123,10 @@ def cache_policy(
     errors.ConfigError: LEADERBOARD_UPLOAD_CACHE_MB must be a number from 1 to ... of 1,024
     """
     env = os.environ if environ is None else environ
-    age = _number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
-    files = _number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
-    megabytes = _number(env, MB_VAR, MAX_MB, 1, 10_000_000)
-    percent = _number(env, CLIENT_VAR, CLIENT_PERCENT, 0.01, 100)
+    age = env_number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
+    files = env_number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
+    megabytes = env_number(env, MB_VAR, MAX_MB, 1, 10_000_000)
+    percent = env_number(env, CLIENT_VAR, CLIENT_PERCENT, 0.01, 100)
     return CachePolicy(
         age,
         int(files),
@@ -137,7 +137,12 @@ def cache_policy(
     )
 
 
-def _number(env: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+def env_number(
+    env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool = False
+) -> float:
+    """A guard's numeric variable: from ``low`` to ``high`` (whole if asked), ``default`` when
+    unset; ledger.ConfigError naming the variable otherwise (guard.event_shares reads its
+    variables with it too)."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -145,9 +150,10 @@ def _number(env: Mapping[str, str], name: str, default: float, low: float, high:
         value = float(raw)
     except ValueError:
         value = math.nan
-    if not low <= value <= high:  # nan and inf too
+    if not low <= value <= high or (whole and value != int(value)):  # nan and inf too
+        kind = "a whole number" if whole else "a number"
         raise ledger.ConfigError(
-            f"{name} must be a number from {_shown(low)} to "
+            f"{name} must be {kind} from {_shown(low)} to "
             f"{_shown(high)}; found {raw!r}. Unset it for the default of "
             f"{_shown(default)}"
         )
