@@ -188,22 +188,10 @@ def read_id(
     that field is instead of to rename it."""
     name = fields.id
     if name not in entry:
-        for alike, hint in (look_alikes or {}).items():
-            if alike in entry:
-                problems.add(
-                    f'{{n}} [entry has|entries have] "{alike}" but no "{name}" (e.g. the '
-                    f"{{examples}} [entry|entries]): {_braces(hint)}",
-                    lambda: ordinal(position + 1),
-                )
-                return None
-        for alias in fields.id_aliases:
-            if alias in entry:
-                problems.add(
-                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
-                    f'[entry|entries]); rename the field to "{name}"',
-                    lambda: ordinal(position + 1),
-                )
-                return None
+        if told_of_a_stand_in(
+            entry, name, look_alikes or {}, fields.id_aliases, position, problems
+        ):
+            return None
         missing = (
             f"no {either(fields.id_parts).replace(' or ', ' and ')} (the fields its id is made of)"
             if fields.id_parts
@@ -231,6 +219,36 @@ def read_id(
             lambda: f"{nth(position, 'entry')}: {preview(ident)}",
         )
     return None
+
+
+def told_of_a_stand_in(
+    entry: Mapping[str, Any],
+    name: str,
+    look_alikes: Mapping[str, str],
+    aliases: Collection[str],
+    position: int,
+    problems: Problems,
+) -> bool:
+    """Whether the entry, lacking the field ``name``, carries a stand-in for it, the problem
+    noted: a look-alike the spec's hints describe (told what it is), or an alias (told to
+    rename it). The id and each kind's answer field are read with it."""
+    for alike, hint in look_alikes.items():
+        if alike in entry:
+            problems.add(
+                f'{{n}} [entry has|entries have] "{alike}" but no "{name}" (e.g. the '
+                f"{{examples}} [entry|entries]): {_braces(hint)}",
+                lambda: ordinal(position + 1),
+            )
+            return True
+    for alias in aliases:
+        if alias in entry:
+            problems.add(
+                f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
+                f'[entry|entries]); rename the field to "{name}"',
+                lambda: ordinal(position + 1),
+            )
+            return True
+    return False
 
 
 def _braces(text: str) -> str:

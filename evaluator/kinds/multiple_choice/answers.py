@@ -35,6 +35,7 @@ from evaluator.submissions import (
     read_entries,
     read_json,
     read_text,
+    told_of_a_stand_in,
     wrapped_list,
 )
 from spec import MultipleChoiceTrack
@@ -86,22 +87,10 @@ def _read_answer(
     f = track.fields
     pred = f.prediction
     if pred not in entry:
-        for alike, hint in track.hints.fields.items():
-            if alike in entry:
-                problems.add(
-                    f'{{n}} [entry has|entries have] "{alike}" but no "{pred}" (e.g. the '
-                    f"{{examples}} [entry|entries]): {hint.replace('{', '{{').replace('}', '}}')}",
-                    lambda: ordinal(position + 1),
-                )
-                return None
-        for alias in f.prediction_aliases:
-            if alias in entry:
-                problems.add(
-                    f'{{n}} [entry uses|entries use] "{alias}" (e.g. the {{examples}} '
-                    f'[entry|entries]); rename the field to "{pred}"',
-                    lambda: ordinal(position + 1),
-                )
-                return None
+        if told_of_a_stand_in(
+            entry, pred, track.hints.fields, f.prediction_aliases, position, problems
+        ):
+            return None
         problems.add(
             f'{{n}} [entry has|entries have] no "{pred}" (e.g. the {{examples}} '
             "[entry|entries]); use null if the model gave no answer",
