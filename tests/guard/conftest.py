@@ -3,16 +3,13 @@ a port of this process."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import gradio as gr
 import pytest
 
-import app
-import ledger
-from tests.support.procs import free_port
+from tests.support.app_server import served_in_process
 
 
 @pytest.fixture
@@ -34,24 +31,7 @@ def served_here(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     """app.main's page served on a loopback port of this process, as launch_kwargs() serves it
     (its middleware, its queue's bounds), with an upload folder of its own and a score limit
     no test reaches: its URL and Blocks, whose queue and handlers a test can reach."""
-    saved = {k: os.environ.get(k) for k in ("FORWARDED_ALLOW_IPS", "GRADIO_TEMP_DIR")}
-    os.environ["FORWARDED_ALLOW_IPS"] = ""
-    os.environ["GRADIO_TEMP_DIR"] = str(tmp_path_factory.mktemp("uploads"))
-    demo = app.build_from_config(ledger.load_config({"LEADERBOARD_SCORE_LIMIT": "100000"}))
-    port = free_port()
-    demo.queue(default_concurrency_limit=8).launch(
-        server_name="127.0.0.1",
-        server_port=port,
-        prevent_thread_lock=True,
-        quiet=True,
-        **app.launch_kwargs(),
-    )
-    try:
-        yield f"http://127.0.0.1:{port}", demo
-    finally:
-        demo.close()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with served_in_process(
+        tmp_path_factory.mktemp("uploads"), {"LEADERBOARD_SCORE_LIMIT": "100000"}
+    ) as served:
+        yield served

@@ -9,7 +9,6 @@ and in time.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import Counter
@@ -22,11 +21,10 @@ import httpx
 import pytest
 
 import app
-import ledger
 from guard import event_shares, queue_limits
-from tests.support.app_server import AppServer
+from tests.support.app_server import AppServer, served_in_process
 from tests.support.gradio_http import GradioHTTP
-from tests.support.procs import ONE_CLIENT, free_port, rss_bytes
+from tests.support.procs import ONE_CLIENT, rss_bytes
 
 UNBOUNDED = event_shares.EventPolicy(rate_per_s=1e9, burst=10**9)
 CLIENTS = 32  # enough waiting events for Gradio's 2,000-session LRU to evict live ones
@@ -110,27 +108,9 @@ def test_unread_results_neither_stop_the_queue_nor_grow_memory_without_bound(
 def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, gr.Blocks]]:
     """app.main's page served in this process (its queue is reachable), with an upload
     folder of its own."""
-    saved = {k: os.environ.get(k) for k in ("FORWARDED_ALLOW_IPS", "GRADIO_TEMP_DIR")}
-    os.environ["FORWARDED_ALLOW_IPS"] = ""
-    os.environ["GRADIO_TEMP_DIR"] = str(tmp_path_factory.mktemp("uploads"))
-    demo = app.build_from_config(ledger.load_config({}))
-    port = free_port()
-    demo.queue(default_concurrency_limit=8).launch(
-        server_name="127.0.0.1",
-        server_port=port,
-        prevent_thread_lock=True,
-        quiet=True,
-        **app.launch_kwargs(events=UNBOUNDED),  # one client floods: the queue's bounds bind
-    )
-    try:
-        yield f"http://127.0.0.1:{port}", demo
-    finally:
-        demo.close()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    # one client floods: the queue's bounds bind
+    with served_in_process(tmp_path_factory.mktemp("uploads"), {}, events=UNBOUNDED) as served:
+        yield served
 
 
 def sizes(demo: gr.Blocks) -> dict[str, int]:
