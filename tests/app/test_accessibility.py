@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by name)
     ARGUS,
+    BOARD_LOADED,
     EGOMEM,
     PHONE,
     SETTLED_JS,
@@ -299,7 +300,7 @@ class Audit:
 
 
 def _board_settled(visit: Visit) -> None:
-    expect(visit.page.locator("#board-status")).to_contain_text("entries", timeout=TIMEOUT_MS)
+    expect(visit.page.locator("#board-status")).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
 
 
 def _audit_leaderboard(visit: Visit, demo: Demo, audit: Audit) -> None:
