@@ -13,7 +13,7 @@ board_view's frame.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
 import evaluator
 import ledger
@@ -80,13 +80,9 @@ def shown_interval(record: ledger.Record, track: Track, key: str) -> tuple[float
 
 
 def reference(record: ledger.Record, track: Track) -> str | None:
-    """What a reference row is ("assists on every episode"); None for an entry. A kind with
-    reference rows says which in its track's ``reference_of`` (a decision track: a constant
-    policy); a kind without (multiple choice, today) has none."""
-    reference_of: Callable[[Mapping[str, float]], str | None] | None = getattr(
-        track, "reference_of", None
-    )
-    return None if reference_of is None else reference_of(record.metrics)
+    """What a reference row is ("assists on every episode"); None for an entry: its track's
+    ``reference_of`` says (a decision track: a constant policy; multiple choice: none)."""
+    return track.reference_of(record.metrics)
 
 
 def entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
