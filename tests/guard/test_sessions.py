@@ -275,4 +275,4 @@ def test_the_served_page_scores_every_track_runs_its_events_and_writes_deep_link
     assert numbers, "the session's score output is not in its deep link"
     value = numbers[0]["props"].get("value")
     # Gradio writes the JSON output's model with str(): its text, as it did before the patch
-    assert str(value).startswith("root={'track': 'decision', 'metrics': {'decision_f1': ")
+    assert str(value).startswith("root={'track': 'decision', 'metrics': {'decision_macro_f1': ")

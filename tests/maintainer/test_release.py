@@ -499,10 +499,27 @@ def test_publish_and_reproduce_egoargus_s_demo_run(
     )
     out = capsys.readouterr().out
     assert out.startswith("reproduced") and f"{len(track.metric_keys)} metrics" in out
-    # the same row under the default benchmark is not EgoMemReason's
+    # without --benchmark the record's own benchmark and track are taken (issue 21) ...
     assert (
         reproduce_row.main(
             ["--record", str(path), "--submission", str(sample), "--private", str(key)]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("reproduced")
+    # ... and the same row named as EgoMemReason's is not EgoMemReason's
+    assert (
+        reproduce_row.main(
+            [
+                "--benchmark",
+                "egomemreason",
+                "--record",
+                str(path),
+                "--submission",
+                str(sample),
+                "--private",
+                str(key),
+            ]
         )
         == 1
     )
@@ -829,7 +846,7 @@ def test_publish_and_reproduce_a_decision_row_bit_for_bit(
         == 0
     )
     out = capsys.readouterr().out
-    assert "DemoVLM-7B by Demo Lab: F1 0.782 (95 % CI 0.753–0.808), 10 abstentions" in out
+    assert "DemoVLM-7B by Demo Lab: Macro F1 0.690 (95 % CI 0.656–0.723), 10 abstentions" in out
     (record,) = _records(board)
     result = evaluator.score(
         evaluator.load_answer_key(decision_track, key.read_bytes()), sample.read_bytes()
@@ -854,8 +871,10 @@ def test_publish_and_reproduce_a_decision_row_bit_for_bit(
     ]
     assert reproduce_row.main(argv) == 0
     out = capsys.readouterr().out
-    assert out.startswith("reproduced") and "17 metrics, 12 counts, 13 intervals" in out
-    assert out.rstrip().endswith("(F1 0.782)")
+    numbers = f"{len(result.metrics)} metrics, {len(result.counts)} counts, "
+    numbers += f"{len(result.intervals)} intervals"  # 18, 12 and 14 since Macro F1 (issue 21)
+    assert out.startswith("reproduced") and numbers in out
+    assert out.rstrip().endswith("(Macro F1 0.690)")  # the ranking metric since issue 21
     # the F1's bootstrap interval is compared bit for bit, as every metric is
     payload = json.loads(path.read_bytes())
     low, high = payload["intervals"]["decision_f1"]
@@ -865,12 +884,17 @@ def test_publish_and_reproduce_a_decision_row_bit_for_bit(
     assert reproduce_row.main([*argv[:5], str(tampered), *argv[6:]]) == 1
     err = capsys.readouterr().err
     assert "NOT reproduced" in err and "intervals.decision_f1: record (" in err
-    # without --track the row is another track's
+    # without --track the record's own track is taken (issue 21) ...
+    assert reproduce_row.main(argv[4:]) == 0  # --record, --submission, --private only
+    assert capsys.readouterr().out.startswith("reproduced")
+    # ... and the row named as the understanding track's is another track's
     assert (
         reproduce_row.main(
             [
                 "--benchmark",
                 "egoargus",
+                "--track",
+                "understanding",
                 "--record",
                 str(path),
                 "--submission",
