@@ -9,7 +9,8 @@ the score kept server-side, then shown from there).
 
 Every handler is safe for anyone to call: an event's inputs are checked before any work, the
 upload must be a file of Gradio's upload folder, and the score limit holds per client (a file
-refused by the evaluator gives its slot back).
+refused by the evaluator gives its slot back, and the same bytes sent again are refused from
+memory, unchecked: ``score_refusals``).
 
 Example (``score``, ``scored`` and the like are coroutines: Gradio awaits them):
 
@@ -49,6 +50,7 @@ from ledger import submission_file
 from web.board_ranks import shown_interval
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
+from web.score_refusals import Refusals
 from web.score_view import (
     BELOW_CHANCE_NOTE,
     DETECT,
@@ -85,6 +87,8 @@ class ScoreTab(Tab):
     upload_dir: Callable[[], str]
     #: Held once the first scored request's proxy hops are logged (on a Space).
     hops_untold: threading.Lock = field(default_factory=threading.Lock)
+    #: The messages of files lately refused: the same bytes are not checked again.
+    refusals: Refusals = field(default_factory=Refusals)
 
     @property
     def expected(self) -> str:
@@ -219,6 +223,11 @@ async def scored(
             how = "unknown"
         key = key_of(tab, chosen)
     track = chosen.track
+    # A refusal turns on the key, the track and how it was chosen (a guess says so).
+    about = f"{track.id} {how}"
+    told = tab.refusals.told(key, about, data)
+    if told is not None:  # refused before: no check, no slot
+        raise gr.Error(told, duration=None, print_exception=False)
     limits = tab.limiter.limits
     if limits.on_space and tab.hops_untold.acquire(blocking=False):
         # How the Spaces proxy lays the header out is documented nowhere: show the operator.
@@ -253,6 +262,7 @@ async def scored(
                 f"a file for the {track.title} track; for another track, pick it "
                 "above the upload."
             )
+        tab.refusals.keep(key, about, data, message)
         raise gr.Error(message, duration=None, print_exception=False) from None
     tab.log.info(
         "scored one submission (%d bytes)%s",

@@ -1,0 +1,55 @@
+"""What the evaluator lately refused, so the same file sent again is refused without being read.
+
+A refusal gives the visitor's score slot back (a file that does not score costs no allowance),
+so without this one upload of a file that is slow to refuse could be sent again and again, each
+call costing its whole check. ``Refusals`` keeps the message of the last ``SIZE`` refusals by
+the file's sha256 and what the message turned on (the key it was checked against, the track
+and how the track was chosen): the same bytes then cost one sha256 of them, a few times less
+than their check (BENCHMARKS.md, P6). A rotated key is another key: its files are checked
+afresh. Nothing about a file but its digest and the message it was given is kept, in memory.
+
+>>> refusals = Refusals(size=2)
+>>> key = object()
+>>> refusals.told(key, "memory", b"[1]") is None
+True
+>>> refusals.keep(key, "memory", b"[1]", "an entry is not an object")
+>>> refusals.told(key, "memory", b"[1]")
+'an entry is not an object'
+>>> refusals.told(object(), "memory", b"[1]") is None  # another key (a rotation)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+SIZE = 256  # refusals kept: their messages are a few kB at most
+
+
+class Refusals:
+    """The messages of the last ``size`` files refused, by (sha256, what the message turned
+    on); the key itself is held beside them and compared by identity, so a key that went
+    away (a rotation) can never be taken for its successor."""
+
+    def __init__(self, size: int = SIZE) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[str, str], tuple[object, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def told(self, key: object, about: str, data: bytes) -> str | None:
+        """The message the file ``data`` was refused with when checked against ``key``, on
+        what ``about`` names (the track and how it was chosen); None if it was not."""
+        with self._lock:
+            kept = self._kept.get((hashlib.sha256(data).hexdigest(), about))
+        return kept[1] if kept is not None and kept[0] is key else None
+
+    def keep(self, key: object, about: str, data: bytes, message: str) -> None:
+        """Remember that ``data``, checked against ``key`` on ``about``, was refused so."""
+        entry = (hashlib.sha256(data).hexdigest(), about)
+        with self._lock:
+            self._kept[entry] = (key, message)
+            self._kept.move_to_end(entry)
+            while len(self._kept) > self._size:
+                self._kept.popitem(last=False)
