@@ -243,8 +243,7 @@ async def scored(
     except RateLimited as exc:
         raise gr.Error(str(exc), print_exception=False) from None
     try:
-        # A big file, or a decision score (its F1 bootstrap takes ~0.2 s), must not hold the
-        # event loop.
+        # A big file, or a score its kind says is slow, must not hold the event loop.
         if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
             result = await to_thread.run_sync(visitor_score, key, data)
         else:
