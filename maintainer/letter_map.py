@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from errors import ReshuffleError
 from evaluator import KEY_VERSION_FIELD, counted
+from evaluator.files import with_ids
+from evaluator.kinds.multiple_choice.answers import keyed_id
 from evaluator.messages import first_few, short
 from maintainer.tables import decode_json, dump_json
 from spec import MultipleChoiceTrack
@@ -169,21 +171,59 @@ def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
         ("entry lacks", "entries lack"): f'a "{f.prediction}" ({rename(f.prediction_aliases)}'
         "null to abstain)",
         (f"{f.id} is", f"{f.id}s are"): "not in the letter map (is this the right map?)",
-        ("answer is", "answers are"): "not an option letter of their question (keep only the "
-        "letter, or null to abstain)",
+        ("answer is", "answers are"): "not an option letter of their question"
+        + (
+            f" nor an index of one (counted from {1 if f.answer_format == 'index1' else 0})"
+            if f.answer_format in ("index", "index1")
+            else ""
+        )
+        + " (keep only the letter, or null to abstain)",
     }
 
 
-def remap_submission(
-    track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
-) -> tuple[bytes, int, int]:
-    """The submission with every letter translated; abstentions and other fields kept as they are.
+_NOT_MOVED = object()  # a prediction that names no letter of its map
 
-    Returns the new bytes, the number of translated answers and of abstentions.
-    """
+
+def _moved(track: MultipleChoiceTrack, raw: object, mapping: dict[str, str]) -> object:
+    """A prediction in the new key's letters, written as it was: a letter (trimmed and upper
+    case), an index of the answer format (an integer), or an option's text, which no rotation
+    moves (``fields.answer_format = "text"``: a string that is none of the letters);
+    ``_NOT_MOVED`` when it is none of these."""
+    fmt, letters = track.fields.answer_format, track.options.letters
+    if fmt in ("index", "index1") and type(raw) is int:
+        base = 1 if fmt == "index1" else 0
+        n = raw - base
+        if 0 <= n < len(mapping):
+            return letters.index(mapping[letters[n]]) + base
+        return _NOT_MOVED
+    if isinstance(raw, str):
+        letter = raw.strip().upper()
+        if letter in mapping:
+            return mapping[letter]
+        if fmt == "text":
+            return raw
+    return _NOT_MOVED
+
+
+def _entries(
+    track: MultipleChoiceTrack, decoded: object, ids: Collection[int | str], where: str
+) -> tuple[list[Any], dict[str, bool] | None]:
+    """A submission's entries, and for a JSON object keyed by id (what a benchmark's own
+    evaluation often writes: some of its keys are ids of the map, ``ids``) each key and
+    whether its value was an object (None: a list)."""
     f = track.fields
-    decoded = decode_json(data, "--remap-submission", path, "a submission (a JSON list)")
-    where = f"--remap-submission {path}"
+    if isinstance(decoded, list):
+        return decoded, None
+    keyed = isinstance(decoded, dict) and any(keyed_id(track, k) in ids for k in decoded)
+    if isinstance(decoded, dict) and keyed:
+        values = {k: isinstance(v, dict) for k, v in decoded.items()}
+        entries = [
+            {**v, f.id: keyed_id(track, k)}
+            if isinstance(v, dict)
+            else {f.id: keyed_id(track, k), f.prediction: v}
+            for k, v in decoded.items()
+        ]
+        return entries, values
     if isinstance(decoded, dict) and isinstance(decoded.get("results"), list):
         pred = f.prediction_aliases[0] if f.prediction_aliases else f.prediction
         raise ReshuffleError(
@@ -191,22 +231,45 @@ def remap_submission(
             f'convert it to the submission format first: [{{"{f.id}": r["{f.id}"], '
             f'"{f.prediction}": r["{pred}"]}} for r in data["results"]]'
         )
-    if not isinstance(decoded, list):
-        raise ReshuffleError(
-            f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, '
-            f"found {'an object' if isinstance(decoded, dict) else 'a single value'}"
-        )
-    _check_version(decoded, letter_map, where)
+    found = (
+        "an object none of whose keys is an id of the letter map"
+        if isinstance(decoded, dict)
+        else "a single value"
+    )
+    raise ReshuffleError(
+        f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, or a JSON '
+        f"object keyed by id, found {found}"
+    )
+
+
+def remap_submission(
+    track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
+) -> tuple[bytes, int, int]:
+    """The submission with every letter translated; abstentions and other fields kept as they
+    are, in the file's own shape: a list, or an object keyed by id (a value that was the
+    prediction itself becomes an object holding it, so it can name the new version), each
+    prediction written as it was (a letter, an index, an option's text).
+
+    Returns the new bytes, the number of translated answers and of abstentions.
+    """
+    f = track.fields
+    decoded = decode_json(
+        data, "--remap-submission", path, "a submission (a JSON list, or an object keyed by id)"
+    )
+    where = f"--remap-submission {path}"
+    maps = {e.example_id: e.old_to_new for e in letter_map.questions}
+    entries, keyed = _entries(track, decoded, maps, where)
+    _check_version(entries, letter_map, where)
     new_version = {KEY_VERSION_FIELD: letter_map.new_key_version}
     words = remap_problems(track)
     no_id, lacks = ("entry has", "entries have"), ("entry lacks", "entries lack")
     unknown_id = (f"{f.id} is", f"{f.id}s are")
-    maps = {e.example_id: e.old_to_new for e in letter_map.questions}
     problems: dict[tuple[str, str], list[str]] = defaultdict(list)
     out: list[Any] = []
     translated = abstained = 0
     id_type = int if f.id_type == "integer" else str
-    for position, entry in enumerate(decoded):
+    with_ids(f, entries)
+    for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
             problems[("entry is", "entries are")].append(f"#{position}")
             continue
@@ -225,22 +288,29 @@ def remap_submission(
             abstained += 1
             out.append({**entry, **new_version})
             continue
-        answer = raw.strip().upper() if isinstance(raw, str) else None
-        if answer not in maps[ident]:
+        moved = _moved(track, raw, maps[ident])
+        if moved is _NOT_MOVED:
             shown = json.dumps(raw, ensure_ascii=False)
             shown = shown if len(shown) <= 20 else shown[:17] + "..."
             valid = f"{min(maps[ident])}-{max(maps[ident])}"
             problems[("answer is", "answers are")].append(f"id {ident}: {shown} (valid {valid})")
             continue
         translated += 1
-        out.append({**entry, f.prediction: maps[ident][answer], **new_version})
+        out.append({**entry, f.prediction: moved, **new_version})
     if problems:
         listed = "; ".join(
             f"{counted(len(examples), *kind)} {words[kind]} (e.g. {first_few(examples)})"
             for kind, examples in problems.items()
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
-    return dump_json(out), translated, abstained
+    if keyed is None:
+        return dump_json(out), translated, abstained
+    # Keyed by id: each key as it was, its value without the id the reading gave it.
+    written = {
+        name: {k: v for k, v in entry.items() if k != f.id}
+        for name, entry in zip(keyed, out, strict=True)
+    }
+    return dump_json(written), translated, abstained
 
 
 def _check_version(entries: list[Any], letter_map: LetterMap, where: str) -> None:

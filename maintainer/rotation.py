@@ -8,7 +8,9 @@ correct letters are spread as evenly as the old letters allow: greedy in digest 
 augmenting paths until no position holds two more than another it could give a question to
 (``choose_correct_positions``), so answering one letter everywhere scores chance in every
 column. A row flagged out of option keeps its answer as it is (it is not among the options);
-its options are permuted too, and it takes no part in the spread.
+its options are permuted too, and it takes no part in the spread. Every row is written back in
+the release's own layout (``layouts.written_options`` and ``written_answer``: option columns or a
+JSON list or object, an answer as a letter, an index or the option's text).
 
 ``rotate`` is pure: the key and public tables in, the new key, public file and letter map out
 as bytes (maintainer.tables, maintainer.letter_map), checked against the old key before they
@@ -52,6 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator import AnswerKey, load_answer_key, read_rows, score
+from evaluator.kinds.multiple_choice.layouts import options_of, written_answer, written_options
 from maintainer import release
 from maintainer.letter_map import LETTER_MAP_FORMAT
 from maintainer.tables import Table, dump_json, naming_version, version_name, write_table
@@ -226,30 +229,28 @@ def rotate(
     ]
     correct = choose_correct_positions([s for s in slots if s.old is not None])
     maps = {s.ident: letter_permutation(s, correct.get(s.ident), letters) for s in slots}
-    flagged = {q.id for q in key.questions if q.out_of_option}
+    answers = {q.id: q.answer for q in key.questions if not q.out_of_option}
 
-    def relettered(options: Mapping[str, str], mapping: Mapping[str, str]) -> dict[str, str]:
-        moved = {mapping[old]: text for old, text in options.items()}
-        return {letter: moved[letter] for letter in sorted(moved)}
-
-    samples = []
-    for record in private.records:
+    def relettered(record: Mapping[str, Any], answer: bool) -> dict[str, Any]:
+        """The row with its options (and, ``answer``, its answer) in the new letters, each
+        written in the release's own layout (``written_options``, ``written_answer``)."""
         mapping = maps[record[f.id]]
-        new = dict(record)
-        new[f.options] = relettered(record[f.options], mapping)
-        if record[f.id] not in flagged:
-            new[f.answer] = mapping[record[f.answer]]
-        samples.append(new)
+        old = options_of(track, record) or {}
+        moved = {mapping[letter]: text for letter, text in old.items()}
+        new = {k: v for k, v in record.items() if not (f.id_parts and k == f.id)}
+        new.update(written_options(track, record, moved))
+        if answer and record[f.id] in answers:
+            letter = mapping[answers[record[f.id]]]
+            new[f.answer] = written_answer(track, letter, moved, record[f.answer])
+        return new
+
+    samples = [relettered(record, answer=True) for record in private.records]
     # A JSON key is always written as an object; a JSON public file keeps its form.
     private_table, samples = naming_version(
         private, samples, key_version, as_object=private.format == "json"
     )
     private_bytes = write_table(private_table, samples, key_version)
-    new_public = []
-    for record in public.records:
-        new = dict(record)
-        new[f.options] = relettered(record[f.options], maps[record[f.id]])
-        new_public.append(new)
+    new_public = [relettered(record, answer=False) for record in public.records]
     public_table, new_public = naming_version(
         public, new_public, key_version, as_object=public.top is not None
     )
@@ -263,7 +264,7 @@ def rotate(
         or read_rows(track, public_bytes, public.format).key_version != key_version
     ):
         raise RuntimeError(f"rotation bug: the new files do not name key version {key_version}")
-    _self_check(key, new_key, new_public)
+    _self_check(key, new_key, read_rows(track, public_bytes, public.format).records)
     letter_map = {
         "format": LETTER_MAP_FORMAT,
         "note": (

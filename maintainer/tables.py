@@ -121,7 +121,8 @@ def read_table(
     header, cells, newline = _csv_cells(data)
     if len(cells) != len(records):  # never expected: the evaluator read the same text
         raise ReshuffleError(f"{flag} {path}: its CSV rows could not be read consistently")
-    changed = tuple(c for c in (track.fields.options, track.fields.answer) if c in header)
+    f = track.fields
+    changed = tuple(c for c in (*(f.option_parts or (f.options,)), f.answer) if c in header)
     return Table(
         fmt,
         records,

@@ -22,6 +22,11 @@ spread as evenly as the old letters allow, so answering one letter everywhere sc
 in every column. A row flagged out of option keeps its answer as it is (it is not among the
 options); its options are permuted too, and it takes no part in the spread.
 
+A key in its authors' own layout (options in columns or a JSON list, answers as 0-based or
+1-based indices or as the option's text) is written back in that layout; --remap-submission
+takes a list or an object keyed by id and keeps its shape and the way each prediction is
+written (a letter, an index; an option's text does not move).
+
 The key and the public file must name the same version (or the public file none: a release
 from before public files named theirs). After a rotation, scripts/rescore_board.py carries the
 board's re-scored rows onto the new key (README, "Rotating the answer key"). A remapped

@@ -274,7 +274,7 @@ def _document(track: MultipleChoiceTrack, text: str, rows: int) -> Any:
     return read.values
 
 
-def _keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
+def keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
     """A key of an object keyed by id as the id it names: an integer id is written there as
     its decimal digits."""
     if track.fields.id_type == "integer" and re.fullmatch(r"-?\d{1,18}", name.strip()):
@@ -291,7 +291,7 @@ def _keyed_entries(
     if wrapped_list(data, ("results", *WRAPPERS)) is not None:
         return None
     f = track.fields
-    keyed = [(_keyed_id(track, k), v) for k, v in data.items()]
+    keyed = [(keyed_id(track, k), v) for k, v in data.items()]
     if ids is not None and not any(ident in ids for ident, _ in keyed):
         return None
     return [

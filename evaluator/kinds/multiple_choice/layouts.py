@@ -154,6 +154,49 @@ def answer_hint(track: MultipleChoiceTrack, bad: Sequence[tuple[object, Mapping[
     return ""
 
 
+def written_options(
+    track: MultipleChoiceTrack, record: Mapping[str, Any], options: Mapping[str, str]
+) -> dict[str, Any]:
+    """The fields of ``record`` that hold ``options`` (letters to texts, from the first letter
+    on) in the layout the spec declares and the row already uses: one field per option (the
+    fields past its options keep their empty cells), a JSON list in letter order, or a JSON
+    object. The inverse of ``options_of``, for a rewrite of the row (a rotation's).
+
+    >>> import spec
+    >>> track = spec.MultipleChoiceTrack.model_validate(
+    ...     {**spec.load_benchmark("egomemreason").track().model_dump(),
+    ...      "fields": {"options": ["a0", "a1", "a2"]}})
+    >>> written_options(track, {"a0": "red", "a1": "blue", "a2": ""}, {"A": "blue", "B": "red"})
+    {'a0': 'blue', 'a1': 'red', 'a2': ''}
+    """
+    f, letters = track.fields, track.options.letters
+    if f.option_parts:
+        return {
+            part: options[letters[n]] if letters[n] in options else record.get(part)
+            for n, part in enumerate(f.option_parts)
+            if part in record or letters[n] in options
+        }
+    ordered = {letter: options[letter] for letter in letters if letter in options}
+    if isinstance(record.get(f.options), list):
+        return {f.options: list(ordered.values())}
+    return {f.options: ordered}
+
+
+def written_answer(
+    track: MultipleChoiceTrack, letter: str, options: Mapping[str, str], like: object
+) -> Any:
+    """The answer ``letter`` (of ``options``) written in the track's ``answer_format``, an
+    index as an integer or as a cell of digits as ``like`` (the row's own answer) is: the
+    inverse of ``answer_letter``."""
+    fmt = track.fields.answer_format
+    if fmt == "letter":
+        return letter
+    if fmt == "text":
+        return options[letter]
+    number = track.options.letters.index(letter) + (fmt == "index1")
+    return number if type(like) is int else str(number)
+
+
 def text_letters(options: Mapping[str, str]) -> dict[str, str]:
     """A row's option texts to their letters, for predictions written as texts (a text two
     options share names neither)."""

@@ -1,0 +1,146 @@
+"""Rotating a key released in its authors' own layout (issue 19), through
+``scripts/reshuffle_options.py`` as the README runs it (a subprocess): options in columns
+(``a0`` ... ``a4``, ``opt1`` ... ``opt4``) or as a JSON list, answers written as 0-based or
+1-based indices or as the option's text, ids made of two columns, predictions keyed by id.
+
+The rotated key is written in the release's own layout (the same columns, the same answer
+format), every answer keeps its text, and the authors' predictions file remapped with the
+letter map scores on the rotated key exactly what it scored on the old one.
+
+Before the fix the rotation stopped at the options (``KeyError: 'a0+a1+a2+a3+a4'``,
+``'list' object has no attribute 'items'``) and the remap refused a file keyed by id.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import evaluator
+import spec
+from tests.support import ROOT
+from tests.support.native_releases import LAYOUTS, Release, authors_tallies, write_release
+
+SALT = "a salt of sixteen or more characters"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    return subprocess.run(
+        [sys.executable, "scripts/reshuffle_options.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".csv":
+        return list(csv.DictReader(path.open(encoding="utf-8", newline="")))
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    decoded: Any = json.loads(path.read_text())
+    rows: list[dict[str, Any]] = decoded["samples"] if isinstance(decoded, dict) else decoded
+    return rows
+
+
+@pytest.fixture(params=LAYOUTS)
+def release(request: pytest.FixtureRequest, tmp_path: Path) -> Release:
+    return write_release(tmp_path, request.param)
+
+
+def test_a_native_key_rotates_in_its_own_layout_and_remapped_predictions_score_the_same(
+    release: Release, tmp_path: Path
+) -> None:
+    salt, out = tmp_path / "salt.txt", tmp_path / "rotated"
+    salt.write_text(SALT)
+    bench = ["--benchmark", str(release.folder)]
+    rotated = _run(
+        *bench,
+        "--private",
+        str(release.key),
+        "--public",
+        str(release.public),
+        "--salt-file",
+        str(salt),
+        "--key-version",
+        "v2",
+        "--out-dir",
+        str(out),
+    )
+    assert rotated.returncode == 0, rotated.stdout + rotated.stderr
+    new_key_path, new_public_path = out / release.key.name, out / release.public.name
+    remapped = _run(
+        *bench,
+        "--remap-submission",
+        str(release.predictions),
+        "--letter-map",
+        str(out / "letter_map.json"),
+        "--out",
+        str(tmp_path / "remapped.json"),
+    )
+    assert remapped.returncode == 0, remapped.stdout + remapped.stderr
+
+    track = spec.load_benchmark(str(release.folder)).track(kind=spec.MultipleChoiceTrack)
+    old_key = evaluator.load_answer_key(track, release.key.read_bytes())
+    new_key = evaluator.load_answer_key(track, new_key_path.read_bytes())
+    assert new_key.key_version == "v2"
+
+    # The release's own layout: the same fields (and the version, a JSON key's once at the
+    # top), answers in the same format.
+    old_rows, new_rows = _rows(release.key), _rows(new_key_path)
+    for old, new in zip(old_rows, new_rows, strict=True):
+        assert set(new) - {"key_version"} == set(old)
+        assert type(new[track.fields.answer]) is type(old[track.fields.answer])
+    if release.layout == "textqa":  # a text answer names the same text: it does not move
+        assert [r["answer"] for r in new_rows] == [r["answer"] for r in old_rows]
+        assert all(isinstance(r["choices"], list) for r in new_rows)
+    if release.layout == "videoqa":  # a row of four options keeps its empty fifth column
+        assert [r["a4"] == "" for r in new_rows] == [r["a4"] == "" for r in old_rows]
+    public_rows = _rows(new_public_path)
+    assert all(track.fields.answer not in r for r in public_rows)
+    unversioned = ("key_version", track.fields.answer)
+    assert [{k: v for k, v in r.items() if k not in unversioned} for r in new_rows] == [
+        {k: v for k, v in r.items() if k not in unversioned} for r in public_rows
+    ]
+
+    # Every answer keeps its text and (a question of one option aside) moves its letter.
+    old_by_id = {q.id: q for q in old_key.questions}
+    for q in new_key.questions:
+        before = old_by_id[q.id]
+        assert q.options[q.answer] == before.options[before.answer]
+        assert sorted(q.options.values()) == sorted(before.options.values())
+        assert q.answer != before.answer
+
+    # The remapped predictions, still keyed by id and written as the key writes its answers.
+    predictions = json.loads(release.predictions.read_text())
+    translated = json.loads((tmp_path / "remapped.json").read_text())
+    assert isinstance(translated, dict) and set(translated) == set(predictions)
+    first = next(iter(predictions))
+    assert type(translated[first]["prediction"]) is type(predictions[first]["prediction"])
+    assert translated[first]["key_version"] == "v2"
+    before_counts = evaluator.score(old_key, release.predictions.read_bytes()).counts
+    after_counts = evaluator.score(new_key, (tmp_path / "remapped.json").read_bytes()).counts
+    assert after_counts == before_counts
+    tallies = authors_tallies(release)
+    assert {k: (c.correct, c.total) for k, c in after_counts.items()} == tallies
+    # Remapping the remapped file again is refused: its entries name the new version.
+    again = _run(
+        *bench,
+        "--remap-submission",
+        str(tmp_path / "remapped.json"),
+        "--letter-map",
+        str(out / "letter_map.json"),
+        "--out",
+        str(tmp_path / "twice.json"),
+    )
+    assert again.returncode == 1 and "already in the letters of key version v2" in again.stderr
