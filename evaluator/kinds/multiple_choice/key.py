@@ -100,9 +100,15 @@ class AnswerKey:
         """Its questions as columns in key order, for scoring all at once."""
         items = [self.items[i] for i in self.ids]
         order = sorted(range(len(items)), key=lambda n: id_order(self.ids[n]))
+        groups = tuple(zip(*(item.groups for item in items), strict=True))
+        tallies = [Counter(of) for of in groups]
         return KeyColumns(
             corrects=tuple(item.correct for item in items),
-            groups=tuple(zip(*(item.groups for item in items), strict=True)),
+            groups=groups,
+            sizes=tuple(
+                tuple(tally[i] for i in range(len(grouping.groups)))
+                for tally, grouping in zip(tallies, self.track.groupings, strict=True)
+            ),
             by_id=tuple(order),
             ids_json=tuple(f"[{json.dumps(self.ids[n], ensure_ascii=True)}," for n in order),
         )
@@ -138,6 +144,7 @@ class KeyColumns:
 
     corrects: tuple[str | None, ...]  # each question's right letter, None out of option
     groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
+    sizes: tuple[tuple[int, ...], ...]  # per grouping, each group's number of questions
     by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
     ids_json: tuple[str, ...]  # in that order, '[' + the id as JSON (ASCII) + ','
 

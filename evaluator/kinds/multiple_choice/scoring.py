@@ -40,8 +40,8 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     # and an out-of-option row are wrong whatever the key says).
     told = [bool(a) and c is not None for a, c in zip(answers, table.corrects, strict=True)]
     tallies, told_rows = [], {}
-    for grouping, of in zip(track.groupings, table.groups, strict=True):
-        right, sizes, open_ = Counter(compress(of, hits)), Counter(of), Counter(compress(of, told))
+    for grouping, of, sizes in zip(track.groupings, table.groups, table.sizes, strict=True):
+        right, open_ = Counter(compress(of, hits)), Counter(compress(of, told))
         tallies.append([(right[i], sizes[i]) for i in range(len(grouping.groups))])
         told_rows.update({g.key: open_[i] for i, g in enumerate(grouping.groups)})
     answerable = Count(correct=sum(hits), total=len(key) - table.corrects.count(None))
