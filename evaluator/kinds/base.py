@@ -70,6 +70,11 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     def own_fields(self, track: TrackT) -> tuple[str, ...]:
         """The fields only an entry of this kind carries (they tell a file's track)."""
 
+    def keyed_entry(self, track: TrackT, name: str, value: Any) -> dict[str, Any] | None:
+        """An entry of a submission keyed by id, as this kind reads one (``name`` a key of the
+        object, ``value`` its value), to tell a file's track; None when the kind takes no such
+        file, ``name`` is not shaped as the track's ids or ``value`` is no prediction of it."""
+
     def validate(self, questions: QuestionsT, data: bytes) -> Mapping[int | str, Any]:
         """Each row's answer in a submission; SubmissionError lists every problem."""
 

@@ -90,6 +90,7 @@ from evaluator.kinds.decision.answers import (
     columns,
     decode,
     entry_fields,
+    keyed_entry,
     own_fields,
     validate,
 )
@@ -194,6 +195,7 @@ __all__ = [
     "entry_fields",
     "f1_interval",
     "is_time",
+    "keyed_entry",
     "load_key",
     "load_questions",
     "own_fields",

@@ -54,6 +54,12 @@ def own_fields(track: DecisionTrack) -> tuple[str, ...]:
     return (ASSIST, TIME)
 
 
+def keyed_entry(track: DecisionTrack, name: str, value: Any) -> dict[str, Any] | None:
+    """None: a decision submission is a list or JSON Lines, never an object keyed by id, so
+    such an object tells no decision track (``evaluator.track_fit``)."""
+    return None
+
+
 def _example(track: DecisionTrack) -> str:
     ident = "1" if track.fields.id_type == "integer" else '"<id>"'
     return f'{{"{track.fields.id}": {ident}, "{ASSIST}": true, "{TIME}": 12.5}}'

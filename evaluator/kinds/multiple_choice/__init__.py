@@ -44,6 +44,7 @@ from __future__ import annotations
 from evaluator.kinds.multiple_choice.answers import (
     abstentions,
     entry_fields,
+    keyed_entry,
     own_fields,
     validate,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "counts_problems",
     "entry_fields",
     "intervals_from_counts",
+    "keyed_entry",
     "load_key",
     "load_questions",
     "metrics_from_counts",

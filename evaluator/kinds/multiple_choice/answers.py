@@ -282,6 +282,34 @@ def keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
     return name
 
 
+def keyed_entry(track: MultipleChoiceTrack, name: str, value: Any) -> dict[str, Any] | None:
+    """The entry ``name: value`` of an object keyed by id stands for, to tell a file's track
+    (``evaluator.track_fit``): None when ``name`` is not shaped as the track's ids (an integer
+    id is decimal digits, an id of several fields holds their join) or ``value`` is neither an
+    object nor a prediction as the track writes one (a letter, an index of its answer format,
+    any text with text answers, or null)."""
+    f, letters = track.fields, track.options.letters
+    ident = keyed_id(track, name)
+    if (
+        (f.id_type == "integer" and not isinstance(ident, int))
+        or not name.strip()
+        or len(name.split(f.id_join)) < max(1, len(f.id_parts))
+    ):
+        return None
+    if isinstance(value, dict):
+        return {**value, f.id: ident}
+    if isinstance(value, str):
+        letter = value.strip().upper()
+        fits = (len(letter) == 1 and letter in letters) or f.answer_format == "text"
+    elif type(value) is int:
+        fits = f.answer_format in ("index", "index1") and (
+            0 <= value - first_index(track) < len(letters)
+        )
+    else:
+        fits = value is None
+    return {f.id: ident, f.prediction: value} if fits else None
+
+
 def _keyed_entries(
     track: MultipleChoiceTrack, data: dict[str, Any], ids: Collection[int | str] | None
 ) -> list[Any] | None:
