@@ -238,6 +238,20 @@ def _group_value(value: object) -> str | tuple[str, ...]:
     )
 
 
+class Hints(Model):
+    """What Score's hints may say of this benchmark, a track's ``[tracks.hints]`` (of any kind):
+    who writes a ``{"results": [...]}`` file (its own evaluation scripts, if they do), and what
+    a field a submission carries instead of the id or the prediction (a letter, a decision) is,
+    when it is not the same thing under another name."""
+
+    #: Who writes ``{"results": [...]}`` files (a hint for one says it is theirs); none: no one.
+    results: Text | None = None
+    #: A field name -> what to tell an entry that carries it instead of the id or prediction
+    #: ("sample_id is not the id: take example_id from the public file"); it replaces the
+    #: "rename it" hint an alias would get.
+    fields: dict[Key, Text] = Field(default_factory=dict, strict=False)
+
+
 class _GroupParts(Model):
     """What every group is besides its value: a metric of its own."""
 

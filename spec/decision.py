@@ -24,6 +24,7 @@ from spec.base import (
     Display,
     Group,
     Grouping,
+    Hints,
     Ident,
     IdFields,
     Metric,
@@ -97,6 +98,9 @@ class DecisionTrack(Model):
     key: DataFile
     public: DataFile
     fields: DecisionFields = DecisionFields()
+    #: What Score's hints may say of this benchmark (``spec.base.Hints``): a look-alike of the
+    #: id or of ``assist`` and what to tell an entry that carries it; who writes results files.
+    hints: Hints = Hints()
     #: The scenario field of the key and its values, each a group with its size.
     scenarios: Grouping
     silent_scenario: Text  # the scenario value whose episodes need no assistance (silence)

@@ -21,6 +21,7 @@ from spec.base import (
     Composed,
     DataFile,
     Display,
+    Hints,
     Ident,
     IdFields,
     Key,
@@ -69,19 +70,6 @@ class Fields(IdFields):
     def option_parts(self) -> tuple[str, ...]:
         """The fields of the options, one per option in letter order; () for one field."""
         return parts_of(self.options)
-
-
-class Hints(Model):
-    """What Score's hints may say of this benchmark: who writes a ``{"results": [...]}`` file
-    (its own evaluation scripts, if they do), and what a field a submission carries instead of
-    the id or the prediction is, when it is not the same thing under another name."""
-
-    #: Who writes ``{"results": [...]}`` files (a hint for one says it is theirs); none: no one.
-    results: Text | None = None
-    #: A field name -> what to tell an entry that carries it instead of the id or prediction
-    #: ("sample_id is not the id: take example_id from the public file"); it replaces the
-    #: "rename it" hint an alias would get.
-    fields: dict[Key, Text] = Field(default_factory=dict, strict=False)
 
 
 class Options(Model):

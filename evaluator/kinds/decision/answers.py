@@ -21,6 +21,7 @@ from evaluator.submissions import (
     read_entries,
     read_json,
     read_text,
+    told_of_a_stand_in,
     wrapped_list,
 )
 from spec import DecisionTrack
@@ -75,6 +76,7 @@ def _words(track: DecisionTrack) -> EntryWords:
         shape=_shape(track),
         unknown=f"those of the public file ({track.public.name})",
         missing=f'use "{ASSIST}": null for no answer',
+        look_alikes=track.hints.fields,
     )
 
 
@@ -82,9 +84,13 @@ def _top_level_hint(track: DecisionTrack, data: Any) -> str:
     if isinstance(data, dict):
         name = wrapped_list(data, _WRAPPERS)
         if name is not None:
+            # Who writes such files is the benchmark's to say (its spec's hints), no one's else.
+            who = track.hints.results if name == "results" else None
             return (
-                f'the top level is an object with a "{name}" list; upload the list '
-                f"itself (a JSON array of {_shape(track)} objects, or JSON Lines)"
+                f'the top level is an object with a "{name}" list'
+                + (f", as {who} write it" if who else "")
+                + f"; upload the list itself (a JSON array of {_shape(track)} objects, or "
+                "JSON Lines)"
             )
         return (
             f"the top level is a JSON object; expected a JSON list (or JSON Lines) of "
@@ -136,10 +142,13 @@ def decode(track: DecisionTrack, data: bytes, rows: int) -> list[Any]:
 
 
 def _read_assist(
-    entry: dict[str, Any], position: int, problems: Problems
+    track: DecisionTrack, entry: dict[str, Any], position: int, problems: Problems
 ) -> tuple[bool, bool | None]:
-    """(usable, the entry's assist); a problem is noted when it is not usable."""
+    """(usable, the entry's assist); a problem is noted when it is not usable (an entry that
+    carries a look-alike the spec's hints describe is told what it is)."""
     if ASSIST not in entry:
+        if told_of_a_stand_in(entry, ASSIST, track.hints.fields, (), position, problems):
+            return False, None
         problems.add(
             f'{{n}} [entry has|entries have] no "{ASSIST}" (e.g. the {{examples}} '
             "[entry|entries]); write true or false, or null if the model gave no answer",
@@ -283,7 +292,7 @@ def _careful_columns(episodes: EpisodeSet, entries: list[Any]) -> Columns:
     def read(
         entry: dict[str, Any], position: int, ident: int | str | None, problems: Problems
     ) -> tuple[bool, Prediction]:
-        assist_ok, assist = _read_assist(entry, position, problems)
+        assist_ok, assist = _read_assist(track, entry, position, problems)
         time_ok, time_s = _read_time(entry, position, problems)
         return assist_ok and time_ok, Prediction(assist, time_s)
 
