@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,20 +24,9 @@ import pytest
 import spec
 from evaluator.track_fit import SHAPE_SAMPLE, fitting_track
 from tests.support import ROOT
-from tests.support.native_releases import SPECS, write_release
+from tests.support.native_releases import write_two_tracks
 
 EGOARGUS = spec.load_benchmark("egoargus")
-
-#: A second multiple-choice track for a native release: the JSON Lines layout of 1-based
-#: index answers and integer ids (``native_releases``' onebased).
-_PUZZLES = """
-[[tracks]]
-id = "puzzles"
-title = "Puzzles"
-kind = "multiple_choice"
-scorer_version = "puzzles-scorer 1"
-min_rows = 1
-"""
 
 
 def _understanding_ids() -> list[str]:
@@ -86,21 +74,10 @@ def test_only_the_first_entries_of_a_keyed_object_are_read() -> None:
 
 @pytest.fixture
 def two_tracks(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
-    """A native release of two tracks: ``main`` (videoqa: ids of two columns, 0-based index
-    answers) and ``puzzles`` (onebased: integer ids, 1-based index answers); the folder, each
-    track's predictions as its authors' evaluation writes them, and the puzzles' public file."""
-    videoqa = write_release(tmp_path, "videoqa")
-    onebased = write_release(tmp_path / "other", "onebased")
-    for name in (onebased.key.name, onebased.public.name):
-        shutil.copy(onebased.key.parent / name, videoqa.folder / "demo" / name)
-    spec_path = videoqa.folder / "benchmark.toml"
-    spec_path.write_text(spec_path.read_text() + _PUZZLES + SPECS["onebased"])
-    return (
-        videoqa.folder,
-        videoqa.predictions,
-        onebased.predictions,
-        videoqa.folder / "demo" / onebased.public.name,
-    )
+    """A native release of two tracks (``write_two_tracks``): the folder, each track's
+    predictions as its authors' evaluation writes them, and the puzzles' public file."""
+    folder, main, puzzles = write_two_tracks(tmp_path)
+    return folder, main.predictions, puzzles.predictions, folder / "demo" / puzzles.public.name
 
 
 def test_a_native_release_s_keyed_predictions_tell_their_track(

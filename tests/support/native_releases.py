@@ -268,6 +268,31 @@ def write_release(root: Path, layout: str, seed: int = 19) -> Release:
     return Release(layout, folder, key, public, sample)
 
 
+#: A second track for a release's folder (``write_two_tracks``): the onebased layout.
+_SECOND_TRACK = """
+[[tracks]]
+id = "puzzles"
+title = "Puzzles"
+kind = "multiple_choice"
+scorer_version = "puzzles-scorer 1"
+min_rows = 1
+"""
+
+
+def write_two_tracks(root: Path, seed: int = 19) -> tuple[Path, Release, Release]:
+    """A benchmark folder of two tracks in their authors' layouts: ``main`` (videoqa: ids of
+    two columns, 0-based index answers) and ``puzzles`` (onebased: integer ids, 1-based index
+    answers), both predictions files valued ``{"prediction": ...}``; the folder and each
+    track's release (the puzzles' files are copied into the folder's demo)."""
+    main = write_release(root, "videoqa", seed)
+    puzzles = write_release(root / "second", "onebased", seed)
+    for path in (puzzles.key, puzzles.public):
+        (main.folder / "demo" / path.name).write_bytes(path.read_bytes())
+    spec_path = main.folder / "benchmark.toml"
+    spec_path.write_text(spec_path.read_text() + _SECOND_TRACK + SPECS["onebased"])
+    return main.folder, main, puzzles
+
+
 def authors_tallies(release: Release) -> dict[str, tuple[int, int]]:
     """What the benchmark's own evaluation counts for the predictions file: correct and total,
     overall and per category, read from the files as the authors' script would (a few lines
