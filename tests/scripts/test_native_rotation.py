@@ -26,21 +26,31 @@ import pytest
 import evaluator
 import spec
 from tests.support import ROOT
-from tests.support.native_releases import LAYOUTS, Release, authors_tallies, write_release
+from tests.support.native_releases import (
+    LAYOUTS,
+    Release,
+    authors_numbers,
+    authors_tallies,
+    write_release,
+)
 
 SALT = "a salt of sixteen or more characters"
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
+def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
     return subprocess.run(
-        [sys.executable, "scripts/reshuffle_options.py", *args],
+        [sys.executable, f"scripts/{name}", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return _script("reshuffle_options.py", *args)
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -144,3 +154,78 @@ def test_a_native_key_rotates_in_its_own_layout_and_remapped_predictions_score_t
         str(tmp_path / "twice.json"),
     )
     assert again.returncode == 1 and "already in the letters of key version v2" in again.stderr
+
+
+def test_the_readme_s_rotation_walk_through_carries_a_native_board(tmp_path: Path) -> None:
+    """Publish the authors' predictions, rotate, check the new release, carry the board: the
+    README's steps on the videoqa release (two-column ids, options in columns, index answers,
+    predictions keyed by id); the carried record holds the authors' numbers on the new key."""
+    release = write_release(tmp_path, "videoqa")
+    bench = ["--benchmark", str(release.folder)]
+    board, out, salt = tmp_path / "board", tmp_path / "rotated", tmp_path / "salt.txt"
+    board.mkdir()
+    salt.write_text(SALT)
+    published = _script(
+        "publish_submission.py",
+        *bench,
+        "--leaderboard-dir",
+        str(board),
+        "--submission",
+        str(release.predictions),
+        "--private",
+        str(release.key),
+        "--team-name",
+        "Authors",
+        "--method-name",
+        "Their model",
+        "--model-size",
+        "7B",
+        "--uses-external",
+        "no",
+        "--uses-frames",
+        "frames",
+    )
+    assert published.returncode == 0, published.stdout + published.stderr
+    rotated = _run(
+        *bench,
+        "--private",
+        str(release.key),
+        "--public",
+        str(release.public),
+        "--salt-file",
+        str(salt),
+        "--key-version",
+        "v2",
+        "--out-dir",
+        str(out),
+    )
+    assert rotated.returncode == 0, rotated.stdout + rotated.stderr
+    checked = _script(
+        "validate_benchmark.py",
+        *bench,
+        "--private",
+        str(out / release.key.name),
+        "--public",
+        str(out / release.public.name),
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "key version v2, named by both files" in checked.stdout
+    carried = _script(
+        "rescore_board.py",
+        *bench,
+        "--leaderboard-dir",
+        str(board),
+        "--private",
+        str(out / release.key.name),
+        "--letter-map",
+        str(out / "letter_map.json"),
+        "--submissions-dir",
+        str(release.predictions.parent),
+        "--out-dir",
+        str(tmp_path / "remapped"),
+    )
+    assert carried.returncode == 0, carried.stdout + carried.stderr
+    assert "carried 1 rows onto key version v2" in carried.stdout
+    records = [json.loads(p.read_text()) for p in (board / "submissions").glob("*.json")]
+    [on_v2] = [r for r in records if r["provenance"]["key_version"] == "v2"]
+    assert on_v2["metrics"] == authors_numbers(release)
