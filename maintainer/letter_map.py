@@ -149,9 +149,22 @@ def read_letter_map(track: MultipleChoiceTrack, data: bytes, path: Path) -> Lett
     return parsed
 
 
+def _id_name(track: MultipleChoiceTrack) -> str:
+    """The id field as a message names it: '"example_id"', or for an id of several fields
+    '"video"+"qid"' (never the name the reading keeps it under)."""
+    f = track.fields
+    return "+".join(f'"{part}"' for part in f.id_parts) if f.id_parts else f'"{f.id}"'
+
+
+def _ids_noun(track: MultipleChoiceTrack) -> tuple[str, str]:
+    f = track.fields
+    return ("id is", "ids are") if f.id_parts else (f"{f.id} is", f"{f.id}s are")
+
+
 def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
     """What can be wrong with entries of a submission to remap, and how to fix it."""
     f = track.fields
+    name = _id_name(track)
     kind, write = (
         ("integer", "write ids as numbers")
         if f.id_type == "integer"
@@ -165,12 +178,12 @@ def remap_problems(track: MultipleChoiceTrack) -> dict[tuple[str, str], str]:
         return f"rename {names}; "
 
     return {
-        ("entry is", "entries are"): f'not a JSON object; each must be {{"{f.id}", '
+        ("entry is", "entries are"): f"not a JSON object; each must be {{{name}, "
         f'"{f.prediction}"}}',
-        ("entry has", "entries have"): f'no {kind} "{f.id}" ({rename(f.id_aliases)}{write})',
+        ("entry has", "entries have"): f"no {kind} {name} ({rename(f.id_aliases)}{write})",
         ("entry lacks", "entries lack"): f'a "{f.prediction}" ({rename(f.prediction_aliases)}'
         "null to abstain)",
-        (f"{f.id} is", f"{f.id}s are"): "not in the letter map (is this the right map?)",
+        _ids_noun(track): "not in the letter map (is this the right map?)",
         ("answer is", "answers are"): "not an option letter of their question"
         + (
             f" nor an index of one (counted from {1 if f.answer_format == 'index1' else 0})"
@@ -237,8 +250,8 @@ def _entries(
         else "a single value"
     )
     raise ReshuffleError(
-        f'{where}: expected a JSON list of {{"{f.id}", "{f.prediction}"}} objects, or a JSON '
-        f"object keyed by id, found {found}"
+        f'{where}: expected a JSON list of {{{_id_name(track)}, "{f.prediction}"}} objects, '
+        f"or a JSON object keyed by id, found {found}"
     )
 
 
@@ -263,7 +276,7 @@ def remap_submission(
     new_version = {KEY_VERSION_FIELD: letter_map.new_key_version}
     words = remap_problems(track)
     no_id, lacks = ("entry has", "entries have"), ("entry lacks", "entries lack")
-    unknown_id = (f"{f.id} is", f"{f.id}s are")
+    unknown_id = _ids_noun(track)
     problems: dict[tuple[str, str], list[str]] = defaultdict(list)
     out: list[Any] = []
     translated = abstained = 0

@@ -25,6 +25,9 @@ import pytest
 
 import evaluator
 import spec
+from errors import ReshuffleError
+from maintainer import rotation, tables
+from maintainer.letter_map import read_letter_map, remap_submission
 from tests.support import ROOT
 from tests.support.native_releases import (
     LAYOUTS,
@@ -229,3 +232,19 @@ def test_the_readme_s_rotation_walk_through_carries_a_native_board(tmp_path: Pat
     records = [json.loads(p.read_text()) for p in (board / "submissions").glob("*.json")]
     [on_v2] = [r for r in records if r["provenance"]["key_version"] == "v2"]
     assert on_v2["metrics"] == authors_numbers(release)
+
+
+def test_a_remap_names_an_id_of_two_fields_by_its_fields(tmp_path: Path) -> None:
+    release = write_release(tmp_path, "videoqa")
+    track = spec.load_benchmark(str(release.folder)).track(kind=spec.MultipleChoiceTrack)
+    table, key = tables.read_private(track, release.key.read_bytes(), release.key)
+    public = tables.read_public(track, release.public.read_bytes(), release.public)
+    rotated = rotation.rotate(table, key, public, "0" * 64, SALT, "v2")
+    letter_map = read_letter_map(track, rotated.letter_map, Path("letter_map.json"))
+    entries = [{"video": "vid000", "prediction": 1}, {"video": "nope", "qid": "9", "prediction": 0}]
+    with pytest.raises(ReshuffleError) as refused:
+        remap_submission(track, json.dumps(entries).encode(), letter_map, Path("old.json"))
+    message = str(refused.value)
+    assert '1 entry has no string "video"+"qid"' in message
+    assert "1 id is not in the letter map" in message and "nope_9" in message
+    assert "video+qid" not in message
