@@ -142,6 +142,12 @@ def parts_of(name: str) -> tuple[str, ...]:
     return tuple(name.split(COMPOSED_JOIN)) if COMPOSED_JOIN in name else ()
 
 
+def _id_part(value: object) -> bool:
+    """Whether a composed id's part is usable: an integer (not a boolean), or a text that is
+    not blank."""
+    return type(value) is int or (isinstance(value, str) and bool(value.strip()))
+
+
 class IdFields(Model):
     """What a row's and a submission entry's id is called, and what it is.
 
@@ -189,16 +195,23 @@ class IdFields(Model):
         >>> IdFields(id=["video", "question"]).join_id({"video": "v1", "question": 3})
         'v1_3'
         """
-        values = []
-        for part in self.id_parts:
-            value = record.get(part)
-            if type(value) is int:
-                values.append(str(value))
-            elif isinstance(value, str) and value.strip():
-                values.append(value)
-            else:
-                return None
-        return self.id_join.join(values)
+        values = [record.get(part) for part in self.id_parts]
+        if not all(map(_id_part, values)):
+            return None
+        return self.id_join.join(map(str, values))
+
+    def absent_id(self, record: Mapping[str, Any]) -> str:
+        """Why a row has no id, as "<field>: <problem>": its id field is missing, or, for a
+        composed id, which of the fields it joins is missing or blank.
+
+        >>> IdFields(id=["video", "question"]).absent_id({"video": "v1"})
+        'question: Field required (a text or an integer: the id joins video and question)'
+        """
+        if not self.id_parts:
+            return f"{self.id}: Field required"
+        bad = [p for p in self.id_parts if not _id_part(record.get(p))]
+        joined = " and ".join(self.id_parts)
+        return f"{'/'.join(bad)}: Field required (a text or an integer: the id joins {joined})"
 
     def is_id(self, value: object) -> bool:
         """Whether ``value`` is an id of this type: an integer (not a boolean), or a string

@@ -18,6 +18,7 @@ import pytest
 
 import evaluator
 import spec
+from errors import AnswerKeyError
 from tests.support.native_releases import Release, authors_numbers, write_release
 
 
@@ -73,6 +74,19 @@ def test_an_id_of_two_fields_is_their_values_joined_by_id_join(videoqa: Release)
     assert _problems(key, entries)[0] == (
         '1 entry has no "video" and "qid" (the fields its id is made of) (e.g. the 4th entry)'
     )
+
+
+def test_a_key_row_without_an_id_part_names_that_field(videoqa: Release) -> None:
+    """Not the id's inner name ("video+qid: Field required", as it was): the field to fill."""
+    lines = videoqa.key.read_text().splitlines()
+    lines[2] = lines[2].replace("vid000,1,", "vid000,,", 1)
+    with pytest.raises(AnswerKeyError) as raised:
+        evaluator.load_answer_key(_track(videoqa), "\n".join(lines).encode())
+    assert (
+        "the 2nd question: qid: Field required (a text or an integer: the id joins video and qid)"
+        in str(raised.value)
+    )
+    assert "video+qid" not in str(raised.value)
 
 
 def test_a_composed_id_is_a_string_id() -> None:

@@ -118,7 +118,7 @@ def _row_problems(track: DecisionTrack, record: object, index: int, *, key: bool
     where = f"{f.id} {ident!r}" if f.id in record else nth(index, "episode")
     out = []
     if f.id not in record:
-        out.append(f"{where}: {f.id}: Field required")
+        out.append(f"{where}: {f.absent_id(record)}")
     elif not f.is_id(ident):
         out.append(f"{where}: {f.id}: Input should be a valid {f.id_kind}")
     if not key:

@@ -166,7 +166,7 @@ def _row_problems(
     where = f"{f.id} {ident!r}" if f.id in record else nth(index, "question")
     out = []
     if f.id not in record:
-        out.append(f"{where}: {f.id}: Field required")
+        out.append(f"{where}: {f.absent_id(record)}")
     elif not f.is_id(ident):
         out.append(f"{where}: {f.id}: Input should be a valid {f.id_kind}")
     elif isinstance(ident, int) and ident < 0:
