@@ -156,6 +156,25 @@ def _option_columns(columns: Sequence[str]) -> tuple[str, ...]:
     return best
 
 
+def _id_fields(
+    rows: Sequence[Mapping[str, Any]], short: Sequence[str], named: str | None
+) -> tuple[str, ...]:
+    """The id a release's rows have: the id-named column if it is unique on every row, else
+    the first short column that is, else the first two short columns, in the release's order,
+    that are unique together (a video and a question number repeating across videos); ()."""
+
+    def unique(*fields: str) -> bool:
+        return len({tuple(str(r.get(f)) for f in fields) for r in rows}) == len(rows)
+
+    if named is not None and named in short and unique(named):
+        return (named,)
+    alone = next((c for c in short if unique(c)), None)
+    if alone is not None:
+        return (alone,)
+    pairs = ((a, b) for i, a in enumerate(short) for b in short[i + 1 :])
+    return next((pair for pair in pairs if unique(*pair)), ())
+
+
 def _is_int(value: Any) -> bool:
     return (type(value) is int) or (
         isinstance(value, str) and bool(re.fullmatch(r"\d{1,9}", value))
@@ -202,29 +221,28 @@ def infer(key: Release, overrides: Overrides = NO_OVERRIDES) -> Inferred:
             f"{', '.join(columns)}"
         )
     id_fields = overrides.id_fields
+    # An id is short and has no spaces: a question's text is unique too, but no id.
+    short = [c for c in columns if all(re.fullmatch(r"\S{1,64}", str(r.get(c))) for r in rows)]
     if not id_fields:
-        named = _first(ID_NAMES, columns)
-        # An id is short and has no spaces: a question's text is unique too, but no id.
-        unique = [
-            c
-            for c in columns
-            if len({str(r.get(c)) for r in rows}) == len(rows)
-            and all(re.fullmatch(r"\S{1,64}", str(r.get(c))) for r in rows)
-        ]
-        pick = named if named in unique else (unique[0] if unique else None)
-        if pick is None:
+        id_fields = _id_fields(rows, short, _first(ID_NAMES, columns))
+        if not id_fields:
             raise ScaffoldError(
-                f"no column of {key.name} is unique on every row: give the id's fields, "
-                "e.g. --id-fields video_id,question_no"
+                f"no column of {key.name} is unique on every row, nor two together: give the "
+                f"fields that name a question together, e.g. --id-fields "
+                f"{','.join(short[:2] or columns[:2])}"
             )
-        id_fields = (pick,)
-        notes["id"] = f"inferred: {pick!r} is unique on every row"
+        together = "+".join(map(repr, id_fields))
+        notes["id"] = (
+            f"inferred: {together} {'is' if len(id_fields) == 1 else 'are'} unique on every row"
+        )
     ids = [tuple(str(r.get(c)) for c in id_fields) for r in rows]
     if len(set(ids)) != len(ids):
         twice = Counter(ids).most_common(1)[0][0]
+        more = [*id_fields, *(c for c in short if c not in id_fields)][: len(id_fields) + 1]
         raise ScaffoldError(
             f"{'+'.join(id_fields)} repeats on several rows (e.g. {'/'.join(twice)}): give "
-            "the fields that name a question together, e.g. --id-fields video_id,question_no"
+            f"the fields that name a question together, e.g. --id-fields "
+            f"{','.join(more)}"
         )
     single = len(id_fields) == 1
     id_type = "integer" if single and all(_is_int(r.get(id_fields[0])) for r in rows) else "string"

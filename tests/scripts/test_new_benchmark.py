@@ -72,9 +72,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_csv_with_a_composed_id_option_columns_and_index_answers(tmp_path: Path) -> None:
     key = release_layout.read_release("val_key.csv", _csv_release(tmp_path).read_bytes())
-    with pytest.raises(ScaffoldError, match="--id-fields video_id,question_no"):
-        release_layout.infer(key)  # no one column is unique: the override is named
-    found = release_layout.infer(key, Overrides(id_fields=("video_id", "qid")))
+    # No one column is unique (qid repeats across videos): the first two that are together.
+    found = release_layout.infer(key)
+    assert found.id_fields == ("video_id", "qid")
+    assert found.notes["id"] == "inferred: 'video_id'+'qid' are unique on every row"
     assert found.options == ("a0", "a1", "a2", "a3", "a4")
     assert (found.answer, found.answer_format, found.question) == ("answer", "index", "question")
     assert (found.letters, found.min_options, found.max_options) == ("ABCDE", 4, 5)
@@ -182,19 +183,37 @@ def test_the_script_s_folder_passes_validate_benchmark(scaffolded: tuple[Path, P
         assert "60 rows" in done.stdout
 
 
+def test_rows_no_columns_tell_apart_are_refused_naming_the_release_s_own_columns(
+    tmp_path: Path,
+) -> None:
+    path = _csv_release(tmp_path)
+    header, *rows = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([header, *rows, *rows]) + "\n", encoding="utf-8")  # each twice
+    key = release_layout.read_release("val_key.csv", path.read_bytes())
+    with pytest.raises(ScaffoldError, match=r"nor two together: .* --id-fields video_id,qid$"):
+        release_layout.infer(key)
+    with pytest.raises(
+        ScaffoldError, match=r"repeats on several rows .* --id-fields video_id,qid$"
+    ):
+        release_layout.infer(key, Overrides(id_fields=("video_id",)))
+
+
 def test_the_script_refuses_a_release_it_cannot_read_with_the_override_to_give(
     tmp_path: Path,
 ) -> None:
+    path = _csv_release(tmp_path)
+    header, *rows = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([header, *rows, *rows]) + "\n", encoding="utf-8")
     done = _run(
         "scripts/new_benchmark.py",
         "--id",
         "videoqa",
         "--key",
-        str(_csv_release(tmp_path)),
+        str(path),
         "--out",
         str(tmp_path / "out"),
     )
-    assert done.returncode == 1 and "--id-fields" in done.stderr
+    assert done.returncode == 1 and "--id-fields video_id,qid" in done.stderr
     assert not (tmp_path / "out").exists()
 
 
