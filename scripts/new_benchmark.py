@@ -81,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {written.folder}: {len(written.files)} files")
     for path in written.files:
         print(f"  {path}")
+    joined = ", joined" if len(found.id_fields) > 1 else ""
     print(
-        f"id {'+'.join(found.id_fields)} ({found.id_type}), question {found.question}, options "
+        f"id {' and '.join(found.id_fields)} ({found.id_type}{joined}), question "
+        f"{found.question}, options "
         f"{', '.join(found.options)}, answer {found.answer} ({found.answer_format}), letters "
         f"{found.letters} ({found.min_options}-{found.max_options} options), grouped by "
         f"{found.group_field}: {', '.join(f'{v} {n}' for v, n in found.groups.items())}"
