@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import spec
 from errors import ScaffoldError
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -29,6 +30,8 @@ ID_NAMES = ("example_id", "id", "qid", "question_id", "uid", "sample_id")
 QUESTION_NAMES = ("question", "prompt", "query", "q")
 OPTION_NAMES = ("options", "choices", "candidates")
 ANSWER_NAMES = ("correct_answer", "answer", "label", "gold", "truth", "answer_idx", "target")
+#: What a submission's entries call their answer unless the release's own evaluation says.
+DEFAULT_PREDICTION: str = spec.Fields.model_fields["prediction"].default
 #: A grouping field has between these many distinct values (a type, a category, a split).
 GROUP_VALUES = (2, 12)
 
@@ -42,6 +45,7 @@ class Overrides:
     answer: str | None = None
     answer_format: str | None = None
     group: str | None = None
+    prediction: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Inferred:
     max_options: int
     group_field: str
     groups: dict[str, int]  # value -> rows
+    prediction: str  # what a submission's entries call their answer
     notes: dict[str, str] = field(default_factory=dict)
 
 
@@ -295,6 +300,7 @@ def infer(key: Release, overrides: Overrides = NO_OVERRIDES) -> Inferred:
         max(counts),
         group,
         dict(sorted(groups.items())),
+        overrides.prediction or DEFAULT_PREDICTION,
         notes,
     )
 

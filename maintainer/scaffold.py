@@ -50,7 +50,6 @@ from maintainer.release_layout import (
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
 SYNTHETIC = "[SYNTHETIC DEMO] "
-PREDICTION = "predicted_answer"  # the spec's default prediction field
 
 
 @dataclass(frozen=True)
@@ -153,7 +152,7 @@ question = {_toml(found.question)}
 options = {_toml(_one(found.options))}
 answer = {_toml(found.answer)}
 answer_format = {_toml(found.answer_format)}  # letter, index (0-based), index1 or text
-prediction = {_toml(PREDICTION)}  # what a submission's entries call their answer
+prediction = {_toml(found.prediction)}  # what a submission's entries call their answer
 
 # The questions grouped by {found.group_field!r}: one metric per group (size: its rows). A
 # group's value may be a list of values, to count several as one group.
@@ -211,7 +210,7 @@ def sample_submission(
         for name in found.id_fields:
             value = row.get(name)
             entry[name] = int(str(value)) if found.id_type == "integer" else value
-        entry[PREDICTION] = LETTERS[rng.randrange(len(option_texts(row, found.options)))]
+        entry[found.prediction] = LETTERS[rng.randrange(len(option_texts(row, found.options)))]
         entries.append(entry)
     return (json.dumps(entries, indent=1, ensure_ascii=False) + "\n").encode()
 
@@ -299,7 +298,7 @@ def _about(bench_id: str, found: Inferred) -> str:
         f"{groups}.\n\n"
         "## Submission format\n\n"
         f"A JSON list with one entry per question of the public file: its "
-        f"{' and '.join(found.id_fields)} and `{PREDICTION}`, one option letter "
+        f"{' and '.join(found.id_fields)} and `{found.prediction}`, one option letter "
         f"(`{found.letters[0]}`..`{found.letters[-1]}`) or null to abstain.\n"
     )
 

@@ -4,7 +4,9 @@ Reads the answer key (CSV, JSON Lines, or JSON: a list or {"samples": [...]}) an
 rest: the id field (or give the fields of a composed id), the question, the options (one field
 holding a JSON object or list, or one field per option, e.g. a0 ... a4), the answer and how it is
 written (a letter, a 0- or 1-based index, the option's text), the letters and option counts, a
-grouping field with its groups and sizes. Writes into --out: a commented benchmark.toml (check
+grouping field with its groups and sizes. What a submission's entries call their answer is not
+in the key: give --prediction if the release's own evaluation reads another field than
+predicted_answer. Writes into --out: a commented benchmark.toml (check
 it: the repos and contact are placeholders), stub about.md and citation.bib, a synthetic demo in
 the release's own layout (questions marked [SYNTHETIC DEMO], answers drawn anew), a sample
 submission, and release/<public file> when no --public was given (the key without answers).
@@ -16,7 +18,7 @@ Example:
     # a composed id, options in columns a0..a4, answers as 0-based indices, grouped by type:
     python scripts/new_benchmark.py --id mybench --key release/val.csv --out /tmp/mybench \\
         --id-fields video_id,qid --options a0,a1,a2,a3,a4 --answer answer \\
-        --answer-format index --group type
+        --answer-format index --group type --prediction prediction
     # then:
     python scripts/validate_benchmark.py --benchmark benchmarks/mybench \\
         --private release/val_key.csv --public benchmarks/mybench/release/val_public.csv
@@ -30,7 +32,7 @@ import sys
 from pathlib import Path
 
 from errors import LeaderboardError
-from maintainer.release_layout import Overrides
+from maintainer.release_layout import DEFAULT_PREDICTION, Overrides
 from maintainer.scaffold import scaffold
 from scripts._cli import Parser
 
@@ -56,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the key writes its answers (index: 0-based, index1: 1-based)",
     )
     parser.add_argument("--group", help="the field to group the questions by")
+    parser.add_argument(
+        "--prediction",
+        help="what a submission's entries call their answer, as the release's own evaluation "
+        f"reads them (default {DEFAULT_PREDICTION})",
+    )
     return parser
 
 
@@ -71,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         answer=args.answer,
         answer_format=args.answer_format,
         group=args.group,
+        prediction=args.prediction,
     )
     try:
         written = scaffold(args.id, args.key, args.out, args.public, overrides)
@@ -87,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{found.question}, options "
         f"{', '.join(found.options)}, answer {found.answer} ({found.answer_format}), letters "
         f"{found.letters} ({found.min_options}-{found.max_options} options), grouped by "
-        f"{found.group_field}: {', '.join(f'{v} {n}' for v, n in found.groups.items())}"
+        f"{found.group_field}: {', '.join(f'{v} {n}' for v, n in found.groups.items())}; "
+        f"a submission's answer is its entries' {found.prediction!r}"
     )
     print(
         "next: check benchmark.toml, then\n"

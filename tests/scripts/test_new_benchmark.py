@@ -28,6 +28,7 @@ from maintainer import release, release_layout, scaffold
 from maintainer.release_layout import Overrides
 from tests.support import ROOT
 from tests.support.app_server import AppServer
+from tests.support.native_releases import authors_numbers, write_release
 
 TYPES = ("count", "tp", "tn", "other")  # the release's own codes, ordinary words
 
@@ -257,3 +258,42 @@ def test_the_readme_walk_through_runs_as_written(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "The main release is consistent: 60 rows" in done.stdout
     assert spec.load_benchmark(str(tmp_path / "mybench")).id == "mybench"
+
+
+def test_a_release_s_own_predictions_score_its_authors_numbers_with_prediction(
+    tmp_path: Path,
+) -> None:
+    """The release's evaluation reads {"<id>": {"prediction": <index>, ...}}: --prediction
+    names that field, and the authors' own file then validates and scores their numbers on the
+    folder written from the key alone (no flag: the composed id is inferred)."""
+    authors = write_release(tmp_path / "release", "videoqa")
+    out = tmp_path / "scaffolded"
+    args = ("--id", "videoqa", "--key", str(authors.key), "--out", str(out))
+    done = _run("scripts/new_benchmark.py", *args, "--prediction", "prediction")
+    assert done.returncode == 0, done.stderr
+    assert "a submission's answer is its entries' 'prediction'" in done.stdout
+    checked = _run(
+        "scripts/validate_submission.py",
+        "--benchmark",
+        str(out),
+        "--public",
+        str(out / "release" / "val_public.csv"),
+        str(authors.predictions),
+    )
+    assert checked.returncode == 0 and checked.stdout.startswith("valid: 60 answers"), checked
+    track = spec.load_benchmark(str(out)).track(kind=spec.MultipleChoiceTrack)
+    key = evaluator.load_answer_key(track, authors.key.read_bytes())
+    scored = evaluator.score(key, authors.predictions.read_bytes())
+    assert scored.metrics[track.overall.key] == authors_numbers(authors)["overall"]
+    # Without the flag the authors' file is told which field is missing.
+    bare = tmp_path / "bare"
+    assert _run("scripts/new_benchmark.py", *args[:-1], str(bare)).returncode == 0
+    refused = _run(
+        "scripts/validate_submission.py",
+        "--benchmark",
+        str(bare),
+        "--public",
+        str(bare / "release" / "val_public.csv"),
+        str(authors.predictions),
+    )
+    assert '60 entries have no "predicted_answer"' in refused.stdout + refused.stderr
