@@ -47,6 +47,7 @@ from maintainer.release_layout import (
     option_texts,
     read_release,
 )
+from spec.base import MIN_ROWS
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
 SYNTHETIC = "[SYNTHETIC DEMO] "
@@ -136,8 +137,9 @@ id = "main"
 title = "Main"
 kind = "multiple_choice"
 scorer_version = {_toml(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
-# A visitor is shown no metric that turns on fewer rows of the key than this.
-min_rows = 20
+# A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
+# default; here no more than the smallest group, so a group answered in full is shown).
+min_rows = {min(MIN_ROWS, *found.groups.values())}
 key = {{ name = {_toml(key.name)}, format = {_toml(fmt)} }}
 public = {{ name = {_toml(public_name)}, format = {_toml(public_format)} }}
 # Letters A-Z, upper case, from A without gaps; the fewest and most options a question has.

@@ -285,6 +285,8 @@ def test_a_release_s_own_predictions_score_its_authors_numbers_with_prediction(
     key = evaluator.load_answer_key(track, authors.key.read_bytes())
     scored = evaluator.score(key, authors.predictions.read_bytes())
     assert scored.metrics[track.overall.key] == authors_numbers(authors)["overall"]
+    # Its groups have 10-20 questions: a visitor who answers them all is shown every one.
+    assert evaluator.disclosed(track, scored).withheld == {}
     # Without the flag the authors' file is told which field is missing.
     bare = tmp_path / "bare"
     assert _run("scripts/new_benchmark.py", *args[:-1], str(bare)).returncode == 0
