@@ -64,7 +64,6 @@ from web.served import Served
 #: web.page; build_demo, build_page and app_logger are given here too).
 __all__ = [
     "SESSION_CAPACITY",
-    "UPLOAD_SUFFIXES",
     "app_logger",
     "build_demo",
     "build_from_config",
@@ -75,7 +74,6 @@ __all__ = [
 ]
 
 SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a new one
-UPLOAD_SUFFIXES = (".json",)  # the page's one file input takes submissions only
 
 
 def launch_kwargs(
@@ -125,9 +123,10 @@ async def _serving(cache: uploads.UploadCache, server: Any) -> AsyncIterator[Non
 
 
 def upload_policy(environ: Mapping[str, str] | None = None) -> uploads.CachePolicy:
-    """What the upload cache takes: one submission file per upload, kept as the
-    LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
-    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES, suffixes=UPLOAD_SUFFIXES)
+    """What the upload cache takes: one file per upload, of a submission's size at most and
+    of any type (Score refuses another type in its own words, which gradio_client shows, not
+    the upload route), kept as the LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
+    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES)
 
 
 def build_from_config(config: ledger.Config) -> gr.Blocks:

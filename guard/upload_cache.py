@@ -15,9 +15,9 @@
   ``<tmp>/gradio``, is shared by every Gradio app of the user, and a sweep deletes whatever is
   old in it).
 
->>> policy = cache_policy({"LEADERBOARD_UPLOAD_MAX_AGE_S": "60"}, suffixes=(".JSON",))
->>> policy.max_age_s, policy.every_s, policy.stall_s, policy.max_files, policy.suffixes
-(60.0, 15.0, 30.0, 2000, ('.json',))
+>>> policy = cache_policy({"LEADERBOARD_UPLOAD_MAX_AGE_S": "60"})
+>>> policy.max_age_s, policy.every_s, policy.stall_s, policy.max_files
+(60.0, 15.0, 30.0, 2000)
 >>> policy.client_files, round(policy.client_bytes / 2**20, 1)  # one client's share: 2 %
 (40, 20.5)
 >>> import tempfile, time
@@ -75,7 +75,6 @@ class CachePolicy:
     max_files: int = MAX_FILES
     max_bytes: int = MAX_MB * 2**20
     max_file_bytes: int = 5 * 2**20
-    suffixes: tuple[str, ...] = ()  # accepted file name endings, lower case; empty: any
     client_percent: float = CLIENT_PERCENT  # of the files and bytes, one client's share
 
     @property
@@ -111,7 +110,6 @@ def cache_policy(
     environ: Mapping[str, str] | None = None,
     *,
     max_file_bytes: int = 5 * 2**20,
-    suffixes: Collection[str] = (),
 ) -> CachePolicy:
     """The policy LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES, _CACHE_MB and _CLIENT_PERCENT set
     (defaults 120 s, 2,000 files, 1,024 MB, 2 %); ledger.ConfigError naming the variable on a
@@ -132,7 +130,6 @@ def cache_policy(
         int(files),
         int(megabytes * 2**20),
         max_file_bytes,
-        tuple(s.lower() for s in suffixes),
         percent,
     )
 

@@ -8,7 +8,8 @@ leaves its files in the cache, untracked; an aborted or stalled upload leaves it
 Here instead (what the cache may hold, its budget and its sweep are guard.upload_cache's):
 
 - ``UploadGuard`` (ASGI middleware in front of the upload route) lets through one ``files``
-  part with an accepted name and suffix per request, at most ``max_file_bytes`` of it, within
+  part with a file name per request (of any type: the handler that reads a file refuses the
+  wrong one, in words every client shows), at most ``max_file_bytes`` of it, within
   the cache's budget of files and bytes and within its client's share of them (429 past it:
   one client cannot fill the cache for everyone); a stalled, trickling (under
   ``MIN_RATE_BPS`` once ``stall_s`` has passed) or cut-off upload is stopped. Every refusal
@@ -27,7 +28,7 @@ app of the user).
 
 Example::
 
-    policy = uploads.cache_policy(max_file_bytes=5 * 2**20, suffixes=(".json",))
+    policy = uploads.cache_policy(max_file_bytes=5 * 2**20)
     cache = uploads.UploadCache(policy)
     demo.launch(app_kwargs={"middleware": [cache.middleware()], "lifespan": cache.lifespan})
 
@@ -258,18 +259,17 @@ class _Parts:
         if self.files > 1:
             self.refusal = Refused(400, "Upload one file per request; this request carries more.")
             return
+        # Any type of file, within the same bounds: gradio_client shows nothing of a refusal
+        # here (it raises a bare HTTPStatusError), so the type is refused by the handler that
+        # reads the file, in the words the page gives (web.score_handlers, issue 21).
         filename = options[b"filename"].decode("utf-8", "replace")
-        stored = strip_invalid_filename_characters(Path(filename).name)
-        suffixes = self.policy.suffixes
-        if stored in ("", ".", "..") or (suffixes and not stored.lower().endswith(suffixes)):
-            wanted = f" ending in {' or '.join(suffixes)}" if suffixes else ""
-            self.refusal = Refused(
-                400, f"Upload a file with a name{wanted}; got {filename[:60]!r}."
-            )
+        base = Path(filename).name  # Gradio stores an empty one under a made-up name
+        if {base.strip(), strip_invalid_filename_characters(base)} & {"", ".", ".."}:
+            self.refusal = Refused(400, f"Upload a file with a name; got {filename[:60]!r}.")
 
 
 class UploadGuard:
-    """ASGI middleware: Gradio's upload route takes one accepted file per request, within the
+    """ASGI middleware: Gradio's upload route takes one named file per request, within the
     cache's budget and its client's share of it, sent without long pauses and not slower than
     ``MIN_RATE_BPS``; other routes pass untouched.
 

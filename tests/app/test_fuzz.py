@@ -219,9 +219,9 @@ def test_server_stays_up_through_hostile_files_and_payloads(server: AppServer) -
             outcome = http.call("score", [build_payload(good)])
             assert outcome.kind == "error", (i, outcome.data)
             assert "root:" not in json.dumps(outcome.data)
-        # Another file type is refused at the upload itself: nothing of it reaches the cache.
-        refused = http.upload_response("notes.txt", SAMPLE)
-        assert refused.status_code == 400 and ".json" in refused.text
+        # Another file type is refused by /score, in words every client shows (issue 21).
+        outcome = http.call("score", [file_data(http.upload("notes.txt", SAMPLE))])
+        assert outcome.kind == "error" and outcome.message.startswith("Upload a .json file")
 
         # Still up, still right: a good submission scores the numbers it should.
         outcome = http.call("score", [file_data(good)])

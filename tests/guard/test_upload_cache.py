@@ -71,10 +71,9 @@ def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
 
 def test_the_cache_variables_set_the_policy() -> None:
     policy = upload_cache.cache_policy(
-        {upload_cache.AGE_VAR: "8", upload_cache.FILES_VAR: "10", upload_cache.MB_VAR: "3"},
-        suffixes=(".JSON",),
+        {upload_cache.AGE_VAR: "8", upload_cache.FILES_VAR: "10", upload_cache.MB_VAR: "3"}
     )
-    assert policy == upload_cache.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20, (".json",))
+    assert policy == upload_cache.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20)
     assert (policy.every_s, policy.stall_s) == (2.0, 4.0)
     assert upload_cache.cache_policy({}) == upload_cache.CachePolicy()
 

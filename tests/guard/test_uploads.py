@@ -187,7 +187,6 @@ REFUSED = [
     # Gradio stores parts of any other field as tmp files and answers 200 with no path.
     ("a file under another field", multipart([("other", "a.json", b"[1]")]), None, 400),
     ("a plain field", multipart([("files", None, b"[1]")]), None, 400),
-    ("a file that is not .json", multipart([("files", "page.html", b"<script>")]), None, 400),
     ("an empty file name", multipart([("files", "", b"[1]")]), None, 400),
     (
         "a second file after a good one",
