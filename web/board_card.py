@@ -124,7 +124,9 @@ def card_html(
                 f"{text(added.title)}, {added.date:%Y-%m-%d}",
             )
         )
-    provenance.append(("Permalink", f'<a class="permalink" href="{text(permalink)}">{text(permalink)}</a>'))
+    provenance.append(
+        ("Permalink", f'<a class="permalink" href="{text(permalink)}">{text(permalink)}</a>')
+    )
     parts.append("<h4>Provenance</h4>" + _dl(provenance))
     if reproduce is not None:
         parts.append(
