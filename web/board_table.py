@@ -279,8 +279,7 @@ def table_html(
         state = aria_sort(column, sort, layout, track, ranks)
         arrow = {"ascending": "▲", "descending": "▼", "other": "◆"}.get(state, "")
         head.append(
-            f'<th scope="col" class="{classes}" aria-sort="{state}"'
-            f' style="min-width:{text(layout.widths.get(column, "84px"))}">'
+            f'<th scope="col" class="{classes}" aria-sort="{state}">'
             f'<button type="button" data-sort="{text(column)}" '
             f'title="Sort by {text(column)}">{text(column)}'
             f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>'
@@ -309,11 +308,17 @@ def table_html(
     return (
         f'<div class="board-scroll"{track_attr} tabindex="0" '
         f'role="region" aria-label="{text(caption)}">'
+        f'<p class="scroll-cue" aria-hidden="true">{SCROLL_CUE}</p>'
         f'<table class="board"><caption class="visually-hidden">{text(caption)}. Select '
         "a column header to sort by it; select a method to open its card.</caption>"
         f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody>"
         "</table></div>"
     )
+
+
+#: Shown above the board while it is wider than its frame (a phone, the All view): the page's
+#: style shows it then only (page.HEAD). Hidden from screen readers, which read the table whole.
+SCROLL_CUE = "Scroll sideways for more columns →; Rank and Method stay in place."
 
 
 #: The page script of the board's gr.HTML: a header click asks the server to sort by it, a

@@ -53,9 +53,12 @@ CSS_PATH = Path(__file__).with_name("page.css")
 STATUS_MESSAGES = gr.I18n(en={"common.complete": "Done"})
 
 #: Style outside the page's blocks, which Gradio's ``css`` cannot reach (it scopes every rule
-#: to the blocks): the page's side margins on a phone.
+#: to the blocks, and drops the at-rules it does not know, ``@container`` among them): the
+#: page's side margins on a phone, and the board's scroll cue, shown while its frame scrolls
+#: sideways (board_table.SCROLL_CUE).
 HEAD = """<style>@media (max-width: 640px) { .gradio-container > .app {
-  padding-left: 10px !important; padding-right: 10px !important; } }</style>"""
+  padding-left: 10px !important; padding-right: 10px !important; } }
+@container scroll-state(scrollable: x) { #board-table .scroll-cue {display: block !important;} }</style>"""
 
 
 def theme() -> gr.themes.Base:

@@ -70,8 +70,13 @@ from web.served import Served, Tab
 
 THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
 #: The score table's column widths, by its number of columns (a decision score's four: Metric,
-#: Value, Count, 95% CI; else Gradio's own).
-SCORE_WIDTHS: dict[int, list[str | int]] = {4: ["38%", "19%", "20%", "23%"]}
+#: Value, Count, 95% CI; a multiple-choice score's five: Split, Accuracy, Correct, Questions,
+#: 95% CI), so that every column shows on a phone (Gradio's own sizes each by its longest cell:
+#: the split names took a phone's whole width).
+SCORE_WIDTHS: dict[int, list[str | int]] = {
+    4: ["38%", "19%", "20%", "23%"],
+    5: ["30%", "18%", "16%", "19%", "17%"],
+}
 
 #: A score and its track id, kept server-side for the session (a ``gr.State``).
 Kept = tuple[evaluator.ScoreResult, str] | None
