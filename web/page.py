@@ -58,7 +58,8 @@ STATUS_MESSAGES = gr.I18n(en={"common.complete": "Done"})
 #: sideways (board_table.SCROLL_CUE).
 HEAD = """<style>@media (max-width: 640px) { .gradio-container > .app {
   padding-left: 10px !important; padding-right: 10px !important; } }
-@container scroll-state(scrollable: x) { #board-table .scroll-cue {display: block !important;} }</style>"""
+@container scroll-state(scrollable: x) {
+  #board-table .scroll-cue {display: block !important;} }</style>"""
 
 
 def theme() -> gr.themes.Base:
