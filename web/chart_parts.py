@@ -62,6 +62,63 @@ def fitted_domain(
     return (round(low, 6), round(high, 6))
 
 
+#: A level a chart marks across its plot: its label and its value (chance, a reference policy).
+Level = tuple[str, float]
+
+
+def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
+    """Each level as a dashed rule across the plot at its value along ``channel`` ("x" or "y"),
+    its label written beside the rule's start, in ``CHANCE_COLOUR`` (7.5:1 on white): two
+    Vega-Lite layers with data of their own, to add to a spec's ``layer`` after
+    ``without_data`` (none when there is no level).
+
+    >>> rule, text = level_layers([("Chance (20.0 %)", 20.0)], "y")
+    >>> rule["mark"]["strokeDash"], text["encoding"]["text"], text["encoding"]["x"]
+    ([5, 3], {'field': 'Label', 'type': 'nominal'}, {'value': 0})
+    """
+    if not levels:
+        return []
+    data = {"values": [{"Level": value, "Label": label} for label, value in levels]}
+    at = {"field": "Level", "type": "quantitative"}
+    across = "x" if channel == "y" else "y"
+    beside = (
+        {"align": "left", "baseline": "bottom", "dx": 4, "dy": -2}
+        if channel == "y"
+        else {"align": "left", "baseline": "top", "dx": 4, "dy": 2}
+    )
+    return [
+        {
+            "data": data,
+            "mark": {
+                "type": "rule",
+                "color": CHANCE_COLOUR,
+                "strokeDash": [5, 3],
+                "strokeWidth": 1.5,
+            },
+            "encoding": {channel: at},
+        },
+        {
+            "data": data,
+            "mark": {"type": "text", "color": CHANCE_COLOUR, "fontSize": 11, **beside},
+            "encoding": {
+                channel: at,
+                across: {"value": 0},
+                "text": {"field": "Label", "type": "nominal"},
+            },
+        },
+    ]
+
+
+def chance_level(chance: float, display: Display, digits: int) -> Level:
+    """Chance as a chart labels its rule: "Chance: 20.7 %".
+
+    >>> chance_level(20.665, "percent", 1)
+    ('Chance: 20.7 %', 20.665)
+    """
+    unit = " %" if display == "percent" else ""
+    return f"Chance: {chance:.{digits}f}{unit}", chance
+
+
 def walk(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """``spec`` and every layer in it, however deep."""
     yield spec

@@ -34,11 +34,13 @@ from web.board_ranks import shown_interval
 from web.board_view import SOURCE_TEXT, size_in_billions
 from web.chart_parts import (
     AXES,
-    CHANCE_COLOUR,
     UNITS,
+    Level,
+    chance_level,
     epoch_ms,
     fitted_domain,
     interval_rules,
+    level_layers,
     month_ticks,
     set_domain,
     walk,
@@ -142,8 +144,8 @@ def _chart_spec(
     digits: int,
     chance: float | None,
 ) -> str:
-    """The Vega-Lite spec of a split chart without its data or domain (altair is slow: build it
-    once): the bars, each one's interval, and chance as a dashed rule."""
+    """The Vega-Lite spec of a split chart without its data, domain or chance rule (altair is
+    slow: build it once): the bars and each one's interval."""
     base = alt.Chart().encode(
         y=alt.Y("Split:N", sort=list(order), title=None),
         yOffset=alt.YOffset("Entry:N", sort=list(entries)),
@@ -167,11 +169,6 @@ def _chart_spec(
     layers = [bars, interval_rules(base, x=alt.X("Low:Q"), x2=alt.X2("High:Q"))]
     subtitle = ["Lines: 95 % intervals"]
     if chance is not None:
-        layers.append(
-            alt.Chart()
-            .mark_rule(color=CHANCE_COLOUR, strokeDash=[5, 3], strokeWidth=1.5)
-            .encode(x=alt.datum(chance))
-        )
         subtitle = [f"Lines: 95 % intervals; dashed: chance ({chance:.{digits}f})"]
     chart = (
         alt.layer(*layers)
@@ -198,9 +195,9 @@ def split_chart(
 ) -> PlotData:
     """Grouped horizontal bars: a group per split of ``chart_keys(track)``, a bar per series,
     each with its 95 % interval (``intervals``: series -> metric -> interval, where known), on
-    an axis of their display fitted to the bars, their intervals and ``chance`` (marked as a
-    dashed rule), each series in a colour of ``PALETTE``. A series carrying none of the chart's
-    metrics (a paper row of other columns) is left out.
+    an axis of their display fitted to the bars, their intervals and ``chance`` (a dashed rule
+    labelled with it, ``chance_level``), each series in a colour of ``PALETTE``. A series
+    carrying none of the chart's metrics (a paper row of other columns) is left out.
 
     Horizontal, so the chart fits the width of any screen and only grows in height.
     """
@@ -229,9 +226,23 @@ def split_chart(
     spec = json.loads(
         _chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis, digits, chance)
     )
+    spec["layer"] += level_layers(
+        [] if chance is None else [chance_level(chance, display, digits)], "x"
+    )
     set_domain(spec, "x", fitted_domain(_ends(values), display, chance))
     spec["data"] = {"values": values}
     return PlotData(type="altair", plot=json.dumps(spec))
+
+
+def reference_levels(records: Sequence[ledger.Record], track: Track, digits: int) -> list[Level]:
+    """The track's reference rows (``Track.reference_of``: a decision track's constant
+    policies) carrying its ranking metric, as levels labelled with their name and value: a
+    floor to read the entries against, not entries."""
+    return [
+        (f"{r.method_name}: {r.metrics[track.ranking]:.{digits}f}", r.metrics[track.ranking])
+        for r in plotted(records, track)
+        if track.reference_of(r.metrics) is not None
+    ]
 
 
 def _ends(values: Sequence[Mapping[str, Any]]) -> list[float]:
@@ -386,24 +397,50 @@ def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
     }
 
 
-def _with_data(spec_json: str, values: list[dict[str, Any]], track: Track) -> dict[str, Any]:
-    """A scatter's spec with its data, its value axis fitted to the points and intervals."""
+def _with_data(
+    spec_json: str,
+    values: list[dict[str, Any]],
+    records: Sequence[ledger.Record],
+    track: Track,
+    chance: float | None,
+) -> dict[str, Any]:
+    """A scatter's spec with its data, its value axis fitted to the points, their intervals,
+    ``chance`` and the reference rows of ``records``, each of those a labelled dashed rule."""
     spec: dict[str, Any] = json.loads(spec_json)
-    set_domain(spec, "y", fitted_domain(_ends(values), track.display[track.ranking]))
+    display = track.display[track.ranking]
+    digits = DECIMALS[display]
+    own = [] if chance is None else [chance_level(chance, display, digits)]
+    references = reference_levels(records, track, digits)
+    levels = own + references
+    spec["layer"] += level_layers(levels, "y")
+    ends = [*_ends(values), *(value for _, value in levels)]
+    set_domain(spec, "y", fitted_domain(ends, track.display[track.ranking]))
+    if levels:
+        dashed = ["chance"] * len(own) + ["reference policies"] * bool(references)
+        spec["title"]["subtitle"] = [f"Lines: 95 % intervals; dashed: {' and '.join(dashed)}"]
     spec["data"] = {"values": values}
     return spec
 
 
-def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
-    """The ranking metric of every row carrying it (``plotted``), with its 95 % interval,
+def _entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
+    """The rows a scatter draws as points: those ``plotted`` but the reference rows (levels)."""
+    return [r for r in plotted(records, track) if track.reference_of(r.metrics) is None]
+
+
+def size_chart(
+    records: Sequence[ledger.Record], track: Track, chance: float | None = None
+) -> PlotData:
+    """The ranking metric of every entry carrying it (``plotted``), with its 95 % interval,
     against its model size in billions of parameters, on a log scale; the rows of API models and
     of sizes not stated in a strip of their own at the right. Re-scored and paper-reported rows
     differ in shape and colour; a tooltip names the method, its size, date, value and interval
-    (as the board rounds them). The value axis is fitted to the points and their intervals."""
+    (as the board rounds them). ``chance`` (a multiple-choice track's: the key's) and the
+    reference rows (``reference_levels``) are labelled dashed rules across the plot. The value
+    axis is fitted to the points, their intervals and those levels."""
     y_title, _ = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
     rows = [
-        (_row(r, track, digits), size_in_billions(r.model_size)) for r in plotted(records, track)
+        (_row(r, track, digits), size_in_billions(r.model_size)) for r in _entries(records, track)
     ]
     values = [
         {**row, "Billions": size if size and size > 0 else None, "Slot": None} for row, size in rows
@@ -413,21 +450,32 @@ def size_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
         # Rows of near values land far apart in the strip (a golden-ratio sequence).
         value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
     spec = _with_data(
-        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, digits), values, track
+        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, digits),
+        values,
+        records,
+        track,
+        chance,
     )
     return PlotData(type="altair", plot=json.dumps(spec))
 
 
-def date_chart(records: Sequence[ledger.Record], track: Track) -> PlotData:
-    """The ranking metric of every row carrying it (``plotted``), with its 95 % interval,
-    against the date of its entry, re-scored and paper-reported rows marked as on the size
-    chart; one tick a month at most (``month_ticks``), each month named once."""
+def date_chart(
+    records: Sequence[ledger.Record], track: Track, chance: float | None = None
+) -> PlotData:
+    """The ranking metric of every entry carrying it (``plotted``), with its 95 % interval,
+    against the date of its entry, re-scored and paper-reported rows marked, and chance and
+    the reference rows drawn, as on the size chart; one tick a month at most
+    (``month_ticks``), each month named once."""
     y_title, _ = value_axis(track)
     digits = DECIMALS[track.display[track.ranking]]
-    shown = plotted(records, track)
+    shown = _entries(records, track)
     values = [_row(r, track, digits) for r in shown]
     spec = _with_data(
-        _date_spec(f"{track.labels[track.ranking]} by date", y_title, digits), values, track
+        _date_spec(f"{track.labels[track.ranking]} by date", y_title, digits),
+        values,
+        records,
+        track,
+        chance,
     )
     ticks = month_ticks([r.created_at.date() for r in shown])
     for layer in walk(spec):

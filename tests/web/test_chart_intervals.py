@@ -121,8 +121,15 @@ def test_the_axes_fit_the_data_and_its_intervals(bench: spec.Benchmark, track: s
     for spec_json, channel in ((split, "x"), (size, "y"), (date, "y")):
         values = spec_json["data"]["values"]
         field = "Value"
-        lows = [v["Low"] if v.get("Low") is not None else v[field] for v in values]
-        highs = [v["High"] if v.get("High") is not None else v[field] for v in values]
+        # The levels marked across the plot (chance, reference policies) are on it too.
+        levels = [
+            v["Level"]
+            for layer in _walk(spec_json)
+            for v in layer.get("data", {}).get("values", [])
+            if "Level" in v
+        ]
+        lows = [v["Low"] if v.get("Low") is not None else v[field] for v in values] + levels
+        highs = [v["High"] if v.get("High") is not None else v[field] for v in values] + levels
         low, high = _domain(spec_json, channel)
         assert low <= min(lows) and high >= max(highs), (channel, low, high, lows, highs)
         # not the whole 0-100 whatever the data: at most a quarter of it beyond the data's span
@@ -140,7 +147,10 @@ def test_chance_is_marked_and_kept_on_the_axis() -> None:
     low, high = _domain(spec_json, "x")
     assert low <= 20.0 <= high
     rules = [
-        layer for layer in spec_json["layer"] if layer["encoding"].get("x", {}).get("datum") == 20.0
+        layer
+        for layer in spec_json["layer"]
+        if layer["encoding"].get("x", {}).get("field") == "Level"
+        and layer["data"]["values"][0]["Level"] == 20.0
     ]
     assert rules, "no rule at chance"
 
