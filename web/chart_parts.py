@@ -95,7 +95,13 @@ def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
                 "strokeDash": [5, 3],
                 "strokeWidth": 1.5,
             },
-            "encoding": {channel: at},
+            # Across the whole plot, whatever the chart's own encoding of the other channel (a
+            # layer inherits it: the date chart's x would put the rule nowhere).
+            "encoding": {
+                channel: at,
+                across: {"value": 0},
+                f"{across}2": {"value": "width" if across == "x" else "height"},
+            },
         },
         {
             "data": data,

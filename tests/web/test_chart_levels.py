@@ -69,9 +69,13 @@ def _levels(spec_json: dict[str, Any], channel: str) -> dict[str, float]:
         and layer["encoding"].get(channel, {}).get("field") == "Level"
     ]
     labelled = {json.dumps(t["data"]) for t in texts}
+    across = "x" if channel == "y" else "y"
     out: dict[str, float] = {}
     for rule in rules:
         assert json.dumps(rule["data"]) in labelled, "a rule without its label"
+        # Across the whole plot, its own: the date chart's x, inherited, drew the rule nowhere.
+        assert rule["encoding"][across] == {"value": 0}
+        assert rule["encoding"][f"{across}2"] == {"value": "width" if across == "x" else "height"}
         out |= {v["Label"]: v["Level"] for v in rule["data"]["values"]}
     return out
 
