@@ -22,6 +22,8 @@ from ledger.stores import AddedIn, CommitStore, RecordStore, VersionedStore
 from spec import Benchmark, Track
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
+#: A visitor's Refresh reads the store again unless a read started this recently (seconds).
+REREAD_FLOOR_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,29 @@ class BoardCache:
         """Refresh now, whatever the TTL (waits for a refresh already under way)."""
         with self._lock:
             self._refresh_locked()
+        return self._snapshot
+
+    def reread(self, floor_s: float = REREAD_FLOOR_S) -> BoardSnapshot:
+        """A visitor's Refresh: the store read now, whatever the TTL, unless a read started
+        less than ``floor_s`` ago (then that read's board: however many visitors click, the
+        store is read once per ``floor_s`` at most); waits for a read under way.
+
+        >>> import spec
+        >>> from ledger.stores import LocalStore
+        >>> bench = spec.load_benchmark("egomemreason")
+        >>> now = [0.0]
+        >>> board = BoardCache(LocalStore(bench.demo_board), bench, bench.track(),
+        ...                    clock=lambda: now[0])
+        >>> board.snapshot().last_success, board.reread().last_success  # read 0 s ago: kept
+        (0.0, 0.0)
+        >>> now[0] = 10.0
+        >>> board.snapshot().last_success, board.reread().last_success  # the TTL's 60 s aside
+        (0.0, 10.0)
+        """
+        with self._lock:
+            last = self._last_attempt
+            if last is None or self._clock() - last >= floor_s:
+                self._refresh_locked()
         return self._snapshot
 
     def _refresh_locked(self) -> None:

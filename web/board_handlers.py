@@ -277,6 +277,31 @@ def view(
     )
 
 
+def reread(
+    tab: BoardTab,
+    search: str,
+    sources: list[str],
+    external: list[str],
+    inputs: list[str],
+    sizes: list[str],
+    group: str,
+    sort: Sort | None,
+    track_id: str | None,
+) -> tuple[Any, ...]:
+    """Refresh: the board read again from its records (``BoardCache.reread``: now, whatever
+    the cache's TTL, once per few seconds however many click), then shown as ``view`` shows it.
+    Before, Refresh showed the cache's copy, so the status line's age only grew. The inputs are
+    checked before the read."""
+    s = picked(tab, track_id)
+    try:  # before any work: anyone can send any input
+        board_filter(search, sources, external, inputs, sizes, tab.bench)
+        columns_of(tab, group, tab.layouts[s.track.id])
+    except BadInput as exc:
+        raise gr.Error(str(exc), print_exception=False) from None
+    s.board.reread()
+    return shown_board(tab, search, sources, external, inputs, sizes, group, sort, s)
+
+
 def resort(
     tab: BoardTab,
     search: str,

@@ -115,6 +115,7 @@ def build_board_tab(
     # parameter wants the gr.Request or the gr.EventData).
     landing, on_load = bound(handlers.landing, tab), bound(handlers.on_load, tab)
     view, resort = bound(handlers.view, tab), bound(handlers.resort, tab)
+    reread = bound(handlers.reread, tab)
     open_card, chart = bound(handlers.open_card, tab), bound(handlers.chart, tab)
     switch = bound(handlers.switch, tab)
     # One track: the track input every handler takes is a constant of the session.
@@ -129,7 +130,7 @@ def build_board_tab(
     for control in (sources, external, inputs, sizes, group):
         control.change(view, filters, board_outputs, **private)
     search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
-    refresh.click(view, filters, board_outputs, **private)
+    refresh.click(reread, filters, board_outputs, **private)
     table.click(resort, filters, board_outputs, **private)
     table.select(open_card, track_input, [card_box, card_view], **private).then(
         None,

@@ -9,6 +9,7 @@ apart; ``status_line`` and ``empty_text`` say what the view shows.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import pandas as pd
 
@@ -81,11 +82,19 @@ def status_line(
 ) -> str:
     """The line above the board: "N of M entries" when filters hide rows ("M entries" when
     none are hidden; ``total`` the board's entries, all its rows by default), the ``others``
-    (``row_counts``: reference rows, rows ranked apart), how fresh the board is, and that it is
-    stale when it is. Why it is stale (``snapshot.error``, which names the records' repo and the
-    Hub's address) is the log's."""
+    (``row_counts``: reference rows, rows ranked apart), when the board was read from its
+    records (a clock time and an age: the page shows the cache's copy, so a bare "updated 0 s
+    ago" that Refresh turned into "22 s ago" read as a Refresh that did nothing), what Refresh
+    does, and that the board is stale when it is. Why it is stale (``snapshot.error``, which
+    names the records' repo and the Hub's address) is the log's.
+
+    >>> snapshot = ledger.BoardSnapshot((), last_success=3_600.0, stale=False, error=None,
+    ...                                 skipped=())
+    >>> status_line(snapshot, 0, 3_605.0)
+    '0 entries · board as of 01:00 UTC, read from its records 5 s ago; Refresh reads them again'
+    """
     age = snapshot.age_s(now)
-    if age is None:
+    if age is None or snapshot.last_success is None:
         return (
             "The leaderboard could not be loaded yet: its records could not be read; the "
             "maintainer has been told in the log."
@@ -93,10 +102,23 @@ def status_line(
     total = len(snapshot.records) if total is None else total
     noun = "entry" if total == 1 else "entries"
     entries = f"{total} {noun}" if shown >= total else f"{shown} of {total} {noun}"
-    text = " · ".join([entries, *others, f"updated {_ago(age)}"])
+    read = (
+        f"board as of {_clock_time(snapshot.last_success)}, read from its records {_ago(age)}; "
+        f"{REFRESH_SAYS}"
+    )
+    text = " · ".join([entries, *others, read])
     if snapshot.stale:
         text += f" · the records source could not be reached; showing the board as of {_ago(age)}"
     return text
+
+
+#: What the Refresh button does, as the status line says it (board_handlers.reread does it).
+REFRESH_SAYS = "Refresh reads them again"
+
+
+def _clock_time(epoch_s: float) -> str:
+    """A time of day in UTC ("14:05 UTC"): a Space's visitors are anywhere."""
+    return datetime.fromtimestamp(epoch_s, tz=UTC).strftime("%H:%M UTC")
 
 
 def _ago(seconds: float) -> str:

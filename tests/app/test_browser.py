@@ -52,6 +52,11 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 TIMEOUT_MS = 30_000
 #: The board's status line once the board is in (it counts its entries: 1 entry, 10 entries).
 BOARD_LOADED = re.compile(r"\bentr(y|ies)\b")
+#: The whole status line of a board no filter narrows (web.board_rows.status_line).
+STATUS_LINE = (
+    r"(\d+) entries · board as of \d\d:\d\d UTC, read from its records \d+ (s|min|h) ago; "
+    r"Refresh reads them again"
+)
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PAPER_ROW = "Gemini-3-Flash"
@@ -305,7 +310,7 @@ def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
     expect(page.locator("#demo-banner")).to_be_visible()
     expect(page.locator("#demo-banner")).to_contain_text("Demo mode")
     status = page.locator("#board-status").inner_text().strip()
-    match = re.fullmatch(r"(\d+) entries · updated \d+ (s|min|h) ago", status)
+    match = re.fullmatch(STATUS_LINE, status)
     assert match, f"unexpected status line: {status!r}"
     assert int(match.group(1)) == len(RECORDS)
     assert PAPER_ROW in board.board_text()
@@ -735,7 +740,7 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     groups = [t.strip() for t in page.locator("#column-group label").all_inner_texts()]
     assert groups == ["Scenarios", "Tasks", "Details", "All"]
     status = page.locator("#board-status").inner_text().strip()
-    match = re.fullmatch(r"(\d+) entries · updated \d+ (s|min|h) ago", status)
+    match = re.fullmatch(STATUS_LINE, status)
     assert match and int(match.group(1)) == len(ARGUS.records), status
     headers, rows = argus_board.grid("board-table")
     expected = _view_headers(ARGUS, "Scenarios")

@@ -38,6 +38,8 @@ ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
 DECISION = ARGUS.track("decision")
 LOADED_AT, NOW = 1_000.0, 1_090.0  # the board loaded 90 s before the handler runs
+#: The status line's words for it (web.board_rows.status_line).
+READ_90_S_AGO = "board as of 00:16 UTC, read from its records 90 s ago; Refresh reads them again"
 #: What a fresh page sends: no search, nothing ticked (search, sources, external, inputs, sizes).
 NO_FILTERS: tuple[str, list[str], list[str], list[str], list[str]] = ("", [], [], [], [])
 
@@ -121,7 +123,7 @@ def test_view_shows_the_whole_board_best_first_under_the_group_s_headers(
     overall = [float(row[headers.index("Overall")]) for row in rows]
     assert overall == sorted(overall, reverse=True)
     assert overall[0] == round(max(r.metrics["overall"] for r in records), 1)
-    assert status == f"{len(records)} entries · updated 90 s ago"
+    assert status == f"{len(records)} entries · {READ_90_S_AGO}"
     noted = {r.method_name for r in records if r.note}
     assert noted and all(f"**{md_escape(name)}**" in notes for name in noted)
     assert sort is None
@@ -142,7 +144,7 @@ def test_view_filters_and_searches_and_says_how_many_it_hides(
         egomem, "qwen", ["Paper-reported"], [], [], [], "All", None, None
     )
     assert sorted(row_ids(table)) == sorted(str(r.id) for r in papers_of_qwen)
-    assert status == f"{len(papers_of_qwen)} of {len(records)} entries · updated 90 s ago"
+    assert status == f"{len(papers_of_qwen)} of {len(records)} entries · {READ_90_S_AGO}"
     table, status, *_ = handlers.view(egomem, "no such method", [], [], [], [], "All", None, None)
     assert row_ids(table) == []
     assert f"clear them to see all {len(records)} entries" in table

@@ -207,19 +207,29 @@ def _snapshot(
 
 def test_the_status_line_says_how_many_entries_are_shown_of_how_many() -> None:
     snapshot = _snapshot(5, last_success=100.0)
-    assert board_rows.status_line(snapshot, 5, 105.0) == "5 entries · updated 5 s ago"
-    assert board_rows.status_line(snapshot, 2, 105.0) == "2 of 5 entries · updated 5 s ago"
-    assert board_rows.status_line(snapshot, 0, 100.0 + 300) == "0 of 5 entries · updated 5 min ago"
-    assert board_rows.status_line(snapshot, 5, 100.0 + 119) == "5 entries · updated 119 s ago"
-    assert board_rows.status_line(snapshot, 5, 100.0 + 7200) == "5 entries · updated 2 h ago"
+    read = "board as of 00:01 UTC, read from its records"
+    refresh = "Refresh reads them again"
+    assert board_rows.status_line(snapshot, 5, 105.0) == f"5 entries · {read} 5 s ago; {refresh}"
+    assert board_rows.status_line(snapshot, 2, 105.0) == (
+        f"2 of 5 entries · {read} 5 s ago; {refresh}"
+    )
+    assert board_rows.status_line(snapshot, 0, 100.0 + 300) == (
+        f"0 of 5 entries · {read} 5 min ago; {refresh}"
+    )
+    assert board_rows.status_line(snapshot, 5, 100.0 + 119) == (
+        f"5 entries · {read} 119 s ago; {refresh}"
+    )
+    assert board_rows.status_line(snapshot, 5, 100.0 + 7200) == (
+        f"5 entries · {read} 2 h ago; {refresh}"
+    )
 
 
 def test_the_status_line_says_when_the_board_is_stale_or_was_never_loaded() -> None:
     stale = _snapshot(3, last_success=0.0, stale=True, error="HTTP 503")
     # Why is the log's: the error names the records' repo and the Hub (issue 22, finding 6).
     assert board_rows.status_line(stale, 3, 60.0) == (
-        "3 entries · updated 60 s ago · the records source could not be reached; "
-        "showing the board as of 60 s ago"
+        "3 entries · board as of 00:00 UTC, read from its records 60 s ago; Refresh reads "
+        "them again · the records source could not be reached; showing the board as of 60 s ago"
     )
     never = _snapshot(0, last_success=None, error="no answer from http://u:pw@hub")
     unread = (
