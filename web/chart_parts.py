@@ -81,10 +81,12 @@ def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
     data = {"values": [{"Level": value, "Label": label} for label, value in levels]}
     at = {"field": "Level", "type": "quantitative"}
     across = "x" if channel == "y" else "y"
+    # Above a horizontal rule at the plot's left; above the plot beside a vertical one (on a
+    # bar chart the bars fill the plot's height).
     beside = (
         {"align": "left", "baseline": "bottom", "dx": 4, "dy": -2}
         if channel == "y"
-        else {"align": "left", "baseline": "top", "dx": 4, "dy": 2}
+        else {"align": "left", "baseline": "bottom", "dx": 3, "dy": -3}
     )
     return [
         {

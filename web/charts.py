@@ -142,10 +142,11 @@ def _chart_spec(
     title: str,
     axis: str,
     digits: int,
-    chance: float | None,
+    labelled_above: bool,
 ) -> str:
     """The Vega-Lite spec of a split chart without its data, domain or chance rule (altair is
-    slow: build it once): the bars and each one's interval."""
+    slow: build it once): the bars and each one's interval; room above the plot for the chance
+    rule's label when ``labelled_above``."""
     base = alt.Chart().encode(
         y=alt.Y("Split:N", sort=list(order), title=None),
         yOffset=alt.YOffset("Entry:N", sort=list(entries)),
@@ -167,14 +168,16 @@ def _chart_spec(
         ],
     )
     layers = [bars, interval_rules(base, x=alt.X("Low:Q"), x2=alt.X2("High:Q"))]
-    subtitle = ["Lines: 95 % intervals"]
-    if chance is not None:
-        subtitle = [f"Lines: 95 % intervals; dashed: chance ({chance:.{digits}f})"]
+    # Chance is labelled on its rule, above the plot (a subtitle naming it ran off a phone).
     chart = (
         alt.layer(*layers)
         # As wide as its block (see CSS): it fits phones and laptops alike.
         .properties(
-            title=alt.TitleParams(text=title, subtitle=subtitle),
+            title=alt.TitleParams(
+                text=title,
+                subtitle=["Lines: 95 % intervals"],
+                offset=16 if labelled_above else 4,
+            ),
             width="container",
             height=alt.Step(8 if len(entries) > 3 else 14),
             usermeta=NO_ACTIONS_MENU,
@@ -224,12 +227,20 @@ def split_chart(
                 }
             )
     spec = json.loads(
-        _chart_spec(tuple(series), tuple(labels[k] for k in keys), title, axis, digits, chance)
+        _chart_spec(
+            tuple(series), tuple(labels[k] for k in keys), title, axis, digits, chance is not None
+        )
     )
     spec["layer"] += level_layers(
         [] if chance is None else [chance_level(chance, display, digits)], "x"
     )
-    set_domain(spec, "x", fitted_domain(_ends(values), display, chance))
+    domain = fitted_domain(_ends(values), display, chance)
+    set_domain(spec, "x", domain)
+    for layer in walk(spec):
+        if layer.get("mark", {}).get("type") == "bar":
+            # From the axis' start: on an axis fitted to the data a bar from 0 ran out of the
+            # plot, over the splits' names (seen in Chromium on the Score tab).
+            layer["encoding"]["x2"] = {"datum": domain[0]}
     spec["data"] = {"values": values}
     return PlotData(type="altair", plot=json.dumps(spec))
 

@@ -184,3 +184,13 @@ def test_the_date_axis_names_each_month_once(bench: spec.Benchmark, track: spec.
     _, _, date = _charts(bench, track)
     labels = _tick_labels(date)
     assert labels and len(labels) == len(set(labels)), labels
+
+
+@pytest.mark.parametrize(("bench", "track"), TRACKS, ids=IDS)
+def test_the_bars_start_at_the_fitted_axis(bench: spec.Benchmark, track: spec.Track) -> None:
+    """Seen in Chromium on the Score tab: on an axis fitted to the data (from 16 %, say) the
+    bars still ran from 0, out of the plot and over the splits' names."""
+    split, _, _ = _charts(bench, track)
+    low, _ = _domain(split, "x")
+    bars = [la for la in _walk(split) if (la.get("mark") or {}).get("type") == "bar"]
+    assert bars and all(la["encoding"]["x2"] == {"datum": low} for la in bars)
