@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,15 @@ from gradio.components.plot import PlotData
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
+from web.board_address import (
+    BoardAddress,
+    BoardOffer,
+    address_marker,
+    address_query,
+    board_offer,
+    entry_id,
+    entry_query,
+)
 from web.board_card import card_html, reproduce_command
 from web.board_layout import BoardLayout, board_layout
 from web.board_ranks import shown_interval
@@ -75,10 +83,6 @@ OTHER_VIEW = (
 )
 
 
-#: The longest record id an event or an address may name (a UUID is 36 characters).
-MAX_ENTRY_CHARS = 64
-
-
 def paper_caption(track: Track) -> str:
     """Under a board whose paper rows carry columns of their own: where they are, and that they
     are ranked among themselves ("" for a board without such columns)."""
@@ -112,6 +116,7 @@ class BoardTab(Tab):
     layouts: Mapping[str, BoardLayout]  # by track id
     exports: Mapping[str, Exports]  # by track id
     clock: Callable[[], float]
+    offer: BoardOffer  # what an address may choose (board_address)
 
     @property
     def offered(self) -> set[str]:
@@ -123,10 +128,11 @@ def board_tab(bench: Benchmark, served: Sequence[Served], clock: Callable[[], fl
     """The tab of ``bench``'s ``served`` tracks, each board laid out (LayoutError, at boot, on
     a spec whose board cannot be) with a folder of its own for its exports."""
     many = len(served) > 1
+    layouts = {s.track.id: board_layout(bench, s.track) for s in served}
     return BoardTab(
         bench,
         tuple(served),
-        {s.track.id: board_layout(bench, s.track) for s in served},
+        layouts,
         {
             s.track.id: Exports(
                 f"{bench.id}-{s.track.id}-leaderboard" if many else f"{bench.id}-leaderboard"
@@ -134,21 +140,11 @@ def board_tab(bench: Benchmark, served: Sequence[Served], clock: Callable[[], fl
             for s in served
         },
         clock,
+        board_offer(bench, [s.track for s in served], layouts),
     )
 
 
 # --- what an event names, checked ----------------------------------------------------------------
-
-
-def _entry_id(value: object) -> str | None:
-    """A record id an event or an address names, as the board writes ids; None if it is not
-    one (anyone can send anything)."""
-    if not isinstance(value, str) or len(value) > MAX_ENTRY_CHARS:
-        return None
-    try:
-        return str(uuid.UUID(value))
-    except ValueError:
-        return None
 
 
 def _board_dir(board: ledger.BoardCache) -> str | None:
@@ -214,13 +210,16 @@ def shown_board(
     sort: Sort | None,
     s: Served,
     clicked: object = None,
+    entry: str | None = None,
 ) -> tuple[Any, ...]:
     """The board of ``s`` as the filters, the column group and the sort (after a click on the
-    header ``clicked``, if one) say: (table, status line, notes, CSV path, JSON path, sort)."""
+    header ``clicked``, if one) say: (table, status line, notes, CSV path, JSON path, sort).
+    The table carries the view's address (with ``entry``, a landing's open card)."""
     try:  # before any work: anyone can send any input
         wanted = board_filter(search, sources, external, inputs, sizes, tab.bench)
         layout = tab.layouts[s.track.id]
         columns = columns_of(tab, group, layout)
+        shown = group if isinstance(group, str) and group in layout.groups else None
         sort = kept_sort(sort if isinstance(sort, Sort) else None, columns)
         if clicked is not None:
             sort = next_sort(sort, clicked, columns)
@@ -249,6 +248,11 @@ def shown_board(
         caption,
         empty_text(len(chosen), len(frame)) if chosen.empty == filtered.empty else OTHER_VIEW,
         track_param=s.track.id if tab.many else None,
+    ) + address_marker(
+        address_query(
+            BoardAddress(s.track.id, shown or next(iter(layout.groups)), wanted, sort, entry),
+            tab.offer,
+        )
     )
     return (
         table,
@@ -373,7 +377,7 @@ def card(tab: BoardTab, entry: str, s: Served) -> tuple[Any, Any]:
     frame = current(tab, s)[1]
     rows = frame[frame["_id"] == str(record.id)]
     row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
-    permalink = f"?entry={record.id}" + (f"&track={s.track.id}" if tab.many else "")
+    permalink = entry_query(record.id, s.track.id if tab.many else None)
     html = card_html(
         record,
         tab.bench,
@@ -391,47 +395,10 @@ def card(tab: BoardTab, entry: str, s: Served) -> tuple[Any, Any]:
 def open_card(tab: BoardTab, track_id: str | None, event: gr.EventData) -> tuple[Any, Any]:
     """The card of the row chosen (the event's data names its record id)."""
     data = getattr(event, "_data", None)
-    entry = _entry_id(data.get("entry") if isinstance(data, dict) else None)
+    entry = entry_id(data.get("entry") if isinstance(data, dict) else None)
     if entry is None:
         raise gr.Error("Select an entry of the board to open its card.", print_exception=False)
     return card(tab, entry, picked(tab, track_id))
-
-
-def addressed(
-    tab: BoardTab, track_id: str | None, request: gr.Request
-) -> tuple[Served, str | None]:
-    """The track and entry a page's address asks for: ``?track=``, or the track of
-    ``?entry=``; else the track the page shows. Unknown values are ignored."""
-    s = picked(tab, track_id)
-    params = getattr(request, "query_params", None) or {}
-    entry = _entry_id(params.get("entry"))
-    asked = params.get("track")
-    tracks = tab.tracks
-    if isinstance(asked, str) and asked in tracks:
-        s = tracks[asked]
-    found = find_entry(tab, entry, s)
-    return (found[0] if found is not None else s), entry
-
-
-def landing(
-    tab: BoardTab,
-    search: str,
-    sources: list[str],
-    external: list[str],
-    inputs: list[str],
-    sizes: list[str],
-    group: str,
-    sort: Sort | None,
-    track_id: str | None,
-    request: gr.Request,
-) -> tuple[Any, ...]:
-    """A fresh page: the board of the track the address names, and the card of the entry it
-    names."""
-    s, entry = addressed(tab, track_id, request)
-    board = shown_board(tab, search, sources, external, inputs, sizes, group, sort, s)
-    box, html = card(tab, entry, s) if entry is not None else (gr.update(visible=False), "")
-    chosen = [gr.update(value=s.track.id)] if tab.many else []
-    return (*board, *chosen, box, html)
 
 
 # --- the charts and the track switch ------------------------------------------------------------
@@ -479,11 +446,6 @@ def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
         size_chart(rows, s.track),
         date_chart(rows, s.track),
     )
-
-
-def on_load(tab: BoardTab, track_id: str | None, request: gr.Request) -> tuple[Any, ...]:
-    """A fresh page's charts: those of the track its address names."""
-    return charts_of(tab, addressed(tab, track_id, request)[0])
 
 
 def switch(tab: BoardTab, track_id: str | None) -> tuple[Any, ...]:

@@ -2,11 +2,19 @@
 
 ``build_board_tab`` lays the tab out inside the page's ``gr.Blocks`` and wires its events to
 board_handlers' functions over the tab's ``BoardTab``. The table is an HTML ``<table>``
-(board_table): a header click sorts it by that column, a method opens its row's card, and
-``?entry=<record id>`` (with ``?track=<track id>`` on a several-track benchmark) opens a card, or
-selects a track, straight from the address. ``/leaderboard`` (and ``/leaderboard_<track>``) give
-the boards as JSON. Every handler is safe for anyone to call: an event's inputs and its event
-data are checked before any work.
+(board_table): a header click sorts it by that column, a method opens its row's card.
+
+The whole view is in the page's address (board_address reads and writes it), so a reload or a
+shared link shows it again: ``track`` (an id, or a title in any case), ``q`` (the search),
+``cols`` (the column group), ``source``, ``external``, ``input`` and ``size`` (a filter's ticked
+values, once each), ``sort`` (a header) with ``rev=1`` (reversed), and ``entry`` (the record
+whose card is open). The landing (board_landing) sets every control from it, and says in the
+status line what it ignored; after each rendering of the board the table's script writes the
+view back (``history.replaceState``, no request of its own). The filters, the column group and
+the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
+twice; the search listens to ``.change`` (see build_board_tab). ``/leaderboard`` (and
+``/leaderboard_<track>``) give the boards as JSON. Every handler is safe for anyone to call: an
+event's inputs and its event data are checked before any work.
 """
 
 from __future__ import annotations
@@ -18,16 +26,10 @@ import gradio as gr
 
 from spec import Benchmark
 from web import board_handlers as handlers
+from web import board_landing
+from web.board_address import ADDRESS_JS, PERMALINK_JS
 from web.board_table import TABLE_JS
-from web.board_view import (
-    EXTERNAL_CHOICES,
-    MAX_PICKS,
-    MAX_SEARCH_CHARS,
-    NOT_REPORTED,
-    SIZE_BUCKETS,
-    SOURCE_LABELS,
-    filter_labels,
-)
+from web.board_view import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
 from web.charts import chart_texts
 from web.served import Served
 from web.wiring import bound, typed
@@ -41,7 +43,7 @@ def build_board_tab(
     tab = handlers.board_tab(bench, served, clock)  # fails here, at boot, on a clashing spec
     first, many = tab.first, tab.many
     first_layout = tab.layouts[first.track.id]
-    labels = filter_labels(bench)
+    labels, choices = filter_labels(bench), tab.offer.filters
     board_track = (
         gr.Radio(
             [(s.track.title, s.track.id) for s in served],
@@ -72,21 +74,19 @@ def build_board_tab(
             min_width=300,
             elem_id="column-group",
         )
-    with gr.Accordion("Filters", open=False, elem_id="board-filters"):
+    with gr.Accordion("Filters", open=False, elem_id="board-filters") as filters_box:
         with gr.Row():
-            sources = gr.CheckboxGroup(
-                list(SOURCE_LABELS.values()), value=[], label=labels["sources"]
+            sources = gr.CheckboxGroup(list(choices["sources"]), value=[], label=labels["sources"])
+            external = gr.CheckboxGroup(
+                list(choices["external"]), value=[], label=labels["external"]
             )
-            external = gr.CheckboxGroup(list(EXTERNAL_CHOICES), value=[], label=labels["external"])
-            sizes = gr.CheckboxGroup(list(SIZE_BUCKETS), value=[], label=labels["sizes"])
-        inputs = gr.CheckboxGroup(
-            [*bench.input.choices.values(), NOT_REPORTED], value=[], label=labels["inputs"]
-        )
+            sizes = gr.CheckboxGroup(list(choices["sizes"]), value=[], label=labels["sizes"])
+        inputs = gr.CheckboxGroup(list(choices["inputs"]), value=[], label=labels["inputs"])
     sort_state = gr.State(None)
     with gr.Column(visible=False, elem_id="entry-card-box") as card_box:
-        card_view = gr.HTML(elem_id="entry-card", js_on_load=None)
+        card_view = gr.HTML(elem_id="entry-card", js_on_load=PERMALINK_JS)
         close = gr.Button("Close the card", size="sm", elem_id="entry-card-close")
-    table = gr.HTML(elem_id="board-table", js_on_load=TABLE_JS)
+    table = gr.HTML(elem_id="board-table", js_on_load=TABLE_JS + ADDRESS_JS)
     notes = gr.Markdown(elem_id="board-notes")
     with gr.Row(elem_id="board-actions"):
         csv_button = gr.DownloadButton(
@@ -113,7 +113,7 @@ def build_board_tab(
 
     # The handlers over this tab (bound, not functools.partial: Gradio still sees which
     # parameter wants the gr.Request or the gr.EventData).
-    landing, on_load = bound(handlers.landing, tab), bound(handlers.on_load, tab)
+    landing, on_load = bound(board_landing.landing, tab), bound(board_landing.on_load, tab)
     view, resort = bound(handlers.view, tab), bound(handlers.resort, tab)
     reread = bound(handlers.reread, tab)
     open_card, chart = bound(handlers.open_card, tab), bound(handlers.chart, tab)
@@ -125,10 +125,15 @@ def build_board_tab(
     chart_outputs = [compare, picks, board_plot, size_plot, date_plot]
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     on_track = [board_track] if board_track is not None else []
-    demo.load(landing, filters, [*board_outputs, *on_track, card_box, card_view], **private)
-    demo.load(on_load, track_input, chart_outputs, **private)
+    controls = [search, group, sources, external, inputs, sizes, filters_box]
+    demo.load(landing, None, [*board_outputs, *on_track, card_box, card_view, *controls], **private)
+    demo.load(on_load, None, chart_outputs, **private)
+    # .input, not .change: the visitor's changes alone; the landing sets the controls from the
+    # address with the board they show, which must not ask for it again. The search keeps
+    # .change: Gradio 6.31's Textbox sends .input on a key press only, not on a paste from the
+    # menu or a value set by script, so a landing with ?q= renders the board once more.
     for control in (sources, external, inputs, sizes, group):
-        control.change(view, filters, board_outputs, **private)
+        control.input(view, filters, board_outputs, **private)
     search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
     refresh.click(reread, filters, board_outputs, **private)
     table.click(resort, filters, board_outputs, **private)
@@ -157,7 +162,7 @@ def build_board_tab(
         **private,
     )
     if board_track is not None:
-        board_track.change(switch, board_track, [group, *chart_outputs], **private).then(
+        board_track.input(switch, board_track, [group, *chart_outputs], **private).then(
             view, filters, board_outputs, **private
         )
     # A real function each, named and described for the API page (handlers.leaderboard_api):

@@ -26,6 +26,7 @@ import ledger
 import spec
 from tests.support.board_html import read_board, row_ids
 from web import board_handlers as handlers
+from web import board_landing
 from web.board_layout import board_layout
 from web.board_table import Sort
 from web.board_view import MAX_PICKS, md_escape
@@ -258,9 +259,10 @@ def test_a_superseded_row_s_card_links_to_the_row_that_replaced_it(
 def test_a_fresh_page_shows_the_board_alone_without_an_entry_in_its_address(
     egomem: handlers.BoardTab,
 ) -> None:
-    out = handlers.landing(egomem, *NO_FILTERS, "All", None, "memory", _request())
-    assert len(out) == 8  # the board's six, the card box, the card (no track switch)
-    assert out[-2:] == (gr.update(visible=False), "")
+    out = board_landing.landing(egomem, _request())
+    # the board's six, the card box, the card (no track switch), the six controls, the filters
+    assert len(out) == 15
+    assert out[6:8] == (gr.update(visible=False), "")
     assert len(row_ids(out[0])) == len(_records(EGOMEM, MEMORY))
 
 
@@ -269,10 +271,8 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
 ) -> None:
     decision = _records(ARGUS, DECISION)
     entry = decision[-1]
-    out = handlers.landing(
-        argus, *NO_FILTERS, "Tasks", None, "understanding", _request(f"entry={entry.id}")
-    )
-    table, status, *_, chosen, box, html = out
+    out = board_landing.landing(argus, _request(f"entry={entry.id}"))
+    table, status, *_, chosen, box, html = out[:9]
     assert chosen == gr.update(
         value="decision"
     )  # the entry's track, though the page showed another
@@ -287,14 +287,14 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
     # one entry, the two constant policies as references, Table 2's seven rows ranked apart
     assert status.startswith("1 entry · 2 reference rows (not ranked) · 7 paper-reported rows")
     assert box == gr.update(visible=True) and f">{entry.method_name}</h3>" in html
-    # ?track= alone selects a track; an unknown track or a malformed entry is ignored.
-    assert handlers.landing(argus, *NO_FILTERS, "All", None, None, _request("track=decision"))[
-        -3
-    ] == gr.update(value="decision")
-    ignored = handlers.landing(
-        argus, *NO_FILTERS, "All", None, None, _request("track=nope&entry=%3Cscript%3E")
+    # ?track= alone selects a track; an unknown track or a malformed entry is said and ignored
+    # (tests/web/test_board_address.py: what is said).
+    assert board_landing.landing(argus, _request("track=decision"))[6] == gr.update(
+        value="decision"
     )
-    assert ignored[-3:] == (gr.update(value="understanding"), gr.update(visible=False), "")
+    ignored = board_landing.landing(argus, _request("track=nope&entry=%3Cscript%3E"))
+    assert ignored[6:9] == (gr.update(value="understanding"), gr.update(visible=False), "")
+    assert "'nope'" in ignored[1] and "'<script>'" not in ignored[1]
 
 
 # --- the charts and the track switch ---------------------------------------------------------
@@ -325,9 +325,7 @@ def test_the_chart_refuses_more_or_other_than_the_picks_offer(
 def test_a_fresh_page_s_charts_offer_the_rows_with_bars_and_pick_the_top_five(
     egomem: handlers.BoardTab,
 ) -> None:
-    heading, picks, board_plot, size_plot, date_plot = handlers.on_load(
-        egomem, "memory", _request()
-    )
+    heading, picks, board_plot, size_plot, date_plot = board_landing.on_load(egomem, _request())
     assert heading == gr.update(visible=True, value="### Compare entries per split")
     names = picks["choices"]
     assert sorted(names) == sorted(r.method_name for r in _records(EGOMEM, MEMORY))
@@ -391,8 +389,8 @@ def test_a_tab_whose_board_cannot_be_laid_out_fails_at_boot() -> None:
 @pytest.mark.parametrize(
     ("handler", "special"),
     [
-        (handlers.landing, {"request": gr.Request}),
-        (handlers.on_load, {"request": gr.Request}),
+        (board_landing.landing, {"request": gr.Request}),
+        (board_landing.on_load, {"request": gr.Request}),
         (handlers.resort, {"event": gr.EventData}),
         (handlers.open_card, {"event": gr.EventData}),
         (handlers.view, {}),

@@ -242,9 +242,9 @@ def test_the_decision_board_ranks_by_macro_f1_and_paper_rows_by_the_paper_s_f1(
 
 
 def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None:
-    view, defaults = page.page_event("board-table", trigger="change")
+    view, defaults = page.page_event("board-table", trigger="input")
     assert defaults[-1] == "understanding"  # the track is the view's last input
-    switch, _ = page.page_event("column-group", trigger="change")
+    switch, _ = page.page_event("column-group", trigger="input")
     assert page.queue(switch, ["decision"], session="visitor")[0] == "complete"
     kind, out = page.queue(view, [*defaults[:5], "Decision", None, "decision"], session="visitor")
     assert kind == "complete", out
@@ -271,7 +271,7 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
 
 
 def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -> None:
-    switch, defaults = page.page_event("column-group", trigger="change")
+    switch, defaults = page.page_event("column-group", trigger="input")
     assert defaults == ["understanding"]
     kind, out = page.queue(switch, ["decision"])
     assert kind == "complete", out
@@ -310,9 +310,9 @@ def test_a_track_no_page_offers_is_refused_before_any_work(
     page: Page, track: Any, words: list[str]
 ) -> None:
     # The board's events: Gradio refuses a value that is none of the radio's choices.
-    view, defaults = page.page_event("board-table")
+    view, defaults = page.page_event("board-table", trigger="input")
     assert page.queue(view, [*defaults[:-1], track])[0] == "error"
-    switch, _ = page.page_event("column-group", trigger="change")
+    switch, _ = page.page_event("column-group", trigger="input")
     assert page.queue(switch, [track])[0] == "error"
     chart, _ = page.page_event("board-chart", trigger="change")
     kind, error = page.queue(chart, [[], track])  # unprocessed: refused by the handler

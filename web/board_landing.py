@@ -1,0 +1,73 @@
+"""A fresh page of the Leaderboard tab as its address says (board_address reads it): the
+track, the column group, the search, the filters, the sort and the open card, each value the
+board offers; what the address asked and the board lacks is said in the status line.
+
+``landing`` and ``on_load`` are the page load's handlers (board_page wires them), over the
+tab's ``BoardTab`` as board_handlers' are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from web.board_address import BoardAddress, read_address
+from web.board_handlers import BoardTab, card, charts_of, find_entry, shown_board
+
+
+def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[str]]:
+    """The view a page's address asks for (board_address), and what it ignored: the entry's
+    track is the board whose records have it."""
+
+    def entry_track(entry: str) -> str | None:
+        found = find_entry(tab, entry, tab.first)
+        return found[0].track.id if found is not None else None
+
+    params = getattr(request, "query_params", None)
+    pairs = params.multi_items() if params is not None else []
+    return read_address(pairs, tab.offer, entry_track)
+
+
+def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
+    """A fresh page as its address says: the board (its status line says each value ignored),
+        the track, the card of the entry, then the controls (search, column group, filters, and the
+    filters' accordion, open when the address ticks one)."""
+    asked, ignored = addressed(tab, request)
+    s, wanted = tab.tracks[asked.track], asked.wanted
+    ticked = (wanted.sources, wanted.external, wanted.inputs, wanted.sizes)
+    sources, external, inputs, sizes = filters = [list(values) for values in ticked]
+    table, status, *board = shown_board(
+        tab,
+        wanted.search,
+        sources,
+        external,
+        inputs,
+        sizes,
+        asked.group,
+        asked.sort,
+        s,
+        entry=asked.entry,
+    )
+    status = "  \n".join([status, *ignored])
+    entry = asked.entry
+    box, html = card(tab, entry, s) if entry is not None else (gr.update(visible=False), "")
+    chosen = [gr.update(value=s.track.id)] if tab.many else []
+    groups = list(tab.layouts[s.track.id].groups)
+    return (
+        table,
+        status,
+        *board,
+        *chosen,
+        box,
+        html,
+        gr.update(value=wanted.search),
+        gr.update(choices=groups, value=asked.group),
+        *(gr.update(value=ticked) for ticked in filters),
+        gr.update(open=True) if any(filters) else gr.update(),  # what hides rows, in sight
+    )
+
+
+def on_load(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
+    """A fresh page's charts: those of the track its address names."""
+    return charts_of(tab, tab.tracks[addressed(tab, request)[0].track])
