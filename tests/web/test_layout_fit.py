@@ -85,7 +85,15 @@ BOARD_JS = """() => {
     if (!frame) return null;
     const right = frame.getBoundingClientRect().right;
     const cells = [...frame.querySelectorAll('thead th button, tbody td, tbody th')];
-    const cut = cells.filter(c => c.scrollWidth > c.clientWidth + 1)
+    // Cut: wider than its box, or its text reaching out of it on either side (a right-aligned
+    // header overflows to the left, which scrollWidth does not count).
+    const outside = c => {
+        const range = document.createRange();
+        range.selectNodeContents(c);
+        const text = range.getBoundingClientRect(), box = c.getBoundingClientRect();
+        return text.width > 0 && (text.left < box.left - 1 || text.right > box.right + 1);
+    };
+    const cut = cells.filter(c => c.scrollWidth > c.clientWidth + 1 || outside(c))
         .map(c => c.innerText.replace(/\\s+/g, ' ').trim().slice(0, 40));
     const past = [...frame.querySelectorAll('thead th')]
         .filter(th => th.getBoundingClientRect().right > right + 1)
