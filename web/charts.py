@@ -3,8 +3,9 @@
 ``split_chart`` compares the picked entries split by split; ``size_chart`` and ``date_chart``
 place every row carrying the track's ranking metric against its model size (a log scale, the
 API and not-stated sizes in a strip of their own at the right) and against its date, re-scored
-and paper-reported rows in shapes and colours of their own. Each returns the ``PlotData`` a
-``gr.Plot`` shows, as wide as its block (phones and laptops alike).
+and paper-reported rows in shapes and colours of their own, chance and a track's reference
+rows as labelled dashed levels. Each returns the ``PlotData`` a ``gr.Plot`` shows, as wide as
+its block (phones and laptops alike).
 
 Example:
 
@@ -268,7 +269,8 @@ def _ends(values: Sequence[Mapping[str, Any]]) -> list[float]:
 
 def plotted(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
     """The rows the size and date charts show: those carrying the track's ranking metric (a
-    paper row ranked by a paper-only metric has another quantity, so it is left out)."""
+    paper row ranked by a paper-only metric has another quantity, so it is left out), the
+    entries as points and the reference rows as levels."""
     return [r for r in records if track.ranking in r.metrics]
 
 
