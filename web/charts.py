@@ -462,13 +462,8 @@ def size_chart(
     for i, value in enumerate(apart):
         # Rows of near values land far apart in the strip (a golden-ratio sequence).
         value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
-    spec = _with_data(
-        _size_spec(f"{track.labels[track.ranking]} by model size", y_title, digits),
-        values,
-        records,
-        track,
-        chance,
-    )
+    title = f"{track.labels[track.ranking]} by model size"
+    spec = _with_data(_size_spec(title, y_title, digits), values, records, track, chance)
     return PlotData(type="altair", plot=json.dumps(spec))
 
 
@@ -483,13 +478,8 @@ def date_chart(
     digits = DECIMALS[track.display[track.ranking]]
     shown = _entries(records, track)
     values = [_row(r, track, digits) for r in shown]
-    spec = _with_data(
-        _date_spec(f"{track.labels[track.ranking]} by date", y_title, digits),
-        values,
-        records,
-        track,
-        chance,
-    )
+    title = f"{track.labels[track.ranking]} by date"
+    spec = _with_data(_date_spec(title, y_title, digits), values, records, track, chance)
     ticks = month_ticks([r.created_at.date() for r in shown])
     for layer in walk(spec):
         x = layer.get("encoding", {}).get("x")
