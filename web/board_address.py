@@ -157,9 +157,10 @@ def read_address(
     entry_track: Callable[[str], str | None] = lambda _: None,
 ) -> tuple[BoardAddress, list[str]]:
     """The view a query's ``pairs`` (``(name, value)``, in order) ask for, and a note for each
-    value ignored, naming it and what exists. The track is ``track``'s, else the track of the
-    entry (``entry_track``: the track whose board has that record, None if none has), else
-    the first; an entry on another board than ``track``'s shows that board."""
+    value ignored, naming it and what exists. The track is ``track``'s (a card of another
+    track's entry opens over it, as a visitor left it who switched tracks with a card open),
+    else the track of the entry (``entry_track``: the track whose board has that record, None
+    if none has), else the first."""
     given: dict[str, list[str]] = {}
     for name, value in pairs:
         if name in PARAMS and len(given.setdefault(name, [])) < MAX_VALUES:
@@ -167,7 +168,7 @@ def read_address(
     one = {name: values[0] for name, values in given.items() if values}
     notes: list[str] = []
     first = next(iter(offer.tracks))
-    track = first
+    track, found = first, None
     if "track" in one:
         named = one["track"].strip().casefold()
         found = next(
@@ -189,7 +190,7 @@ def read_address(
                 f"The address's entry {_said(one['entry'])} is not a record id (a record id "
                 "looks like 1b4e28ba-2fa1-41d2-883f-0016d3cca427); no card is open."
             )
-        else:
+        elif found is None:  # no track named (or none known): the entry's board
             track = entry_track(entry) or track
     groups = offer.groups[track]
     group = next(iter(groups))

@@ -322,7 +322,8 @@ SCROLL_CUE = "Scroll sideways for more columns →; Rank and Method stay in plac
 
 
 #: The page script of the board's gr.HTML: a header click asks the server to sort by it, a
-#: method (or its row) asks for its card and puts ``?entry=`` (and ``?track=``) in the address.
+#: method (or its row) asks for its card and puts ``?entry=`` in the address (the rest of the
+#: address is the view's, which board_address.ADDRESS_JS writes after each rendering).
 TABLE_JS = """
 element.addEventListener('click', (event) => {
   const header = event.target.closest('button[data-sort]');
@@ -332,9 +333,7 @@ element.addEventListener('click', (event) => {
   if (!row) return;
   const url = new URL(window.location.href);
   url.searchParams.set('entry', row.dataset.entry);
-  const track = element.querySelector('[data-track]')?.dataset.track;
-  if (track) url.searchParams.set('track', track);
-  window.history.replaceState(null, '', url);
+  window.history.replaceState(window.history.state, '', url);
   trigger('select', {entry: row.dataset.entry});
 });
 """

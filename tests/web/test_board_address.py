@@ -166,11 +166,17 @@ def test_other_parameters_of_the_address_are_left_alone() -> None:
     )
 
 
-def test_the_entry_s_board_wins_over_the_first_track() -> None:
+def test_without_a_track_the_entry_s_board_is_shown() -> None:
     entry = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
     pairs = [("entry", entry.upper()), ("cols", "Timing")]
     view, notes = read_address(pairs, ARGUS_OFFER, {entry: "decision"}.get)
     assert (view.track, view.group, view.entry, notes) == ("decision", "Timing", entry, [])
+    # A track named wins: a visitor who switched tracks with the card open is shown that track.
+    pairs = [("track", "understanding"), ("entry", entry)]
+    view, notes = read_address(pairs, ARGUS_OFFER, {entry: "decision"}.get)
+    assert (view.track, view.entry, notes) == ("understanding", entry, [])
+    view, _ = read_address([("track", "bogus"), *pairs[1:]], ARGUS_OFFER, {entry: "decision"}.get)
+    assert view.track == "decision"
 
 
 def test_a_permalink_names_the_entry_and_its_track_on_several() -> None:
