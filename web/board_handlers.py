@@ -1,9 +1,10 @@
 """The Leaderboard tab's handlers: functions over a ``BoardTab``, which board_page wires.
 
 ``BoardTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, each one's
-board layout and export folder, and the clock. Each handler takes it first, then what its
-event sends (``view``, ``resort``, ``open_card``, ``landing``, ``on_load``, ``chart``,
-``switch``); ``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
+board layout and export folder, what an address may choose (``offer``), and the clock. Each
+handler takes it first, then what its event sends (``view``, ``resort``, ``open_card``,
+``chart``, ``switch``; a fresh page's, ``landing`` and ``on_load``, are board_landing's);
+``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
 safe for anyone to call: an event's inputs and its event data are checked before any work, and
 a refusal is a ``gr.Error`` with the message.
 
@@ -335,7 +336,7 @@ def resort(
     )
 
 
-# --- a row's card and the page's address ------------------------------------------------------
+# --- a row's card ------------------------------------------------------------------------------
 
 
 def find_entry(
