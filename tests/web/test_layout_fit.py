@@ -71,7 +71,8 @@ BOX_JS = """(selector) => {
     const el = document.querySelector(selector);
     if (!el) return null;
     const r = el.getBoundingClientRect();
-    const clips = e => ['hidden', 'clip'].includes(getComputedStyle(e).overflowX);
+    // Content cut, or hidden behind a sideways scroll of its own (the card says no cue).
+    const clips = e => ['hidden', 'clip', 'auto', 'scroll'].includes(getComputedStyle(e).overflowX);
     const cut = [...el.querySelectorAll('*')]
         .filter(e => clips(e) && e.scrollWidth > e.clientWidth + 1)
         .map(e => e.tagName.toLowerCase() + '.' + String(e.className).split(' ')[0]);
