@@ -1,7 +1,7 @@
 """The pages: the Leaderboard, Score and About tabs, their handlers and their pure views.
 
 ``page`` assembles the page (header, tabs, theme, style; ``page.css``). ``board_layout`` (a
-board's column groups, headers, widths, formats), ``board_ranks`` (rank ranges), ``board_view``
+board's column groups, headers, formats), ``board_ranks`` (rank ranges), ``board_view``
 (the board as a frame: filters, status line, exports), ``board_table`` (the board and a row's
 card as HTML), ``charts`` (Vega-Lite specs) and ``score_view`` (a score as the Score tab shows
 it) are pure. ``board_handlers`` and ``score_handlers`` are the tabs' handlers, functions over

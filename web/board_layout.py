@@ -1,8 +1,8 @@
-"""A track's board laid out, pure: its column groups, headers, widths and number formats.
+"""A track's board laid out, pure: its column groups, headers and number formats.
 
 ``board_layout`` turns a track's views into column groups (one per spec view, then Details and
-All), names the info columns of the spec's vocabulary, and says how wide each column is and how
-each metric's cells are formatted (as its spec's ``display`` says: a percent to one decimal, a
+All), names the info columns of the spec's vocabulary, and says how each metric's cells are
+formatted (as its spec's ``display`` says: a percent to one decimal, a
 0-1 ratio to three, seconds to two, a count whole). board_view builds the board's rows under
 these headers; board_table renders them.
 """
@@ -52,37 +52,13 @@ ALL_HEAD = ("rank_range", "team", "size", "external", "input", "source")  # then
 ALL_TAIL = ("ci", "date", "key", "links", "note")
 
 
-WIDTHS = {
-    "rank_range": "86px",
-    "team": "200px",
-    "size": "80px",
-    "source": "136px",
-    "date": "108px",
-    "links": "140px",
-    "note": "260px",
-    "ci": "120px",
-    "external": "96px",
-    "input": "150px",
-}
-
-
-DEFAULT_WIDTH_PX = 84
-
-
-DEFAULT_WIDTH = f"{DEFAULT_WIDTH_PX}px"
-#: A metric column is as wide as its header's longest word needs, at least the default width
-#: (which holds 8 characters).
-HEADER_CHAR_PX, HEADER_PAD_PX = 9, 12
-
-
 @dataclass(frozen=True)
 class BoardLayout:
-    """How a track's board is shown: its column groups, headers, widths and number formats."""
+    """How a track's board is shown: its column groups, headers and number formats."""
 
     groups: Mapping[str, tuple[str, ...]]  # title -> headers; the spec's views, Details, All
     metrics: Mapping[str, str]  # metric key -> header, in display order
     info: Mapping[str, str]  # info column of the spec's vocabulary -> header
-    widths: Mapping[str, str]
     formats: Mapping[str, str]  # metric header -> how its cells are formatted ("{:.1f}")
 
     @property
@@ -141,14 +117,8 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
             f"{'; '.join(problems)}. Rename the labels or view titles in "
             f"{bench.folder / 'benchmark.toml'}"
         )
-    widths = {
-        "Rank": "62px",
-        "Method": "200px",
-        **{info[c]: w for c, w in WIDTHS.items()},
-        **{label: _metric_width(label) for label in metrics.values()},
-    }
     formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
-    return BoardLayout(groups, metrics, info, widths, formats)
+    return BoardLayout(groups, metrics, info, formats)
 
 
 def _view_ranking(keys: tuple[str, ...], track: Track) -> str:
@@ -158,9 +128,3 @@ def _view_ranking(keys: tuple[str, ...], track: Track) -> str:
     if keys and paper.issuperset(keys):
         return track.paper_ranking
     return track.ranking
-
-
-def _metric_width(label: str) -> str:
-    """Wide enough that a header breaks between words, not inside one ("Contradi-ctory")."""
-    longest = max((len(word) for word in label.split()), default=0)
-    return f"{max(DEFAULT_WIDTH_PX, HEADER_PAD_PX + HEADER_CHAR_PX * longest)}px"
