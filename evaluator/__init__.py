@@ -54,7 +54,6 @@ from evaluator.kinds.multiple_choice import (
     Question,
     QuestionSet,
     aggregate,
-    chance,
     intervals_from_counts,
     metrics_from_counts,
     parse_answer_key,
@@ -148,6 +147,13 @@ def answers_sha256(track: Track, data: bytes) -> str | None:
     decision track's)."""
     digest: str | None = kind_of(track).answers_sha256(track, data)
     return digest
+
+
+def chance(key: AnyKey) -> float | None:
+    """What answering every row of ``key`` at random scores in expectation, in percent on a
+    multiple-choice track (exact, rounded once); None on a kind without one (decision)."""
+    rate: float | None = kind_of(key.track).chance(key)
+    return rate
 
 
 def chance_warning(track: Track, result: ScoreResult) -> str | None:

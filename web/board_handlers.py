@@ -33,6 +33,7 @@ import gradio as gr
 import pandas as pd
 from gradio.components.plot import PlotData
 
+import evaluator
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
@@ -425,7 +426,15 @@ def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
         chart_texts(s.track)[1],
         s.track,
         {m: {k: shown_interval(by_name[m], s.track, k) for k in keys} for m in picked_rows},
+        key_chance(s),
     )
+
+
+def key_chance(s: Served) -> float | None:
+    """Chance on the track's key, for its charts' level (None without a key, or on a kind
+    without a chance rate: evaluator.chance)."""
+    key = s.keys().key
+    return None if key is None else evaluator.chance(key)
 
 
 def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
@@ -444,8 +453,8 @@ def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
         gr.update(visible=True, value=chart_texts(s.track)[0]),
         gr.update(choices=names, value=top),
         chart(tab, top, s.track.id),
-        size_chart(rows, s.track),
-        date_chart(rows, s.track),
+        size_chart(rows, s.track, key_chance(s)),
+        date_chart(rows, s.track, key_chance(s)),
     )
 
 

@@ -232,8 +232,8 @@ def split_chart(
             tuple(series), tuple(labels[k] for k in keys), title, axis, digits, chance is not None
         )
     )
-    spec["layer"] += level_layers(
-        [] if chance is None else [chance_level(chance, display, digits)], "x"
+    spec["layer"] += level_layers(  # labelled as the board shows a value
+        [] if chance is None else [chance_level(chance, display, DECIMALS[display])], "x"
     )
     domain = fitted_domain(_ends(values), display, chance)
     set_domain(spec, "x", domain)

@@ -90,6 +90,10 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     def score(self, key: KeyT, data: bytes) -> ScoreResult:
         """A submission's score; SubmissionError lists every problem."""
 
+    def chance(self, key: KeyT) -> float | None:
+        """What answering every row at random scores in expectation, in the ranking metric's
+        unit (None: the kind has no such rate; its floors are reference rows)."""
+
     def chance_warning(self, track: TrackT, result: ScoreResult) -> str | None:
         """The warning a score below chance gets, plain text (None: no warning)."""
 

@@ -334,6 +334,20 @@ def test_a_fresh_page_s_charts_offer_the_rows_with_bars_and_pick_the_top_five(
     assert size_plot is not None and date_plot is not None
 
 
+def test_the_board_s_charts_mark_the_key_s_chance(argus: handlers.BoardTab) -> None:
+    """Chance is the key's (evaluator.chance, exact), on every chart of a multiple-choice
+    track; a decision track has none (its floors are reference rows)."""
+    understanding, decision = argus.served
+    chance = evaluator.chance(understanding.keys().key)  # type: ignore[arg-type]
+    assert chance is not None and evaluator.chance(decision.keys().key) is None  # type: ignore[arg-type]
+    label = f"Chance: {chance:.1f} %"
+    _, _, board_plot, size_plot, date_plot = handlers.charts_of(argus, understanding)
+    for plot in (board_plot, size_plot, date_plot):
+        assert label in plot.plot
+    _, _, *decision_plots = handlers.charts_of(argus, decision)
+    assert not any("Chance" in plot.plot for plot in decision_plots)
+
+
 def test_an_empty_board_hides_every_chart(tmp_path: Path) -> None:
     empty = tmp_path / "empty-board"
     empty.mkdir()

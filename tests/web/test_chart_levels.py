@@ -110,6 +110,7 @@ def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
     key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
     assert isinstance(key, evaluator.AnswerKey)
     chance = evaluator.chance(key)  # exact: EgoMemReason's 4 to 10 options give 20.67 %
+    assert chance is not None
     spec_json = _spec(chart(charts.plotted(_records(bench, track), track), track, chance))
     assert _levels(spec_json, "y") == {f"Chance: {chance:.1f} %": chance}
     low, high = _domain(spec_json, "y")
@@ -122,7 +123,7 @@ def test_the_split_chart_labels_its_chance_rule() -> None:
     track = BENCHES["egomemreason"].track()
     series = {"A": {k: 60.0 for k in charts.chart_keys(track)}}
     spec_json = _spec(charts.split_chart(series, "t", track, chance=20.0))
-    assert _levels(spec_json, "x") == {"Chance: 20.00 %": 20.0}
+    assert _levels(spec_json, "x") == {"Chance: 20.0 %": 20.0}  # as the board shows values
     low, high = _domain(spec_json, "x")
     assert low <= 20.0 <= high
     assert all(_contrast_on_white(c) >= 3.0 for c in _colours(spec_json))

@@ -316,6 +316,12 @@ def answers_sha256(track: DecisionTrack, data: bytes) -> str | None:
     return None
 
 
+def chance(key: DecisionKey) -> float | None:
+    """A decision track has no chance rate: its floors are the constant policies, shown as
+    reference rows (``DecisionTrack.reference_of``)."""
+    return None
+
+
 def chance_warning(track: DecisionTrack, result: ScoreResult) -> str | None:
     """A decision track has no chance rate, so no warning."""
     return None
