@@ -291,7 +291,11 @@ def table_html(
         for i, column in enumerate(columns):
             classes = " ".join(
                 c
-                for c in ("num" if column in numeric else "", f"pin pin-{i}" if i < 2 else "")
+                for c in (
+                    "num" if column in numeric else "",
+                    f"pin pin-{i}" if i < 2 else "",
+                    "date" if column == layout.info["date"] else "",  # one line: "2026-06-01"
+                )
                 if c
             )
             tag = 'th scope="row"' if column == "Method" else "td"
