@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import gradio as gr
 import pytest
 
 import evaluator
@@ -23,7 +24,17 @@ from web.served import Served
 
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track("memory")
-NO_FILTERS = ("", [], [], [], [], "All", None, None)  # a fresh page's controls, one track
+#: A fresh page's controls on a one-track board: search, four filters, group, sort, track.
+NO_FILTERS: tuple[str, list[str], list[str], list[str], list[str], str, None, None] = (
+    "",
+    [],
+    [],
+    [],
+    [],
+    "All",
+    None,
+    None,
+)
 START = 1_764_676_800.0  # 2025-12-02 12:00:00 UTC
 
 
@@ -97,5 +108,5 @@ def test_refresh_reads_the_board_again_where_the_cache_would_show_its_copy(
 def test_refresh_checks_what_it_is_sent_before_it_reads(tmp_path: Path) -> None:
     now = [START]
     tab = _tab(EGOMEM.demo_board, now)
-    with pytest.raises(handlers.gr.Error, match="Column group"):
+    with pytest.raises(gr.Error, match="Column group"):
         handlers.reread(tab, "", [], [], [], [], "no such view", None, None)
