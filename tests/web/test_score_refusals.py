@@ -78,9 +78,7 @@ def test_a_file_that_scores_is_scored_every_time(uploads: Uploads, checks: list[
     assert limited.startswith("Scoring is limited")
 
 
-def test_another_key_or_track_checks_the_file_afresh(
-    uploads: Uploads, checks: list[bytes]
-) -> None:
+def test_another_key_or_track_checks_the_file_afresh(uploads: Uploads, checks: list[bytes]) -> None:
     """A rotated key is another key; the same bytes on another track, or with the track
     guessed rather than picked, may be told otherwise."""
     status = {"key": _key(EGOMEM, MEMORY)}
