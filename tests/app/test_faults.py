@@ -52,7 +52,7 @@ def methods(http: GradioHTTP) -> set[str]:
 
 
 def status(http: GradioHTTP, event: PageEvent) -> str:
-    """The "N entries · updated ..." line a fresh page load shows above the board."""
+    """The "N entries · board as of ..." line a fresh page load shows above the board."""
     value: Any = http.page_output(event)
     return str(value.get("value") if isinstance(value, dict) else value)
 
@@ -125,7 +125,7 @@ def test_hub_gone_after_boot_keeps_the_board_says_how_old_and_catches_up() -> No
         with AppServer(env=board_env(hub)) as app, GradioHTTP(app.url) as http:
             event = http.page_event("board-status")
             assert methods(http) == {"Method 0", "Method 1", "Method 2"}
-            assert status(http, event).startswith("3 entries · updated")
+            assert status(http, event).startswith("3 entries · board as of")
 
             hub.stop()
             went_down = time.monotonic()

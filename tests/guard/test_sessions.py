@@ -48,7 +48,7 @@ def _session(demo: gr.Blocks, lazy: bool) -> SessionState:
 
 
 def _timeless(text: str) -> str:
-    """``text`` without the board's age ("updated 3 s ago"), which the clock moves between the
+    """``text`` without the board's age ("read from its records 3 s ago"), which the clock moves between the
     two sessions' runs of an event."""
     return re.sub(r"\d+ (s|min) ago", "... ago", text)
 
