@@ -48,8 +48,8 @@ def _session(demo: gr.Blocks, lazy: bool) -> SessionState:
 
 
 def _timeless(text: str) -> str:
-    """``text`` without the board's age ("read from its records 3 s ago"), which the clock moves between the
-    two sessions' runs of an event."""
+    """``text`` without the board's age ("read from its records 3 s ago"), which the clock
+    moves between the two sessions' runs of an event."""
     return re.sub(r"\d+ (s|min) ago", "... ago", text)
 
 
