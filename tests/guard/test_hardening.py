@@ -434,7 +434,7 @@ def board_load(server: AppServer) -> PageEvent:
 
 
 @pytest.fixture(scope="module")
-def board_view(server: AppServer) -> PageEvent:
+def search_event(server: AppServer) -> PageEvent:
     """The board's search event: what a visitor's search (and filters, sort, track) send, the
     board's inputs in the page's order (the landing takes none: it reads the address)."""
     with GradioHTTP(server.url) as http:
@@ -450,7 +450,7 @@ def _timed_page_load(url: str, event: PageEvent) -> float:
 
 @pytest.mark.server
 def test_a_search_flood_does_not_slow_an_ordinary_page_load(
-    server: AppServer, board_load: PageEvent, board_view: PageEvent
+    server: AppServer, board_load: PageEvent, search_event: PageEvent
 ) -> None:
     baseline = sorted(_timed_page_load(server.url, board_load) for _ in range(5))[2]
     flood = " ".join(f"w{i}" for i in range(5_000))  # ~1 s of matching each, unbounded
@@ -459,7 +459,7 @@ def test_a_search_flood_does_not_slow_an_ordinary_page_load(
     def attack() -> None:
         with GradioHTTP(server.url, timeout_s=90) as http:
             outcomes.append(
-                http.queue_call(board_view.fn_index, [flood, *board_view.defaults[1:]]).message
+                http.queue_call(search_event.fn_index, [flood, *search_event.defaults[1:]]).message
             )
 
     attackers = [threading.Thread(target=attack) for _ in range(8)]
@@ -650,11 +650,11 @@ MALFORMED: list[Any] = [
 
 @pytest.mark.server
 def test_malformed_payloads_leave_one_short_line_each(
-    server: AppServer, board_view: PageEvent
+    server: AppServer, search_event: PageEvent
 ) -> None:
     before = len(server.log())
     board_payloads = [
-        [*board_view.defaults[:1], [BIG], *board_view.defaults[2:]],  # a choice no page offers
+        [*search_event.defaults[:1], [BIG], *search_event.defaults[2:]],  # a choice no page offers
         [BIG],  # too few inputs
     ]
     with GradioHTTP(server.url) as http:
@@ -664,7 +664,7 @@ def test_malformed_payloads_leave_one_short_line_each(
                 outcome = http.call("score", [MALFORMED[kind]])
             else:
                 data = board_payloads[kind - len(MALFORMED)]
-                outcome = http.queue_call(board_view.fn_index, data)
+                outcome = http.queue_call(search_event.fn_index, data)
             assert outcome.kind == "error", (i, outcome.data)
     time.sleep(0.3)
     added = server.log()[before:]
