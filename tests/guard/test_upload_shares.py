@@ -19,6 +19,7 @@ variable, and the sweep leaving the app's own files.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -41,6 +42,7 @@ PROXY = "198.51.100.250"  # the public proxy the Space trusts (LEADERBOARD_TRUST
 ATTACKER, VISITOR = "203.0.113.66", "203.0.113.7"
 VISITOR_FILE = json.dumps([{"example_id": i, "predicted_answer": "A"} for i in range(600)])
 BOUNDARY = "share-test-boundary"
+ANSWER_REST_S = 0.5  # a pause that ends an answer the server has not closed
 
 
 def forwarded(client: str) -> dict[str, str]:
@@ -125,12 +127,19 @@ def _trickle(url: str, client: str, declared: int) -> socket.socket:
 
 
 def _answered(sock: socket.socket, wait_s: float) -> bytes:
-    """The start of what the server answered within ``wait_s`` (b"" if nothing)."""
+    """What the server answered, if it began to within ``wait_s`` (b"" if not): read on
+    until it closes the connection or pauses for ``ANSWER_REST_S`` (a busy server may send an
+    answer's head and body in two packets)."""
     sock.settimeout(wait_s)
     try:
-        return sock.recv(4096)
+        answer = sock.recv(4096)
     except TimeoutError:
         return b""
+    sock.settimeout(ANSWER_REST_S)
+    with contextlib.suppress(TimeoutError, ConnectionError):
+        while answer and (more := sock.recv(4096)):
+            answer += more
+    return answer
 
 
 @pytest.mark.server
