@@ -213,10 +213,13 @@ def shown_board(
     s: Served,
     clicked: object = None,
     entry: str | None = None,
+    reread: bool = False,
 ) -> tuple[Any, ...]:
     """The board of ``s`` as the filters, the column group and the sort (after a click on the
     header ``clicked``, if one) say: (table, status line, notes, CSV path, JSON path, sort).
-    The table carries the view's address (with ``entry``, a landing's open card)."""
+    The table carries the view's address (with ``entry``, a landing's open card); ``reread``:
+    the board read again from its records first (``BoardCache.reread``), once the inputs
+    passed their checks."""
     try:  # before any work: anyone can send any input
         wanted = board_filter(search, sources, external, inputs, sizes, tab.bench)
         layout = tab.layouts[s.track.id]
@@ -227,6 +230,8 @@ def shown_board(
             sort = next_sort(sort, clicked, columns)
     except BadInput as exc:
         raise gr.Error(str(exc), print_exception=False) from None
+    if reread:
+        s.board.reread()
     snapshot, frame = current(tab, s)
     filtered = wanted.apply(frame)
     counts = row_counts(row_kinds(filtered, s.track), row_kinds(frame, s.track), s.track)
@@ -297,15 +302,9 @@ def reread(
     """Refresh: the board read again from its records (``BoardCache.reread``: now, whatever
     the cache's TTL, once per few seconds however many click), then shown as ``view`` shows it.
     Before, Refresh showed the cache's copy, so the status line's age only grew. The inputs are
-    checked before the read."""
+    checked before the read (``shown_board``)."""
     s = picked(tab, track_id)
-    try:  # before any work: anyone can send any input
-        board_filter(search, sources, external, inputs, sizes, tab.bench)
-        columns_of(tab, group, tab.layouts[s.track.id])
-    except BadInput as exc:
-        raise gr.Error(str(exc), print_exception=False) from None
-    s.board.reread()
-    return shown_board(tab, search, sources, external, inputs, sizes, group, sort, s)
+    return shown_board(tab, search, sources, external, inputs, sizes, group, sort, s, reread=True)
 
 
 def resort(
@@ -449,12 +448,13 @@ def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
     if not names and not rows:  # an empty board has nothing to compare: no empty chart
         hidden = gr.update(visible=False)
         return hidden, hidden, hidden, hidden, hidden
+    chance = key_chance(s)
     return (
         gr.update(visible=True, value=chart_texts(s.track)[0]),
         gr.update(choices=names, value=top),
         chart(tab, top, s.track.id),
-        size_chart(rows, s.track, key_chance(s)),
-        date_chart(rows, s.track, key_chance(s)),
+        size_chart(rows, s.track, chance),
+        date_chart(rows, s.track, chance),
     )
 
 
