@@ -50,7 +50,7 @@ from ledger import submission_file
 from web.board_ranks import shown_interval
 from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
-from web.score_refusals import Refusals
+from web.score_refusals import Refusals, file_digest
 from web.score_view import (
     BELOW_CHANCE_NOTE,
     DETECT,
@@ -230,7 +230,8 @@ async def scored(
     track = chosen.track
     # A refusal turns on the key, the track and how it was chosen (a guess says so).
     about = f"{track.id} {how}"
-    told = tab.refusals.told(key, about, data)
+    digest = file_digest(data)
+    told = tab.refusals.told(key, about, digest)
     if told is not None:  # refused before: no check, no slot
         raise gr.Error(told, duration=None, print_exception=False)
     limits = tab.limiter.limits
@@ -266,7 +267,7 @@ async def scored(
                 f"a file for the {track.title} track; for another track, pick it "
                 "above the upload."
             )
-        tab.refusals.keep(key, about, data, message)
+        tab.refusals.keep(key, about, digest, message)
         raise gr.Error(message, duration=None, print_exception=False) from None
     tab.log.info(
         "scored one submission (%d bytes)%s",

@@ -8,14 +8,13 @@ and how the track was chosen): the same bytes then cost one sha256 of them, a fe
 than their check (BENCHMARKS.md, P6). A rotated key is another key: its files are checked
 afresh. Nothing about a file but its digest and the message it was given is kept, in memory.
 
->>> refusals = Refusals(size=2)
->>> key = object()
->>> refusals.told(key, "memory", b"[1]") is None
+>>> refusals, key, digest = Refusals(size=2), object(), file_digest(b"[1]")
+>>> refusals.told(key, "memory", digest) is None
 True
->>> refusals.keep(key, "memory", b"[1]", "an entry is not an object")
->>> refusals.told(key, "memory", b"[1]")
+>>> refusals.keep(key, "memory", digest, "an entry is not an object")
+>>> refusals.told(key, "memory", digest)
 'an entry is not an object'
->>> refusals.told(object(), "memory", b"[1]") is None  # another key (a rotation)
+>>> refusals.told(object(), "memory", digest) is None  # another key (a rotation)
 True
 """
 
@@ -28,6 +27,11 @@ from collections import OrderedDict
 SIZE = 256  # refusals kept: their messages are a few kB at most
 
 
+def file_digest(data: bytes) -> str:
+    """What a refusal is remembered by: the file's sha256, taken once per call."""
+    return hashlib.sha256(data).hexdigest()
+
+
 class Refusals:
     """The messages of the last ``size`` files refused, by (sha256, what the message turned
     on); the key itself is held beside them and compared by identity, so a key that went
@@ -38,16 +42,18 @@ class Refusals:
         self._kept: OrderedDict[tuple[str, str], tuple[object, str]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def told(self, key: object, about: str, data: bytes) -> str | None:
-        """The message the file ``data`` was refused with when checked against ``key``, on
-        what ``about`` names (the track and how it was chosen); None if it was not."""
+    def told(self, key: object, about: str, digest: str) -> str | None:
+        """The message the file of ``digest`` (``file_digest``) was refused with when checked
+        against ``key``, on what ``about`` names (the track and how it was chosen); None if it
+        was not."""
         with self._lock:
-            kept = self._kept.get((hashlib.sha256(data).hexdigest(), about))
+            kept = self._kept.get((digest, about))
         return kept[1] if kept is not None and kept[0] is key else None
 
-    def keep(self, key: object, about: str, data: bytes, message: str) -> None:
-        """Remember that ``data``, checked against ``key`` on ``about``, was refused so."""
-        entry = (hashlib.sha256(data).hexdigest(), about)
+    def keep(self, key: object, about: str, digest: str, message: str) -> None:
+        """Remember that the file of ``digest``, checked against ``key`` on ``about``, was
+        refused so."""
+        entry = (digest, about)
         with self._lock:
             self._kept[entry] = (key, message)
             self._kept.move_to_end(entry)
