@@ -56,6 +56,24 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return _script("reshuffle_options.py", *args)
 
 
+def _rotate(release: Release, salt: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """reshuffle_options.py rotating the release's key to v2 with ``salt``, into ``out``."""
+    return _run(
+        "--benchmark",
+        str(release.folder),
+        "--private",
+        str(release.key),
+        "--public",
+        str(release.public),
+        "--salt-file",
+        str(salt),
+        "--key-version",
+        "v2",
+        "--out-dir",
+        str(out),
+    )
+
+
 def _rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".csv":
         return list(csv.DictReader(path.open(encoding="utf-8", newline="")))
@@ -77,19 +95,7 @@ def test_a_native_key_rotates_in_its_own_layout_and_remapped_predictions_score_t
     salt, out = tmp_path / "salt.txt", tmp_path / "rotated"
     salt.write_text(SALT)
     bench = ["--benchmark", str(release.folder)]
-    rotated = _run(
-        *bench,
-        "--private",
-        str(release.key),
-        "--public",
-        str(release.public),
-        "--salt-file",
-        str(salt),
-        "--key-version",
-        "v2",
-        "--out-dir",
-        str(out),
-    )
+    rotated = _rotate(release, salt, out)
     assert rotated.returncode == 0, rotated.stdout + rotated.stderr
     new_key_path, new_public_path = out / release.key.name, out / release.public.name
     remapped = _run(
@@ -189,19 +195,7 @@ def test_the_readme_s_rotation_walk_through_carries_a_native_board(tmp_path: Pat
         "frames",
     )
     assert published.returncode == 0, published.stdout + published.stderr
-    rotated = _run(
-        *bench,
-        "--private",
-        str(release.key),
-        "--public",
-        str(release.public),
-        "--salt-file",
-        str(salt),
-        "--key-version",
-        "v2",
-        "--out-dir",
-        str(out),
-    )
+    rotated = _rotate(release, salt, out)
     assert rotated.returncode == 0, rotated.stdout + rotated.stderr
     checked = _script(
         "validate_benchmark.py",
