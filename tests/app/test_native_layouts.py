@@ -33,6 +33,7 @@ from tests.support.native_releases import (
     Release,
     authors_numbers,
     authors_tallies,
+    publish_args,
     write_release,
 )
 
@@ -122,24 +123,7 @@ def test_a_published_record_holds_the_authors_numbers_to_the_last_digit(
     board.mkdir()
     done = _run(
         "scripts/publish_submission.py",
-        "--benchmark",
-        str(release.folder),
-        "--leaderboard-dir",
-        str(board),
-        "--submission",
-        str(release.predictions),
-        "--private",
-        str(release.key),
-        "--team-name",
-        "Authors",
-        "--method-name",
-        "Their model",
-        "--model-size",
-        "7B",
-        "--uses-external",
-        "no",
-        "--uses-frames",
-        "frames",
+        *publish_args(release, board),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     [path] = (board / "submissions").glob("*.json")

@@ -34,6 +34,7 @@ from tests.support.native_releases import (
     Release,
     authors_numbers,
     authors_tallies,
+    publish_args,
     write_release,
 )
 
@@ -176,23 +177,7 @@ def test_the_readme_s_rotation_walk_through_carries_a_native_board(tmp_path: Pat
     salt.write_text(SALT)
     published = _script(
         "publish_submission.py",
-        *bench,
-        "--leaderboard-dir",
-        str(board),
-        "--submission",
-        str(release.predictions),
-        "--private",
-        str(release.key),
-        "--team-name",
-        "Authors",
-        "--method-name",
-        "Their model",
-        "--model-size",
-        "7B",
-        "--uses-external",
-        "no",
-        "--uses-frames",
-        "frames",
+        *publish_args(release, board),
     )
     assert published.returncode == 0, published.stdout + published.stderr
     rotated = _rotate(release, salt, out)

@@ -324,3 +324,28 @@ def authors_tallies(release: Release) -> dict[str, tuple[int, int]]:
 def authors_numbers(release: Release) -> dict[str, float]:
     """The accuracies in percent the authors' evaluation prints (``authors_tallies``)."""
     return {k: 100 * right / total for k, (right, total) in authors_tallies(release).items()}
+
+
+def publish_args(release: Release, board: Path) -> list[str]:
+    """publish_submission.py's arguments for the authors' predictions of ``release`` onto the
+    local board folder ``board`` (as the README's maintainer does it)."""
+    return [
+        "--benchmark",
+        str(release.folder),
+        "--leaderboard-dir",
+        str(board),
+        "--submission",
+        str(release.predictions),
+        "--private",
+        str(release.key),
+        "--team-name",
+        "Authors",
+        "--method-name",
+        "Their model",
+        "--model-size",
+        "7B",
+        "--uses-external",
+        "no",
+        "--uses-frames",
+        "frames",
+    ]
