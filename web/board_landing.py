@@ -31,7 +31,7 @@ def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[st
 
 def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
     """A fresh page as its address says: the board (its status line says each value ignored),
-        the track, the card of the entry, then the controls (search, column group, filters, and the
+    the track, the card of the entry, then the controls (search, column group, filters, and the
     filters' accordion, open when the address ticks one)."""
     asked, ignored = addressed(tab, request)
     s, wanted = tab.tracks[asked.track], asked.wanted
@@ -63,7 +63,7 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
         html,
         gr.update(value=wanted.search),
         gr.update(choices=groups, value=asked.group),
-        *(gr.update(value=ticked) for ticked in filters),
+        *(gr.update(value=values) for values in filters),
         gr.update(open=True) if any(filters) else gr.update(),  # what hides rows, in sight
     )
 
