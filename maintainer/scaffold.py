@@ -28,6 +28,8 @@ import io
 import json
 import random
 import re
+import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,7 +254,8 @@ def scaffold(
     give when the release cannot be read as it is. ``out`` must not exist or be empty."""
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", bench_id):
         raise ScaffoldError(f"--id {bench_id!r}: lower case letters, digits, - and _, e.g. mybench")
-    if out.exists() and any(out.iterdir()):
+    out = out.absolute()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ScaffoldError(f"{out} is not empty: give a new folder")
     key = read_release(key_path.name, key_path.read_bytes())
     found = infer(key, overrides)
@@ -261,22 +264,39 @@ def scaffold(
         raise ScaffoldError(f"the public file cannot have the key's name {key.name}: rename it")
     demo = demo_rows(key, found)
     files = {
-        out / spec.SPEC_FILENAME: spec_text(bench_id, found, key, public_name).encode(),
-        out / "about.md": _about(bench_id, found).encode(),
-        out / "citation.bib": _citation(bench_id).encode(),
-        out / "demo" / key.name: encode(key.format, demo, key.columns, key.wrapped),
-        out / "demo" / public_name: _public_bytes(public_name, without_answers(demo, found), key),
-        out / "demo" / "sample_submission.json": sample_submission(demo, found),
+        spec.SPEC_FILENAME: spec_text(bench_id, found, key, public_name).encode(),
+        "about.md": _about(bench_id, found).encode(),
+        "citation.bib": _citation(bench_id).encode(),
+        f"demo/{key.name}": encode(key.format, demo, key.columns, key.wrapped),
+        f"demo/{public_name}": _public_bytes(public_name, without_answers(demo, found), key),
+        "demo/sample_submission.json": sample_submission(demo, found),
     }
-    public = public_path
-    if public is None:
-        public = out / "release" / public_name
-        files[public] = _public_bytes(public_name, without_answers(key.rows, found), key)
-    for path, data in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    _check(out, files)
-    return Written(out, tuple(files), found, public)
+    if public_path is None:
+        files[f"release/{public_name}"] = _public_bytes(
+            public_name, without_answers(key.rows, found), key
+        )
+    _write_checked(out, files)
+    public = public_path if public_path is not None else out / "release" / public_name
+    return Written(out, tuple(out / name for name in files), found, public)
+
+
+def _write_checked(out: Path, files: Mapping[str, bytes]) -> None:
+    """The ``files`` (paths inside ``out``) written into a new folder beside ``out`` and
+    checked there, then moved into place: a folder that does not check leaves nothing."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        for name, data in files.items():
+            path = partial / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        _check(partial, {partial / name: data for name, data in files.items()})
+        if out.exists():
+            out.rmdir()  # empty, as checked before anything was read
+        partial.rename(out)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
 
 
 def _public_bytes(name: str, rows: list[dict[str, Any]], key: Release) -> bytes:
@@ -317,6 +337,6 @@ def _check(out: Path, files: Mapping[Path, bytes]) -> None:
         evaluator.score(key, files[bench.demo_dir / "sample_submission.json"])
     except LeaderboardError as exc:
         raise ScaffoldError(
-            f"the folder written to {out} does not check ({exc}); fix benchmark.toml by hand "
-            "or give the overrides"
+            f"the folder it would write does not check ({exc}); give the overrides the message "
+            "names, or write benchmark.toml by hand"
         ) from None

@@ -1,0 +1,65 @@
+"""scripts/new_benchmark.py's --out (issue 28, item 1): relative or absolute, and never a
+half-written folder.
+
+Observed: any relative --out (the README writes ``--out benchmarks/mybench``) ended in a
+``KeyError: PosixPath(...)`` traceback from maintainer/scaffold.py and left a half-written
+folder that a rerun refused ("not empty").
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import spec
+from errors import ScaffoldError
+from maintainer import scaffold
+from scripts import new_benchmark
+from tests.support import ROOT
+
+DEMO_KEY = ROOT / "benchmarks" / "egomemreason" / "demo" / "annotations_private.json"
+
+
+def test_a_relative_out_writes_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(DEMO_KEY, tmp_path / "annotations_private.json")
+    code = new_benchmark.main(
+        ["--id", "x", "--key", "annotations_private.json", "--out", "benchmarks/x"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert spec.load_benchmark(str(tmp_path / "benchmarks" / "x")).id == "x"
+
+
+def test_a_folder_that_does_not_check_is_not_left_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A release whose written folder does not check (forced here) leaves nothing behind, so
+    the rerun is not refused as "not empty"."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    key = folder / "key.jsonl"
+    rows = [
+        '{"example_id": %d, "question": "q%d?", "options": {"A": "a", "B": "b"}, '
+        '"correct_answer": "A", "kind": "%s"}' % (n, n, "x" if n % 2 else "y")
+        for n in range(40)
+    ]
+    key.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = folder / "bench"
+
+    def failing_check(*args: object) -> None:
+        raise ScaffoldError("the folder does not check (forced)")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(scaffold, "_check", failing_check)
+        code = new_benchmark.main(["--id", "x", "--key", str(key), "--out", str(out)])
+    assert code == 1
+    assert "forced" in capsys.readouterr().err
+    assert not out.exists()
+    assert list(folder.iterdir()) == [key]
+    assert new_benchmark.main(["--id", "x", "--key", str(key), "--out", str(out)]) == 0
