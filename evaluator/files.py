@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from errors import DataFileError
-from evaluator.messages import agree, examples, nth, short
+from evaluator.messages import agree, examples, json_type, nth, short
 from spec import Track
 from spec.base import IdFields
 
@@ -113,6 +113,74 @@ def with_ids(fields: IdFields, records: Sequence[Any]) -> None:
                 record[fields.id] = ident
 
 
+def _level_value(fields: IdFields, level: str, name: str) -> int | str:
+    """A level's key as its field's value: an integer id's decimal digits as the integer."""
+    if level == fields.id and fields.id_type == "integer" and re.fullmatch(r"-?\d{1,18}", name):
+        return int(name)
+    return name
+
+
+def levelled_rows(fields: IdFields, document: Any, bare: str | None = None) -> list[Any]:
+    """The rows of a JSON document written by levels (``fields.levels``): an object keyed by
+    the first level's values, each holding an object keyed by the next one's, down to a row
+    (an object) or a list of rows. Each row takes its path's values under the levels' names
+    and, in a list, its place (from 0) under ``fields.position``. A leaf that is not an object
+    is kept as it is (the rows' own checks name it), or with ``bare`` (a submission's
+    prediction field) is that field's value. DataFileError names a level that is not an object.
+
+    >>> from spec.base import IdFields
+    >>> fields = IdFields(id=["video", "kind", "position"], levels=["video", "kind"])
+    >>> levelled_rows(fields, {"v1": {"color": [{"q": "?"}, {"q": "!"}]}})[1]
+    {'q': '!', 'video': 'v1', 'kind': 'color', 'position': 1}
+    >>> levelled_rows(IdFields(levels=["example_id"]), {"7": "B"}, bare="predicted_answer")
+    [{'predicted_answer': 'B', 'example_id': 7}]
+    """
+    levels = fields.levels
+    rows: list[Any] = []
+
+    def placed(value: Any, path: dict[str, int | str], position: int | None) -> Any:
+        if not isinstance(value, dict):
+            if bare is None:
+                return value
+            value = {bare: value}
+        at = {} if position is None else {fields.position: position}
+        clash = [k for k, v in {**path, **at}.items() if k in value and value[k] != v]
+        if clash:
+            where = "/".join(map(str, path.values()))
+            name, wanted = clash[0], {**path, **at}[clash[0]]
+            raise DataFileError(
+                f"the row at {where!r} has a {name} of its own ({value[name]!r}) that is not its "
+                f"place in the file; drop the field or make it {wanted!r}"
+            )
+        return {**value, **path, **at}
+
+    # A walk without recursion: (node, the path's values so far), the top first.
+    stack: list[tuple[Any, dict[str, int | str]]] = [(document, {})]
+    while stack:
+        node, path = stack.pop()
+        depth = len(path)
+        if depth == len(levels):
+            if isinstance(node, list):
+                rows.extend(placed(value, path, n) for n, value in enumerate(node))
+            else:
+                rows.append(placed(node, path, None))
+            continue
+        if not isinstance(node, dict):
+            where = "the top level" if not path else repr("/".join(map(str, path.values())))
+            raise DataFileError(
+                f"{where} is a JSON {json_type(node)}; the file is "
+                f"written by levels ({', '.join(levels)}): expected an object keyed by "
+                f"{levels[depth]}"
+            )
+        level = levels[depth]
+        children = [
+            (child, {**path, level: _level_value(fields, level, name)})
+            for name, child in node.items()
+        ]
+        stack.extend(reversed(children))
+    return rows
+
+
 def read_rows(track: Track, data: bytes, fmt: str) -> Rows:
     """The records of a file in ``fmt`` (json, jsonl or csv); DataFileError if unreadable.
 
@@ -135,6 +203,9 @@ def _read_rows(track: Track, data: bytes, fmt: str) -> Rows:
             decoded = json.loads(text)
         except (ValueError, RecursionError) as exc:
             raise DataFileError(f"not valid UTF-8 JSON: {exc}") from None
+        if track.fields.levels:
+            records = levelled_rows(track.fields, decoded)
+            return Rows(tuple(records), _rows_version(track, records))
         if isinstance(decoded, list):
             return Rows(tuple(decoded), _rows_version(track, decoded))
         if not isinstance(decoded, dict) or "samples" not in decoded:

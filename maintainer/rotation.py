@@ -323,7 +323,7 @@ def _chance(questions: Iterable[Any], letter: str) -> float:
 def spread_report(old: AnswerKey, new: AnswerKey) -> str:
     """Per letter: how many answers it carries, and what answering it everywhere scores."""
     track = new.track
-    grouping = track.groupings[0]
+    grouping = track.groupings[0] if track.groupings else None
     n_letters = max(len(q.options) for q in new.questions)
     counts = {
         "before": Counter(q.answer for q in old.questions),
@@ -355,7 +355,7 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
             )
         )
         for when, result in results.items():
-            for group in grouping.groups:
+            for group in grouping.groups if grouping is not None else ():
                 chance = _chance([q for v in group.values for q in by_group[v]], letter)
                 excess = result.metrics[group.key] - chance
                 if when not in best or excess > best[when][0]:
@@ -365,6 +365,8 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
         "offered: questions that have the letter; chance: what always answering it would\n"
         f"score if answers were uniform over options. Random guessing scores {guess:.1f} %."
     )
+    if grouping is None:
+        return "\n".join(line.rstrip() for line in lines)
     what = grouping.field.replace("_", " ")
     for when in ("before", "after"):
         excess, value, letter, chance = best[when]

@@ -164,6 +164,14 @@ class IdFields(Model):
     id_type: Literal["integer", "string"] = "integer"
     #: Names people use instead of ``id``; a submission using one is told to rename it.
     id_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+    #: A JSON file written as an object whose keys are field values, level by level from the
+    #: top, down to a row or a list of rows: ``["example_id"]`` for ``{"<id>": {...}, ...}``,
+    #: ``["video", "dimension"]`` for ``{"<video>": {"<dimension>": [{...}, ...]}}``. Each row
+    #: takes the values of its path, and a row of a list its place there (from 0) as
+    #: ``position``. The key, the public file and a submission written so are all read so.
+    levels: tuple[Key, ...] = Field(default=(), strict=False, max_length=8)
+    #: With ``levels``: the field a row of a list takes its place in it (0, 1, ...) as.
+    position: Key = "position"
 
     @model_validator(mode="before")
     @classmethod
@@ -180,13 +188,21 @@ class IdFields(Model):
         return parts_of(self.id)
 
     def id_problems(self, where: str) -> list[str]:
-        """A composed id declared as an integer, with its TOML path (``where``: the fields')."""
+        """A composed id declared as an integer, and levels that repeat a field, with their TOML
+        path (``where``: the fields')."""
+        problems = []
         if self.id_parts and self.id_type == "integer":
-            return [
+            problems.append(
                 f'{where}.id_type: a composed id (id a list of fields) is a string: write "string" '
                 "or drop id_type"
-            ]
-        return []
+            )
+        named = [*self.levels, self.position]
+        if len(set(named)) != len(named):
+            problems.append(
+                f"{where}.levels: expected distinct fields, none of them the position "
+                f"{self.position!r}, got {list(self.levels)}"
+            )
+        return problems
 
     def join_id(self, record: Mapping[str, Any]) -> str | None:
         """The composed id of a row or entry from its parts (each text that is not blank, or

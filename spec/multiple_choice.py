@@ -37,8 +37,14 @@ from spec.base import (
 )
 
 #: How a key writes its answers: the option's letter, its 0-based or 1-based position among the
-#: options, or the option's own text. Any of them is scored as the same letter.
-AnswerFormat = Literal["letter", "index", "index1", "text"]
+#: options, the option's own text, or its letter, a dot and its text ("B. right"). Any of them
+#: is scored as the same letter.
+AnswerFormat = Literal["letter", "index", "index1", "text", "letter_text"]
+#: What else a prediction may be read as, when the benchmark's own scorer reads it so (a
+#: benchmark opts in; its About says so): ``letter_prefix``, a letter followed by "." or ")"
+#: and anything ("A. left", "B)"), read as that letter; ``option_text``, an option's whole text
+#: (trimmed), read as its letter.
+PredictionForm = Literal["letter_prefix", "option_text"]
 
 
 class Fields(IdFields):
@@ -48,9 +54,12 @@ class Fields(IdFields):
     ``options`` is one field (a JSON object of letters to texts, or a JSON list of texts in
     letter order; in a CSV file, a cell holding either), or a list of fields, one per option in
     letter order (``a0`` ... ``a4``), an empty one ending that row's options; the list is kept
-    as its names joined by "+" (``option_parts``). ``answer_format`` says how the key writes
-    its answers; a submission's prediction is a letter, or written the same way (an integer
-    for ``index`` and ``index1``, the option's text for ``text``).
+    as its names joined by "+" (``option_parts``). ``options`` naming the ``question`` field
+    says the options are written at the end of the question's text, one a line ("A. left");
+    the question is then the text before them. ``answer_format`` says how the key writes its
+    answers; a submission's prediction is a letter, or written the same way (an integer for
+    ``index`` and ``index1``, the option's text for ``text``, "B. right" for
+    ``letter_text``), or in one of the ``prediction_forms`` the benchmark declares.
     """
 
     question: Key = "question"
@@ -60,6 +69,8 @@ class Fields(IdFields):
     prediction: Key = "predicted_answer"
     #: Names people use instead of ``prediction``; a submission using one is told to rename it.
     prediction_aliases: tuple[Key, ...] = Field(default=(), strict=False)
+    #: What else a prediction is read as (``PredictionForm``); none unless the spec says.
+    prediction_forms: tuple[PredictionForm, ...] = Field(default=(), strict=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -70,6 +81,11 @@ class Fields(IdFields):
     def option_parts(self) -> tuple[str, ...]:
         """The fields of the options, one per option in letter order; () for one field."""
         return parts_of(self.options)
+
+    @property
+    def options_in_question(self) -> bool:
+        """Whether the options are written at the end of the question's text ("A. left")."""
+        return self.options == self.question
 
 
 class Options(Model):
@@ -92,10 +108,12 @@ class Aggregate(Model):
 
 
 class Overall(Model):
-    """The metric over every row (micro by definition)."""
+    """The metric over every row (micro by definition); ``size``, its rows, is declared when no
+    grouping declares them (a track without groups: Overall alone)."""
 
     key: Key = "overall"
     label: Text = "Overall"
+    size: Size | None = None
 
 
 class OutOfOption(Model):
@@ -129,7 +147,8 @@ class MultipleChoiceTrack(Model):
     hints: Hints = Hints()
     options: Options = Options()
     overall: Overall = Overall()
-    groupings: tuple[ValuesGrouping, ...] = Field(min_length=1, strict=False)
+    #: None at all: the track shows Overall alone (``overall.size`` then gives its rows).
+    groupings: tuple[ValuesGrouping, ...] = Field(default=(), strict=False)
     aggregates: tuple[Aggregate, ...] = Field(default=(), strict=False)
     out_of_option: OutOfOption | None = None
     views: tuple[View, ...] = Field(min_length=1, strict=False)
@@ -207,7 +226,8 @@ class MultipleChoiceTrack(Model):
     @property
     def json_cells(self) -> tuple[str, ...]:
         """The fields whose CSV cell holds JSON: the options, unless they are columns."""
-        return () if self.fields.option_parts else (self.fields.options,)
+        f = self.fields
+        return () if f.option_parts or f.options_in_question else (f.options,)
 
     @property
     def chart_groups(self) -> str:
@@ -226,7 +246,10 @@ class MultipleChoiceTrack(Model):
 
     @cached_property
     def total(self) -> int:
-        """Rows in the released benchmark (each grouping covers them all)."""
+        """Rows in the released benchmark (each grouping covers them all; without one, the
+        size Overall declares)."""
+        if not self.groupings:
+            return self.overall.size or 0
         return sum(g.size for g in self.groupings[0].groups)
 
     def members(self, aggregate: Aggregate) -> tuple[str, ...]:
@@ -294,6 +317,17 @@ class MultipleChoiceTrack(Model):
                 problems.append(
                     f"{where}.groupings: the grouping id {name!r} is declared {n} times"
                 )
+        size = self.overall.size
+        if not self.groupings and size is None:
+            problems.append(
+                f"{where}.overall.size: a track without groupings declares its rows here, e.g. "
+                "overall = { size = 431 }"
+            )
+        elif self.groupings and size is not None and size != self.total:
+            problems.append(
+                f"{where}.overall.size: {size}, but groupings[0] ({self.groupings[0].id}) has "
+                f"{self.total} rows; drop it or make it {self.total}"
+            )
         for i, grouping in enumerate(self.groupings):
             for value, n in Counter(v for g in grouping.groups for v in g.values).items():
                 if n > 1:

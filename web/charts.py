@@ -99,7 +99,8 @@ EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which 
 def chart_keys(track: Track) -> tuple[str, ...]:
     """The metrics a split chart shows: the spec's ``chart``, else the ranking metric and the
     groups of the first grouping."""
-    return track.chart or (track.ranking, *(g.key for g in track.groupings[0].groups))
+    first = track.groupings[0].groups if track.groupings else ()
+    return track.chart or (track.ranking, *(g.key for g in first))
 
 
 def chart_axis(track: Track) -> tuple[str, tuple[float, float] | None]:

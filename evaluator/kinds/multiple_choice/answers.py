@@ -15,9 +15,10 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from errors import SubmissionError
+from errors import DataFileError, SubmissionError
+from evaluator.files import levelled_rows, with_ids
 from evaluator.kinds.multiple_choice.key import QuestionSet
-from evaluator.kinds.multiple_choice.layouts import index_of
+from evaluator.kinds.multiple_choice.layouts import index_of, keeps_texts, reads_texts
 from evaluator.kinds.multiple_choice.shapes import (
     WRAPPERS,
     entry_example,
@@ -50,6 +51,8 @@ Columns = tuple[list[int | str], list[str]]
 
 _LINES = ", or JSON Lines with one such object a line"
 _NOT_AN_ANSWER = "?"  # what a prediction that names no option reads as on the fast road
+#: Entries of a file written by levels whose ids are looked at to tell it is one.
+SHAPE_LOOK = 200
 
 
 def entry_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
@@ -124,25 +127,43 @@ def _read_answer(
             f"{nth(position, 'entry')}: {preview(raw)}",
         )
         return None
-    if f.answer_format == "text":
-        return raw  # matched against the option texts, then as a letter (``_letter``)
+    if reads_written(track):
+        return raw  # read by ``_letter``: a text, a prefixed letter, then a letter
     return raw.strip().upper()
+
+
+def reads_written(track: MultipleChoiceTrack) -> bool:
+    """Whether a prediction may be more than a letter or an index: an option's text, or a
+    letter with its text after it (the answer format's, or a form the spec declares)."""
+    return keeps_texts(track) or bool(track.fields.prediction_forms)
+
+
+#: A letter followed by "." or ")" and nothing, or a space and anything: "A.", "B) right".
+_PREFIXED = re.compile(r"([A-Z])[.)](?:\s+(.*))?", re.S)
 
 
 def _letter(questions: QuestionSet, ident: int | str, answer: str | int) -> str | None:
     """The letter an answer (``_read_answer``'s) names among the options of ``ident``: a
-    letter, "" for an abstention, an index counted from the answer format's first, or an
-    option's text (exactly, or trimmed); None when it names none of them."""
+    letter, "" for an abstention, an index counted from the answer format's first, an option's
+    text (exactly, or trimmed), its letter and text as a ``letter_text`` key writes them, or a
+    prefixed letter when the spec reads one; None when it names none of them."""
     track, letters = questions.track, questions.letters[ident]
     if isinstance(answer, int):
         n = answer - first_index(track)
         letter = track.options.letters[n] if 0 <= n < len(track.options.letters) else ""
         return letter if letter in letters else None
-    if track.fields.answer_format == "text":
+    if reads_written(track):
         texts = questions.texts.get(ident, {})
         named = texts.get(answer) or texts.get(answer.strip())
-        if named is not None:
+        if named is not None and reads_texts(track):
             return named
+        prefixed = _PREFIXED.fullmatch(answer.strip())
+        if prefixed is not None and prefixed.group(1) in letters:
+            letter, rest = prefixed.groups()
+            if "letter_prefix" in track.fields.prediction_forms:
+                return letter
+            if rest is not None and texts.get(rest.strip()) == letter:
+                return letter  # "B. right", as a letter_text key writes its answers
         answer = answer.strip().upper()
     return answer if answer in letters or answer == "" else None
 
@@ -159,7 +180,7 @@ def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
     ids, (predictions,) = read
     types = set(map(type, predictions))
     fmt = track.fields.answer_format
-    if fmt == "text" and types <= _PREDICTIONS:
+    if reads_written(track) and types <= _PREDICTIONS:
         named = [_letter(questions, i, p or "") for i, p in zip(ids, predictions, strict=True)]
         answers = [_NOT_AN_ANSWER if a is None else a for a in named]
     elif types == {str}:
@@ -328,6 +349,28 @@ def _keyed_entries(
     ]
 
 
+def _levelled_entries(
+    track: MultipleChoiceTrack, data: dict[str, Any], ids: Collection[int | str] | None
+) -> list[Any] | None:
+    """The entries of an object written by the key's levels (``fields.levels``: the key's own
+    structure, each row holding a prediction, or the prediction itself); None when the track
+    has no levels, or the object is not written so (or, ``ids`` given, names none of them)."""
+    f = track.fields
+    if not f.levels:
+        return None
+    try:
+        entries = levelled_rows(f, data, bare=f.prediction)
+    except DataFileError:
+        return None
+    with_ids(f, entries)
+    if ids is not None and not any(
+        isinstance(e, dict) and isinstance(e.get(f.id), (int, str)) and e[f.id] in ids
+        for e in entries[:SHAPE_LOOK]
+    ):
+        return None
+    return entries
+
+
 def entries_of(
     track: MultipleChoiceTrack, data: bytes, rows: int, ids: Collection[int | str] | None
 ) -> list[Any]:
@@ -345,7 +388,8 @@ def entries_of(
             named = only.get(track.fields.id) is not None or track.fields.join_id(only)
             decoded = decoded if named else only
     if isinstance(decoded, dict):
-        decoded = _keyed_entries(track, decoded, ids) or decoded
+        entries = _levelled_entries(track, decoded, ids) or _keyed_entries(track, decoded, ids)
+        decoded = decoded if entries is None else entries
     if not isinstance(decoded, list):
         raise SubmissionError([top_level_hint(track, decoded)])
     return decoded
@@ -382,7 +426,7 @@ def keyless_letter(track: MultipleChoiceTrack, raw: object) -> str | bool | None
     if not isinstance(raw, str):
         return False
     letter = raw.strip().upper()
-    if track.fields.answer_format == "text":
+    if reads_written(track):
         return letter if len(letter) == 1 and letter in track.options.letters else False
     return letter or None
 

@@ -20,8 +20,10 @@ from evaluator.kinds.multiple_choice.layouts import (
     answer_hint,
     answer_letter,
     answer_type_problem,
+    keeps_texts,
     options_of,
     options_problem,
+    question_text,
     text_letters,
 )
 from evaluator.messages import MAX_EXAMPLES, agree, examples, nth
@@ -59,7 +61,7 @@ class QuestionSet:
     letters: Mapping[int | str, frozenset[str]]
     key_version: str | None
     #: Each id's option texts to their letters, when predictions may be written as texts
-    #: (``fields.answer_format = "text"``); empty otherwise.
+    #: (``keeps_texts``); empty otherwise.
     texts: Mapping[int | str, Mapping[str, str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -126,7 +128,7 @@ class AnswerKey:
         """Its questions without their answers, as the public file released with it has them."""
         texts = (
             {q.id: text_letters(q.options) for q in self.questions}
-            if self.track.fields.answer_format == "text"
+            if keeps_texts(self.track)
             else {}
         )
         return QuestionSet(
@@ -195,20 +197,15 @@ def _row_problems(
     return out
 
 
-def _with_options(track: MultipleChoiceTrack, record: dict[str, Any]) -> dict[str, Any]:
-    """A checked row with its options as letters to texts under ``fields.options`` (the row
-    itself when they already are)."""
-    name, options = track.fields.options, options_of(track, record)
-    return record if record.get(name) is options else {**record, name: options}
-
-
 def _valid_rows(
     track: MultipleChoiceTrack, data: Sequence[Any], *, key: bool
-) -> tuple[list[dict[str, Any]], list[dict[str, int]], dict[int | str, str | None]]:
-    """The rows of a key (or, without ``key``, of a public file), each checked, with their
-    options as letters to texts; per grouping the index of each group value; and for a key each
-    row's answer letter (None: it names none of its options). AnswerKeyError (PublicFileError)
-    lists the problems."""
+) -> tuple[
+    list[dict[str, Any]], list[dict[str, str]], list[dict[str, int]], dict[int | str, str | None]
+]:
+    """The rows of a key (or, without ``key``, of a public file), each checked; their options
+    as letters to texts (in the rows' order), whatever layout the release writes them in; per
+    grouping the index of each group value; and for a key each row's answer letter (None: it
+    names none of its options). AnswerKeyError (PublicFileError) lists the problems."""
     error: type[ValueError] = AnswerKeyError if key else PublicFileError
     what = "the answer key" if key else f"the public file {track.public.name}"
     bad = [
@@ -221,9 +218,12 @@ def _valid_rows(
         )
 
     f, opts = track.fields, track.options
-    rows: list[dict[str, Any]] = [_with_options(track, r) for r in data]
+    rows: list[dict[str, Any]] = list(data)
+    options: list[dict[str, str]] = [options_of(track, r) or {} for r in rows]
     letters: dict[int | str, str | None] = (
-        {r[f.id]: answer_letter(track, r[f.answer], r[f.options]) for r in rows} if key else {}
+        {r[f.id]: answer_letter(track, r[f.answer], o) for r, o in zip(rows, options, strict=True)}
+        if key
+        else {}
     )
     problems: list[str] = []
     counts = Counter(r[f.id] for r in rows)
@@ -234,9 +234,8 @@ def _valid_rows(
         )
     bad_options = [
         r[f.id]
-        for r in rows
-        if not opts.min <= len(r[f.options]) <= opts.max
-        or sorted(r[f.options]) != list(opts.letters[: len(r[f.options])])
+        for r, o in zip(rows, options, strict=True)
+        if not opts.min <= len(o) <= opts.max or sorted(o) != list(opts.letters[: len(o)])
     ]
     if bad_options:
         problems.append(
@@ -245,7 +244,7 @@ def _valid_rows(
             f"{opts.min} to {opts.max} of them ({examples(bad_options)})"
         )
     if key:
-        problems += _answer_problems(track, rows, letters)
+        problems += _answer_problems(track, rows, options, letters)
     group_index: list[dict[str, int]] = []
     for grouping in track.groupings:
         values = {v: i for i, g in enumerate(grouping.groups) for v in g.values}
@@ -265,7 +264,7 @@ def _valid_rows(
                 problems.append(f"no questions of {label} {', '.join(absent)}")
     if problems:
         raise error(f"invalid {what.removeprefix('the ')}: " + "; ".join(problems))
-    return rows, group_index, letters
+    return rows, options, group_index, letters
 
 
 def is_flagged(track: MultipleChoiceTrack, row: Mapping[str, Any]) -> bool:
@@ -277,20 +276,26 @@ def is_flagged(track: MultipleChoiceTrack, row: Mapping[str, Any]) -> bool:
 def _answer_problems(
     track: MultipleChoiceTrack,
     rows: Sequence[Mapping[str, Any]],
+    options: Sequence[Mapping[str, str]],
     letters: Mapping[int | str, str | None],
 ) -> list[str]:
-    """Answers that are not among their options (``letters``: each row's answer letter, None
-    when it names none), unless flagged out of option, with what they look like when they look
-    like answers of another ``answer_format``; and flags on answers that are."""
+    """Answers that are not among their options (``options``: each row's, ``letters``: each
+    row's answer letter, None when it names none), unless flagged out of option, with what they
+    look like when they look like answers of another ``answer_format``; and flags on answers
+    that are."""
     f, flag = track.fields, track.out_of_option
     problems = []
-    bad_rows = [r for r in rows if letters[r[f.id]] is None and not is_flagged(track, r)]
-    bad_answer = [r[f.id] for r in bad_rows]
+    bad_rows = [
+        (r, o)
+        for r, o in zip(rows, options, strict=True)
+        if letters[r[f.id]] is None and not is_flagged(track, r)
+    ]
+    bad_answer = [r[f.id] for r, _ in bad_rows]
     if bad_answer:
         problems.append(
             agree(f"{len(bad_answer)} [question|questions]", len(bad_answer))
             + f" whose {f.answer} is not one of their options ({examples(bad_answer)})"
-            + answer_hint(track, [(r[f.answer], r[f.options]) for r in bad_rows])
+            + answer_hint(track, [(r[f.answer], o) for r, o in bad_rows])
             + (
                 f"; such rows are accepted only when flagged {flag.field} = {flag.value}"
                 if flag is not None
@@ -321,19 +326,19 @@ def parse_answer_key(
         raise AnswerKeyError(
             'an answer key must be a JSON list of questions or an object {"samples": [...]}'
         )
-    rows, group_index, letters = _valid_rows(track, data, key=True)
+    rows, options, group_index, letters = _valid_rows(track, data, key=True)
     f = track.fields
     questions = tuple(
         Question(
             id=r[f.id],
-            text=r[f.question],
-            options=dict(r[f.options]),
+            text=question_text(track, r),
+            options=o,
             answer=letters[r[f.id]] or str(r[f.answer]),
             groups=tuple(r[g.field] for g in track.groupings),
             out_of_option=is_flagged(track, r),
             record=r,
         )
-        for r in rows
+        for r, o in zip(rows, options, strict=True)
     )
     items = {
         q.id: Item(
@@ -371,13 +376,15 @@ def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet:
         rows = read_rows(track, data, track.public.format)
     except DataFileError as exc:
         raise PublicFileError(f"the public file {track.public.name}: {exc}") from None
-    valid, _, _ = _valid_rows(track, rows.records, key=False)
-    f = track.fields
+    valid, options, _, _ = _valid_rows(track, rows.records, key=False)
+    ids = [r[track.fields.id] for r in valid]
     texts = (
-        {r[f.id]: text_letters(r[f.options]) for r in valid} if f.answer_format == "text" else {}
+        {i: text_letters(o) for i, o in zip(ids, options, strict=True)}
+        if keeps_texts(track)
+        else {}
     )
     return QuestionSet(
-        track, {r[f.id]: frozenset(r[f.options]) for r in valid}, rows.key_version, texts
+        track, {i: frozenset(o) for i, o in zip(ids, options, strict=True)}, rows.key_version, texts
     )
 
 

@@ -17,12 +17,58 @@ layout; these functions are what lets the board take both as they are, with no c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spec import MultipleChoiceTrack
 
 _INDEXED = ("index", "index1")
+#: An option written on a line of its own inside a question's text: "A. left", "B) right".
+_OPTION_LINE = re.compile(r"[ \t]*([A-Z])([.)])[ \t]+(\S.*?)[ \t]*\r?")
+#: An answer written as its letter, a dot and the option's text: "B. right".
+_LETTER_TEXT = re.compile(r"([A-Z])\.[ \t]+(\S.*?)\s*", re.S)
+
+
+def split_question(text: str) -> tuple[str, dict[str, str], str] | None:
+    r"""A question whose options are written at its end, one line each ("A. left", "B)
+        right"), as its own text, its options (letters to texts, from A without gaps) and the mark
+        after their letters ("." or ")"); None when its last lines are not two or more such options.
+
+        >>> split_question("Where does it go?
+    A. left
+    B. right
+    C. up")
+        ('Where does it go?', {'A': 'left', 'B': 'right', 'C': 'up'}, '.')
+        >>> split_question("Where does it go?") is None
+        True
+    """
+    lines = text.rstrip().split("\n")
+    found: list[re.Match[str]] = []
+    while lines and (match := _OPTION_LINE.fullmatch(lines[-1])) is not None:
+        found.insert(0, match)
+        lines.pop()
+    # From the last "A" line on: an earlier run belongs to the question's own text.
+    start = max((n for n, m in enumerate(found) if m.group(1) == "A"), default=None)
+    if start is None:
+        return None
+    lines += [m.group(0) for m in found[:start]]
+    found = found[start:]
+    letters = "".join(m.group(1) for m in found)
+    marks = {m.group(2) for m in found}
+    if len(found) < 2 or letters != "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(found)] or len(marks) > 1:
+        return None
+    return "\n".join(lines).rstrip(), {m.group(1): m.group(3) for m in found}, marks.pop()
+
+
+def question_text(track: MultipleChoiceTrack, record: Mapping[str, Any]) -> Any:
+    """A row's question as it asks it: the question field, without the option lines when the
+    options are written inside it."""
+    value = record.get(track.fields.question)
+    if track.fields.options_in_question and isinstance(value, str):
+        parts = split_question(value)
+        return value if parts is None else parts[0]
+    return value
 
 
 def _empty(value: object) -> bool:
@@ -34,6 +80,10 @@ def options_of(track: MultipleChoiceTrack, record: Mapping[str, Any]) -> dict[st
     """A row's options as letters to texts, in letter order, from the layout the spec declares;
     None when they are not written as it says (``options_problem`` says how)."""
     f, letters = track.fields, track.options.letters
+    if f.options_in_question:
+        text = record.get(f.question)
+        parts = split_question(text) if isinstance(text, str) else None
+        return None if parts is None else parts[1]
     if f.option_parts:
         values = [record.get(part) for part in f.option_parts]
         count = next((n for n, v in enumerate(values) if _empty(v)), len(values))
@@ -57,6 +107,13 @@ def options_problem(track: MultipleChoiceTrack, record: Mapping[str, Any]) -> st
     """Why a row's options are not written as the spec declares, "<field>: <problem>"; None
     when they are."""
     f = track.fields
+    if f.options_in_question:
+        if options_of(track, record) is None:
+            return (
+                f"{f.question}: the options are not written at the end of the question, one "
+                'a line from A ("A. <text>", or "A) <text>")'
+            )
+        return None
     if f.option_parts:
         if not any(part in record for part in f.option_parts):
             return f"{f.option_parts[0]}: Field required (the first of the option fields)"
@@ -115,6 +172,11 @@ def answer_letter(
     fmt = track.fields.answer_format
     if fmt == "letter":
         return raw if isinstance(raw, str) and raw in options else None
+    if fmt == "letter_text":
+        match = _LETTER_TEXT.fullmatch(raw) if isinstance(raw, str) else None
+        if match is None or match.group(1) not in options:
+            return None
+        return match.group(1) if match.group(2) == options[match.group(1)].strip() else None
     if fmt in _INDEXED:
         n = index_of(raw)
         if n is None:
@@ -170,6 +232,12 @@ def written_options(
     {'a0': 'blue', 'a1': 'red', 'a2': ''}
     """
     f, letters = track.fields, track.options.letters
+    if f.options_in_question:
+        text = record.get(f.question)
+        parts = split_question(text) if isinstance(text, str) else None
+        stem, mark = (str(text or ""), ".") if parts is None else (parts[0], parts[2])
+        lines = [f"{letter}{mark} {options[letter]}" for letter in letters if letter in options]
+        return {f.question: "\n".join([stem, *lines])}
     if f.option_parts:
         return {
             part: options[letters[n]] if letters[n] in options else record.get(part)
@@ -193,8 +261,23 @@ def written_answer(
         return letter
     if fmt == "text":
         return options[letter]
+    if fmt == "letter_text":
+        return f"{letter}. {options[letter]}"
     number = track.options.letters.index(letter) + (fmt == "index1")
     return number if type(like) is int else str(number)
+
+
+def reads_texts(track: MultipleChoiceTrack) -> bool:
+    """Whether a prediction may name its option by its text alone: the key writes its answers
+    so (``text``), or the spec reads a prediction that is an option's text."""
+    f = track.fields
+    return f.answer_format == "text" or "option_text" in f.prediction_forms
+
+
+def keeps_texts(track: MultipleChoiceTrack) -> bool:
+    """Whether reading a prediction needs each question's option texts: to read a text
+    (``reads_texts``), or a letter followed by its text as a ``letter_text`` key writes it."""
+    return reads_texts(track) or track.fields.answer_format == "letter_text"
 
 
 def text_letters(options: Mapping[str, str]) -> dict[str, str]:

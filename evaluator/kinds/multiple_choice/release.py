@@ -10,10 +10,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator.kinds.multiple_choice.key import AnswerKey
-from evaluator.kinds.multiple_choice.layouts import options_of, options_problem
+from evaluator.kinds.multiple_choice.layouts import options_of, options_problem, question_text
 from evaluator.messages import counted, first_few
 from evaluator.public_files import has, row_problems, where
 from spec import MultipleChoiceTrack
+
+#: What ``agreement_problems`` compares besides the groups, named apart from any field.
+QUESTION, OPTIONS = " question", " options"
 
 
 def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[str]:
@@ -35,6 +38,8 @@ def shape_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[s
         written = (
             f"option fields {', '.join(f.option_parts)} (texts, an empty one ending them)"
             if f.option_parts
+            else f'options at the end of its {f.question} ("A. <text>" a line)'
+            if f.options_in_question
             else f"{f.options} object of letters to texts (or list of texts)"
         )
         problems.append(
@@ -81,12 +86,20 @@ def agreement_problems(key: AnswerKey, public: Sequence[Mapping[str, Any]]) -> l
     texts, options, and the field of every grouping."""
     track = key.track
     f = track.fields
-    private_by_id = {q.id: q.record for q in key.questions}
-    # The options as letters to texts on both sides: the key's rows hold them so already.
-    public_by_id = {r[f.id]: {**r, f.options: options_of(track, r)} for r in public}
+
+    def described(row: Mapping[str, Any]) -> dict[str, Any]:
+        # The question and its options as read, whatever layout the release writes them in.
+        return {
+            **{g.field: row.get(g.field) for g in track.groupings},
+            QUESTION: question_text(track, row),
+            OPTIONS: options_of(track, row),
+        }
+
+    private_by_id = {q.id: described(q.record) for q in key.questions}
+    public_by_id = {r[f.id]: described(r) for r in public}
     compared = [
-        (f.question, "question texts"),
-        (f.options, "options"),
+        (QUESTION, "question texts"),
+        (OPTIONS, "options"),
         *((g.field, g.title.lower()) for g in track.groupings),
     ]
     both = [i for i in private_by_id if i in public_by_id]

@@ -51,7 +51,7 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         for grouping, level in zip(track.groupings, tallies, strict=True)
         for group, tally in zip(grouping.groups, level, strict=True)
     }
-    counts = aggregate(track, per_group, answerable)
+    counts = aggregate(track, per_group, answerable, Count(correct=sum(hits), total=len(key)))
     intervals = intervals_from_counts(track, counts)
     rate = chance(key)
     return ScoreResult(
@@ -139,19 +139,21 @@ def intervals_from_counts(
 
 
 def aggregate(
-    track: MultipleChoiceTrack, per_group: Mapping[str, Count], answerable: Count | None = None
+    track: MultipleChoiceTrack,
+    per_group: Mapping[str, Count],
+    answerable: Count | None = None,
+    overall: Count | None = None,
 ) -> dict[str, Count]:
     """Counts of every metric key, in display order, from the counts of every group.
 
-    ``overall`` sums the first grouping (each grouping covers every row); an aggregate sums
-    its members; ``answerable`` is the count over rows that are not out of option.
+    ``overall`` is given, or sums the first grouping (each grouping covers every row); an
+    aggregate sums its members; ``answerable`` is the count over rows that are not out of
+    option.
     """
-    first = [per_group[g.key] for g in track.groupings[0].groups]
-    out: dict[str, Count] = {
-        track.overall.key: Count(
-            correct=sum(c.correct for c in first), total=sum(c.total for c in first)
-        )
-    }
+    if overall is None:
+        first = [per_group[g.key] for g in track.groupings[0].groups]
+        overall = Count(correct=sum(c.correct for c in first), total=sum(c.total for c in first))
+    out: dict[str, Count] = {track.overall.key: overall}
     for summary in track.summaries:
         if track.out_of_option is not None and summary is track.out_of_option.answerable:
             if answerable is not None:
