@@ -1,10 +1,9 @@
 """A benchmark folder from its authors' release, with nothing converted: the spec is inferred.
 
 ``scaffold`` reads a multiple-choice answer key as its authors publish it (CSV, JSON Lines, or
-JSON: a list or ``{"samples": [...]}``), infers what a spec says of it (the id field or fields,
-the question, the options, one field holding them or one field per option, the answer and how
-it is written, the letters and option counts, a grouping field with its groups and sizes) and
-writes a folder ``scripts/validate_benchmark.py`` passes and ``make run`` serves:
+JSON: a list, ``{"samples": [...]}``, an object keyed by id or nested by levels;
+``maintainer.release_layout``), infers what a spec says of it (``maintainer.release_inference``)
+and writes a folder ``scripts/validate_benchmark.py`` passes and ``make run`` serves:
 
 - ``benchmark.toml``, commented: what was inferred and what to check (the placeholders for the
   repos and the contact address, the title, the grouping);
@@ -14,17 +13,15 @@ writes a folder ``scripts/validate_benchmark.py`` passes and ``make run`` serves
   public file, and a sample submission (one entry per question, a list of objects);
 - ``release/<public file>`` when no public file was given: the key without its answers.
 
-What the inference cannot tell is given on the command line (``Overrides``): a composed id,
-the option fields, the answer field, its format, the grouping field. It writes the spec and
-then loads it with ``spec.load_benchmark`` and checks the demo release with
-``maintainer.release`` and the sample with the evaluator, so a folder it writes is one the app
-serves; a release it cannot read is a ``ScaffoldError`` saying which override to give.
+What the inference cannot tell is given on the command line (``Overrides``). The folder is
+written beside ``out`` and checked there (the spec loads with ``spec.load_benchmark``, the demo
+release passes ``maintainer.release``'s checks, the sample scores), then moved into place: a
+release it cannot read is a ``ScaffoldError`` saying which override to give, and leaves nothing.
+The key's file name is then kept out of git where a maintainer drops it (``ignore_lines``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import re
@@ -39,30 +36,33 @@ import evaluator
 import spec
 from errors import LeaderboardError, ScaffoldError
 from maintainer import release
-from maintainer.release_layout import (
-    LETTERS,
+from maintainer.release_inference import (
     NO_OVERRIDES,
+    PREDICTION_NAMES,
     Inferred,
     Overrides,
-    Release,
     infer,
-    option_texts,
-    read_release,
+    with_levels,
 )
+from maintainer.release_layout import LETTERS, Release, encode, option_texts, read_release
 from spec.base import MIN_ROWS
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
 SYNTHETIC = "[SYNTHETIC DEMO] "
+GITIGNORE = ".gitignore"
 
 
 @dataclass(frozen=True)
 class Written:
-    """What ``scaffold`` wrote: the folder, its files, and what it inferred."""
+    """What ``scaffold`` wrote: the folder, its files, what it inferred, and the lines that keep
+    the key out of git (``ignored``: the .gitignore they were added to, or None: to add)."""
 
     folder: Path
     files: tuple[Path, ...]
     inferred: Inferred
     public: Path  # the release's public file (given, or written under release/)
+    ignore: tuple[str, ...] = ()
+    ignored: Path | None = None
 
 
 def metric_key(value: str, taken: set[str]) -> str:
@@ -92,21 +92,106 @@ def _one(names: Sequence[str]) -> str | list[str]:
     return names[0] if len(names) == 1 else list(names)
 
 
+def _label(text: str) -> str:
+    """A board header from a value: as written, its first letter upper case, at most 60."""
+    text = text.strip()[:60] or "Group"
+    return text[0].upper() + text[1:]
+
+
+def _fields(found: Inferred) -> str:
+    """The ``[tracks.fields]`` table: names, layout, and the names people use instead."""
+    lines = [
+        f"id = {_toml(_one(found.id_fields))}",
+        f"id_type = {_toml(found.id_type)}",
+    ]
+    if found.levels:
+        lines.append(
+            "# The JSON files are objects by these fields, from the top (a row's place in its "
+            "list is its position)"
+        )
+        lines.append(f"levels = {_toml(found.levels)}")
+    lines.append(f"question = {_toml(found.question)}")
+    lines.append(
+        "# One field holding the options (a JSON object letter -> text, or a list of texts), a "
+        "list of\n# fields, one per option in letter order (an empty one ends a row's options), "
+        'or the question\'s\n# own field: the options end its text, one a line ("A. left").'
+    )
+    lines.append(f"options = {_toml(_one(found.options))}")
+    lines.append(f"answer = {_toml(found.answer)}")
+    lines.append(
+        f"answer_format = {_toml(found.answer_format)}  # letter, index (0-based), index1, text "
+        "or letter_text"
+    )
+    lines.append(f"prediction = {_toml(found.prediction)}  # what a submission's entries call it")
+    aliases = [n for n in PREDICTION_NAMES if n not in (found.prediction, *found.id_fields)]
+    lines.append(f"prediction_aliases = {_toml(aliases)}  # a file using one is told to rename it")
+    if found.prediction_forms:
+        lines.append(
+            "# Read as the benchmark's own scorer reads a prediction (about.md says so): "
+            'letter_prefix,\n# "A. text" or "A)" as A; option_text, an option\'s whole text as '
+            "its letter."
+        )
+        lines.append(f"prediction_forms = {_toml(found.prediction_forms)}")
+    return "\n".join(lines)
+
+
+def _grouping(found: Inferred, keys: Mapping[str, str]) -> str:
+    """The grouping, its aggregates and the board's view of them; without a grouping, the
+    track's size and a view of Overall alone."""
+    columns = '["rank_range", "source", "team", "size", "date", "ci"]'
+    if found.group_field is None:
+        return f"""
+# No grouping: {found.notes.get("group", "none")}.
+[[tracks.views]]
+title = "Overall"
+columns = {columns}
+"""
+    groups = "\n".join(
+        f"  {{ value = {_toml(_one(found.group_values[g]))}, key = {_toml(k)}, "
+        f"label = {_toml(_label(g))}, size = {found.groups[g]} }},"
+        for g, k in keys.items()
+    )
+    aggregates = "".join(
+        f"""
+[[tracks.aggregates]]
+key = {_toml(keys[label])}
+label = {_toml(_label(label))}
+of = {_toml([keys[m] for m in members])}
+aggregation = {_toml(how)}  # micro: correct over all their rows; macro: the mean of theirs
+"""
+        for label, members, how in found.aggregates
+    )
+    shown = [keys[label] for label, _, _ in found.aggregates] + [keys[g] for g in found.groups]
+    return f"""
+# The questions grouped by {found.group_field!r}: one metric per group (size: its rows). A
+# group's value may be a list of values, to count several as one group.
+[[tracks.groupings]]
+id = {_toml(metric_key(found.group_field, {"overall", "overall_answerable"}))}
+field = {_toml(found.group_field)}
+title = {_toml(_label(found.group_field.replace("_", " ")))}
+groups = [
+{groups}
+]
+{aggregates}
+# The board's column groups (the app adds All and Details): the ranking metric, then these.
+[[tracks.views]]
+title = "Groups"
+metrics = {_toml(shown)}
+columns = {columns}
+"""
+
+
 def spec_text(bench_id: str, found: Inferred, key: Release, public_name: str) -> str:
     """A commented ``benchmark.toml`` of what was inferred."""
     taken = {"overall", "overall_answerable"}
-    keys = {value: metric_key(value, taken) for value in found.groups}
-    groups = "\n".join(
-        f"  {{ value = {_toml(v)}, key = {_toml(k)}, label = {_toml(v[:60])}, "
-        f"size = {found.groups[v]} }},"
-        for v, k in keys.items()
-    )
+    keys = {g: metric_key(g, taken) for g in found.groups}
+    keys.update({label: metric_key(label, taken) for label, _, _ in found.aggregates})
     notes = "\n".join(f"# - {part}: {why}" for part, why in found.notes.items())
-    fmt = "csv" if key.format == "csv" else key.format
     public_format = Path(public_name).suffix.lstrip(".").lower()
     public_format = public_format if public_format in ("csv", "jsonl") else "json"
-    size = len(key.rows)
-    letters = found.letters
+    smallest = min(found.groups.values(), default=found.size)
+    overall = "" if found.groups else f"overall = {{ size = {found.size} }}\n"
+    size, low, high = found.size, found.min_options, found.max_options
     return f"""# {bench_id}: written by scripts/new_benchmark.py from {key.name} ({size} questions).
 # Check every line, then: scripts/validate_benchmark.py on the real key and public file.
 # What was inferred rather than given:
@@ -114,13 +199,13 @@ def spec_text(bench_id: str, found: Inferred, key: Release, public_name: str) ->
 
 id = {_toml(bench_id)}
 title = {_toml(bench_id)}  # the benchmark's name as the page shows it
-description = {_toml(f"{len(key.rows)} multiple-choice questions.")}  # one line under the title
-contact_email = "maintainers@example.org"  # a placeholder: the address listing requests go to
+description = {_toml(f"{found.size} multiple-choice questions.")}  # one line under the title
+contact_email = {_toml(f"{bench_id}@example.org")}  # to write: where listing requests go
 
 # [links] (all optional): paper, project, code, data, each an https:// address.
 
-# Placeholders: the dataset holding the real key (private) and the one holding the board's
-# records (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
+# To write: the dataset holding the real key (private) and the one holding the board's records
+# (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
 [hub]
 private_repo = {_toml(f"your-org/{bench_id}-private")}
 records_repo = {_toml(f"your-org/{bench_id}-leaderboard")}
@@ -128,7 +213,7 @@ records_repo = {_toml(f"your-org/{bench_id}-leaderboard")}
 # What a listed model saw: the board's input column and the listing request's choices.
 [input]
 label = "Input"
-choices = {{ "default" = "As the benchmark gives it", "other" = "Other" }}
+choices = {{ "default" = "Default", "other" = "Other" }}
 
 # [paper] (optional): the paper's rows, from paper_baselines.csv beside this file (method,
 # group, note and one column per metric key); track, table, team, date, url, namespace (a uuid),
@@ -141,39 +226,15 @@ kind = "multiple_choice"
 scorer_version = {_toml(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
 # A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
 # default; here no more than the smallest group, so a group answered in full is shown).
-min_rows = {min(MIN_ROWS, *found.groups.values())}
-key = {{ name = {_toml(key.name)}, format = {_toml(fmt)} }}
+min_rows = {min(MIN_ROWS, smallest)}
+key = {{ name = {_toml(key.name)}, format = {_toml(key.format)} }}
 public = {{ name = {_toml(public_name)}, format = {_toml(public_format)} }}
 # Letters A-Z, upper case, from A without gaps; the fewest and most options a question has.
-options = {{ letters = {_toml(letters)}, min = {found.min_options}, max = {found.max_options} }}
-
+options = {{ letters = {_toml(found.letters)}, min = {low}, max = {high} }}
+{overall}
 [tracks.fields]
-id = {_toml(_one(found.id_fields))}
-id_type = {_toml(found.id_type)}
-question = {_toml(found.question)}
-# One field holding the options (a JSON object letter -> text, or a list of texts), or a list
-# of fields, one per option in letter order (an empty one ends a row's options).
-options = {_toml(_one(found.options))}
-answer = {_toml(found.answer)}
-answer_format = {_toml(found.answer_format)}  # letter, index (0-based), index1 or text
-prediction = {_toml(found.prediction)}  # what a submission's entries call their answer
-
-# The questions grouped by {found.group_field!r}: one metric per group (size: its rows). A
-# group's value may be a list of values, to count several as one group.
-[[tracks.groupings]]
-id = {_toml(metric_key(found.group_field, set()))}
-field = {_toml(found.group_field)}
-title = {_toml(found.group_field)}
-groups = [
-{groups}
-]
-
-# The board's column groups (the app adds All and Details): the ranking metric, then these.
-[[tracks.views]]
-title = "Groups"
-metrics = {_toml(list(keys.values()))}
-columns = ["rank_range", "source", "team", "size", "date", "ci"]
-"""
+{_fields(found)}
+{_grouping(found, keys)}"""
 
 
 def _answer_as(found: Inferred, index: int, texts: Sequence[str], like: Any) -> Any:
@@ -182,8 +243,14 @@ def _answer_as(found: Inferred, index: int, texts: Sequence[str], like: Any) -> 
         return LETTERS[index]
     if found.answer_format == "text":
         return texts[index]
+    if found.answer_format == "letter_text":
+        return f"{LETTERS[index]}. {texts[index]}"
     number = index + (1 if found.answer_format == "index1" else 0)
     return number if type(like) is int else str(number)
+
+
+def _texts(found: Inferred, row: Mapping[str, Any]) -> list[str]:
+    return option_texts(row, found.options, found.question if found.options_in_question else "")
 
 
 def demo_rows(key: Release, found: Inferred, seed: int = SEED) -> list[dict[str, Any]]:
@@ -191,7 +258,7 @@ def demo_rows(key: Release, found: Inferred, seed: int = SEED) -> list[dict[str,
     rng = random.Random(seed)
     out = []
     for row in key.rows:
-        texts = option_texts(row, found.options)
+        texts = _texts(found, row)
         answer = _answer_as(found, rng.randrange(len(texts)), texts, row.get(found.answer))
         out.append(
             {**row, found.question: SYNTHETIC + str(row.get(found.question)), found.answer: answer}
@@ -214,33 +281,20 @@ def sample_submission(
         for name in found.id_fields:
             value = row.get(name)
             entry[name] = int(str(value)) if found.id_type == "integer" else value
-        entry[found.prediction] = LETTERS[rng.randrange(len(option_texts(row, found.options)))]
+        entry[found.prediction] = LETTERS[rng.randrange(len(_texts(found, row)))]
         entries.append(entry)
     return (json.dumps(entries, indent=1, ensure_ascii=False) + "\n").encode()
-
-
-def encode(
-    fmt: str, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], wrapped: bool = False
-) -> bytes:
-    """Rows written in a release format: CSV with ``columns``, JSON Lines, or JSON."""
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(
-            out, fieldnames=[c for c in columns if any(c in r for r in rows)], lineterminator="\n"
-        )
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue().encode()
-    if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
-    body: Any = {"samples": list(rows)} if wrapped else list(rows)
-    return (json.dumps(body, indent=1, ensure_ascii=False) + "\n").encode()
 
 
 def public_name_for(key_name: str) -> str:
     path = Path(key_name)
     stem = re.sub(r"(_|-)?(private|key|answers?)$", "", path.stem, flags=re.I) or path.stem
     return f"{stem}_public{path.suffix}"
+
+
+def _public_bytes(name: str, rows: list[dict[str, Any]], key: Release) -> bytes:
+    fmt = Path(name).suffix.lstrip(".").lower()
+    return encode(key, rows, fmt if fmt in ("csv", "jsonl") else "json")
 
 
 def scaffold(
@@ -257,7 +311,7 @@ def scaffold(
     out = out.absolute()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ScaffoldError(f"{out} is not empty: give a new folder")
-    key = read_release(key_path.name, key_path.read_bytes())
+    key = with_levels(read_release(key_path.name, key_path.read_bytes()), overrides)
     found = infer(key, overrides)
     public_name = public_path.name if public_path is not None else public_name_for(key.name)
     if public_name == key.name:
@@ -267,7 +321,7 @@ def scaffold(
         spec.SPEC_FILENAME: spec_text(bench_id, found, key, public_name).encode(),
         "about.md": _about(bench_id, found).encode(),
         "citation.bib": _citation(bench_id).encode(),
-        f"demo/{key.name}": encode(key.format, demo, key.columns, key.wrapped),
+        f"demo/{key.name}": encode(key, demo),
         f"demo/{public_name}": _public_bytes(public_name, without_answers(demo, found), key),
         "demo/sample_submission.json": sample_submission(demo, found),
     }
@@ -277,7 +331,9 @@ def scaffold(
         )
     _write_checked(out, files)
     public = public_path if public_path is not None else out / "release" / public_name
-    return Written(out, tuple(out / name for name in files), found, public)
+    lines = ignore_lines(out, key.name)
+    ignored = add_ignore_lines(out, bench_id, lines)
+    return Written(out, tuple(out / name for name in files), found, public, lines, ignored)
 
 
 def _write_checked(out: Path, files: Mapping[str, bytes]) -> None:
@@ -299,9 +355,36 @@ def _write_checked(out: Path, files: Mapping[str, bytes]) -> None:
         raise
 
 
-def _public_bytes(name: str, rows: list[dict[str, Any]], key: Release) -> bytes:
-    fmt = Path(name).suffix.lstrip(".").lower()
-    return encode(fmt if fmt in ("csv", "jsonl") else "json", rows, key.columns, key.wrapped)
+def _repository(folder: Path) -> Path | None:
+    """The git work tree ``folder`` lies in (the nearest folder above it holding ``.git``)."""
+    return next((p for p in folder.parents if (p / ".git").exists()), None)
+
+
+def ignore_lines(out: Path, key_name: str) -> tuple[str, ...]:
+    """The .gitignore lines that keep a real key named ``key_name`` out of git where a
+    maintainer drops it (the repository's root, where the app looks by default; ``release/``,
+    where "Add a benchmark" puts it; the benchmark's folder), scoped to those places so that
+    no other file of that name is ignored; the shipped demo's own key stays in git."""
+    root = _repository(out)
+    folder = out.relative_to(root).as_posix() if root is not None else out.name
+    return (f"/{key_name}", f"/release/{key_name}", f"/{folder}/{key_name}")
+
+
+def add_ignore_lines(out: Path, bench_id: str, lines: Sequence[str]) -> Path | None:
+    """The lines added to the .gitignore of the repository ``out`` lies in (those it already
+    has left out); None when ``out`` lies in no git work tree (the lines are then to add)."""
+    root = _repository(out)
+    if root is None:
+        return None
+    path = root / GITIGNORE
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    have = set(text.splitlines())
+    new = [line for line in lines if line not in have]
+    if new:
+        head = f"# {bench_id}'s real answer key (scripts/new_benchmark.py), wherever it is dropped"
+        block = "\n".join([head, *new]) + "\n"
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + block)
+    return path
 
 
 def _citation(bench_id: str) -> str:
@@ -313,15 +396,35 @@ def _citation(bench_id: str) -> str:
 
 
 def _about(bench_id: str, found: Inferred) -> str:
-    groups = ", ".join(f"{v} ({n})" for v, n in found.groups.items())
+    if found.group_field is None:
+        grouped = f"Its {found.size} questions are scored together: Overall alone."
+    else:
+        groups = ", ".join(f"{v} ({n})" for v, n in found.groups.items())
+        grouped = f"Its {found.size} questions are grouped by {found.group_field}: {groups}."
+    ids = " and ".join(f"`{name}`" for name in found.id_fields)
+    forms = {
+        "letter_prefix": 'a letter followed by "." or ")" (`A. left`, `B)`) counts as that letter',
+        "option_text": "an option's whole text counts as its letter",
+    }
+    read = (
+        "\n\nAs the benchmark's own scorer reads predictions, "
+        + "; ".join(forms[f] for f in found.prediction_forms)
+        + "."
+        if found.prediction_forms
+        else ""
+    )
+    nested = (
+        f"\n\nA file written like the key (an object by {', '.join(found.levels)}) with a "
+        f"`{found.prediction}` in each row is read as well."
+        if found.levels
+        else ""
+    )
     return (
-        f"## What {bench_id} measures\n\nDescribe the benchmark here.\n\n"
-        f"Its {sum(found.groups.values())} questions are grouped by {found.group_field}: "
-        f"{groups}.\n\n"
+        f"## What {bench_id} measures\n\nDescribe the benchmark here.\n\n{grouped}\n\n"
         "## Submission format\n\n"
-        f"A JSON list with one entry per question of the public file: its "
-        f"{' and '.join(found.id_fields)} and `{found.prediction}`, one option letter "
-        f"(`{found.letters[0]}`..`{found.letters[-1]}`) or null to abstain.\n"
+        f"A JSON list (or JSON Lines) with one entry per question of the public file: its {ids} "
+        f"and `{found.prediction}`, one option letter (`{found.letters[0]}`.."
+        f"`{found.letters[-1]}`) or null to abstain; or a JSON object keyed by id.{nested}{read}\n"
     )
 
 

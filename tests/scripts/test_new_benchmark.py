@@ -24,8 +24,8 @@ import pytest
 import evaluator
 import spec
 from errors import ScaffoldError
-from maintainer import release, release_layout, scaffold
-from maintainer.release_layout import Overrides
+from maintainer import release, release_inference, release_layout, scaffold
+from maintainer.release_inference import Overrides
 from tests.support import ROOT
 from tests.support.app_server import AppServer
 from tests.support.native_releases import authors_numbers, write_release
@@ -74,7 +74,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_csv_with_a_composed_id_option_columns_and_index_answers(tmp_path: Path) -> None:
     key = release_layout.read_release("val_key.csv", _csv_release(tmp_path).read_bytes())
     # No one column is unique (qid repeats across videos): the first two that are together.
-    found = release_layout.infer(key)
+    found = release_inference.infer(key)
     assert found.id_fields == ("video_id", "qid")
     assert found.notes["id"] == "inferred: 'video_id'+'qid' are unique on every row"
     assert found.options == ("a0", "a1", "a2", "a3", "a4")
@@ -96,7 +96,7 @@ def test_json_lines_with_an_options_object_and_letters(tmp_path: Path) -> None:
         for i in range(1, 41)
     ]
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
-    found = release_layout.infer(release_layout.read_release("key.jsonl", data))
+    found = release_inference.infer(release_layout.read_release("key.jsonl", data))
     assert (found.id_fields, found.id_type, found.question) == (("qid",), "integer", "prompt")
     assert (found.options, found.answer, found.answer_format) == (("choices",), "gold", "letter")
     assert found.groups == {"law": 20, "math": 20} and found.letters == "ABC"
@@ -192,11 +192,11 @@ def test_rows_no_columns_tell_apart_are_refused_naming_the_release_s_own_columns
     path.write_text("\n".join([header, *rows, *rows]) + "\n", encoding="utf-8")  # each twice
     key = release_layout.read_release("val_key.csv", path.read_bytes())
     with pytest.raises(ScaffoldError, match=r"nor two together: .* --id-fields video_id,qid$"):
-        release_layout.infer(key)
+        release_inference.infer(key)
     with pytest.raises(
         ScaffoldError, match=r"repeats on several rows .* --id-fields video_id,qid$"
     ):
-        release_layout.infer(key, Overrides(id_fields=("video_id",)))
+        release_inference.infer(key, Overrides(id_fields=("video_id",)))
 
 
 def test_the_script_refuses_a_release_it_cannot_read_with_the_override_to_give(
@@ -287,7 +287,8 @@ def test_a_release_s_own_predictions_score_its_authors_numbers_with_prediction(
     assert scored.metrics[track.overall.key] == authors_numbers(authors)["overall"]
     # Its groups have 10-20 questions: a visitor who answers them all is shown every one.
     assert evaluator.disclosed(track, scored).withheld == {}
-    # Without the flag the authors' file is told which field is missing.
+    # Without the flag the authors' file is told to rename its field: the scaffold writes the
+    # names people use for a prediction as the spec's prediction_aliases (issue 28).
     bare = tmp_path / "bare"
     assert _run("scripts/new_benchmark.py", *args[:-1], str(bare)).returncode == 0
     refused = _run(
@@ -298,4 +299,7 @@ def test_a_release_s_own_predictions_score_its_authors_numbers_with_prediction(
         str(bare / "release" / "val_public.csv"),
         str(authors.predictions),
     )
-    assert '60 entries have no "predicted_answer"' in refused.stdout + refused.stderr
+    assert (
+        '60 entries use "prediction" (e.g. the 1st, 2nd, 3rd, 4th, 5th, 6th, 7th, 8th, 9th, '
+        '10th, ... entries); rename the field to "predicted_answer"'
+    ) in refused.stdout + refused.stderr
