@@ -424,10 +424,10 @@ def _grouping(
 def _group_field(
     rows: Sequence[Mapping[str, Any]], columns: Sequence[str], taken: set[str]
 ) -> tuple[str | None, str]:
-    """The column to group by: a few values of text, each on enough rows, a category's name
-    and words before numbers; or None and why none is."""
+    """The column to group by: a few values of text (not numbers: a width is metadata), each
+    on enough rows, one named as a category first; or None and why none is."""
     low, high = GROUP_VALUES
-    candidates: list[tuple[bool, bool, int, str]] = []
+    candidates: list[tuple[bool, int, str]] = []
     seen: list[str] = []
     for n, column in enumerate(columns):
         if column in taken or not all(isinstance(r.get(column), str) for r in rows):
@@ -441,10 +441,13 @@ def _group_field(
         if min(counts.values()) < SMALLEST_GROUP:
             seen.append(f"{column!r} has a value on fewer than {SMALLEST_GROUP} rows")
             continue
-        numeric = all(_NUMBER.fullmatch(v.strip()) for v in counts)
-        candidates.append((numeric, column.lower() not in CATEGORY_NAMES, n, column))
+        named = column.lower() in CATEGORY_NAMES
+        if not named and all(_NUMBER.fullmatch(v.strip()) for v in counts):
+            seen.append(f"{column!r} holds numbers (metadata, not a category)")
+            continue
+        candidates.append((not named, n, column))
     if candidates:
-        return min(candidates)[3], ""
+        return min(candidates)[2], ""
     why = f"no column has {low} to {high} values on {SMALLEST_GROUP}+ rows each"
     return None, f"{why} ({'; '.join(seen[:4])})" if seen else why
 

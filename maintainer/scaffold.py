@@ -107,7 +107,7 @@ def _fields(found: Inferred) -> str:
     if found.levels:
         lines.append(
             "# The JSON files are objects by these fields, from the top (a row's place in its "
-            "list is its position)"
+            "list\n# is its position)."
         )
         lines.append(f"levels = {_toml(found.levels)}")
     lines.append(f"question = {_toml(found.question)}")
@@ -124,7 +124,8 @@ def _fields(found: Inferred) -> str:
     )
     lines.append(f"prediction = {_toml(found.prediction)}  # what a submission's entries call it")
     aliases = [n for n in PREDICTION_NAMES if n not in (found.prediction, *found.id_fields)]
-    lines.append(f"prediction_aliases = {_toml(aliases)}  # a file using one is told to rename it")
+    lines.append("# Names people use instead: a file using one is told to rename it.")
+    lines.append(f"prediction_aliases = {_toml(aliases)}")
     if found.prediction_forms:
         lines.append(
             "# Read as the benchmark's own scorer reads a prediction (about.md says so): "
@@ -147,9 +148,9 @@ title = "Overall"
 columns = {columns}
 """
     groups = "\n".join(
-        f"  {{ value = {_toml(_one(found.group_values[g]))}, key = {_toml(k)}, "
-        f"label = {_toml(_label(g))}, size = {found.groups[g]} }},"
-        for g, k in keys.items()
+        f"  {{ value = {_toml(_one(found.group_values[g]))}, key = {_toml(keys[g])}, "
+        f"label = {_toml(_label(g))}, size = {n} }},"
+        for g, n in found.groups.items()
     )
     aggregates = "".join(
         f"""
