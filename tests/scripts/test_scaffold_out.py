@@ -8,6 +8,7 @@ folder that a rerun refused ("not empty").
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def test_a_relative_out_writes_the_folder(
     code = new_benchmark.main(
         ["--id", "x", "--key", "annotations_private.json", "--out", "benchmarks/x"]
     )
-    out, err = capsys.readouterr()
+    err = capsys.readouterr().err
     assert code == 0, err
     assert "Traceback" not in err
     assert spec.load_benchmark(str(tmp_path / "benchmarks" / "x")).id == "x"
@@ -45,11 +46,11 @@ def test_a_folder_that_does_not_check_is_not_left_half_written(
     folder.mkdir()
     key = folder / "key.jsonl"
     rows = [
-        '{"example_id": %d, "question": "q%d?", "options": {"A": "a", "B": "b"}, '
-        '"correct_answer": "A", "kind": "%s"}' % (n, n, "x" if n % 2 else "y")
+        {"example_id": n, "question": f"q{n}?", "options": {"A": "a", "B": "b"},
+         "correct_answer": "A", "kind": "xy"[n % 2]}
         for n in range(40)
-    ]
-    key.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    ]  # fmt: skip
+    key.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = folder / "bench"
 
     def failing_check(*args: object) -> None:
