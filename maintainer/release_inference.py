@@ -40,7 +40,7 @@ OPTION_NAMES = ("options", "choices", "candidates")
 ANSWER_NAMES = ("correct_answer", "answer", "label", "gold", "truth", "answer_idx", "target")
 #: Names a release gives its category column: preferred over another column of a few values.
 CATEGORY_NAMES = (
-    "category", "type", "question_type", "query_type", "task", "task_type", "dimension",
+    "category", "type", "question_type", "task", "task_type", "dimension",
     "domain", "subject", "skill", "scenario", "level", "kind", "class",
 )  # fmt: skip
 #: What a submission's entries call their answer unless the release's own evaluation says.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from errors import ScaffoldError
 from maintainer import scaffold
 from scripts import new_benchmark
 from tests.support import ROOT
+from tests.support.published_releases import LAYOUTS, write_published
+from tests.test_docs import _project_code, benchmark_facts_in
 
 DEMO_KEY = ROOT / "benchmarks" / "egomemreason" / "demo" / "annotations_private.json"
 
@@ -64,3 +67,42 @@ def test_a_folder_that_does_not_check_is_not_left_half_written(
     assert not out.exists()
     assert list(folder.iterdir()) == [key]
     assert new_benchmark.main(["--id", "x", "--key", str(key), "--out", str(out)]) == 0
+
+
+# --- a new folder never breaks the tests that read every folder ------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_scaffolded_folder_passes_the_checks_every_folder_gets(
+    layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a repository (a new one, with a copy of the project's .gitignore), a
+    folder written into benchmarks/ has its key's lines added to .gitignore, scoped to where a
+    maintainer drops the key (the demo's key stays in git), and leaves no placeholder that the
+    code's own strings hold (tests/test_docs.py's check of every folder; observed: the
+    scaffold's 'maintainers@example.org' and 'As the benchmark gives it' failed it)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    shutil.copy(ROOT / ".gitignore", repo / ".gitignore")
+    release = write_published(tmp_path / "release", layout)
+    out = repo / "benchmarks" / "mine"
+    args = ["--id", "mine", "--key", str(release.key), "--out", str(out), *release.flags]
+    assert new_benchmark.main(args) == 0
+    name = release.key.name
+    assert f"{repo / '.gitignore'} now ignores /{name} /release/{name}" in capsys.readouterr().out
+    places = [name, f"release/{name}", f"benchmarks/mine/{name}", f"rotated/{name}"]
+    others = [f"some/where/{name}", f"benchmarks/mine/demo/{name}"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", *places, *others],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.split() == places, done.stdout
+    assert benchmark_facts_in([out], _project_code()) == []
+    # A second folder with a key of the same name adds only its own folder's line.
+    again = repo / "benchmarks" / "again"
+    args = ["--id", "again", "--key", str(release.key), "--out", str(again), *release.flags]
+    assert new_benchmark.main(args) == 0
+    lines = (repo / ".gitignore").read_text().splitlines()
+    assert lines.count(f"/release/{name}") == 1 and f"/benchmarks/again/{name}" in lines

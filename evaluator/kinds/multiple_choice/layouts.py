@@ -32,16 +32,13 @@ _LETTER_TEXT = re.compile(r"([A-Z])\.[ \t]+(\S.*?)\s*", re.S)
 
 def split_question(text: str) -> tuple[str, dict[str, str], str] | None:
     r"""A question whose options are written at its end, one line each ("A. left", "B)
-        right"), as its own text, its options (letters to texts, from A without gaps) and the mark
-        after their letters ("." or ")"); None when its last lines are not two or more such options.
+    right"), as its own text, its options (letters to texts, from A without gaps) and the mark
+    after their letters ("." or ")"); None when its last lines are not two or more such options.
 
-        >>> split_question("Where does it go?
-    A. left
-    B. right
-    C. up")
-        ('Where does it go?', {'A': 'left', 'B': 'right', 'C': 'up'}, '.')
-        >>> split_question("Where does it go?") is None
-        True
+    >>> split_question("Where does it go?\nA. left\nB. right\nC. up")
+    ('Where does it go?', {'A': 'left', 'B': 'right', 'C': 'up'}, '.')
+    >>> split_question("Where does it go?") is None
+    True
     """
     lines = text.rstrip().split("\n")
     found: list[re.Match[str]] = []
