@@ -50,6 +50,7 @@ move every letter twice. Score or publish it as it is
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -57,11 +58,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from errors import ReshuffleError
+from errors import DataFileError, ReshuffleError
 from evaluator import KEY_VERSION_FIELD, counted
-from evaluator.files import with_ids
+from evaluator.files import levelled_rows, with_ids
 from evaluator.kinds.multiple_choice.answers import keyed_id
 from evaluator.messages import first_few, short
+from maintainer.release_layout import nested
 from maintainer.tables import decode_json, dump_json
 from spec import MultipleChoiceTrack
 
@@ -213,9 +215,23 @@ def _moved(track: MultipleChoiceTrack, raw: object, mapping: dict[str, str]) -> 
         letter = raw.strip().upper()
         if letter in mapping:
             return mapping[letter]
-        if fmt == "text":
+        prefixed = _PREFIXED.fullmatch(raw.strip())
+        if prefixed is not None and prefixed.group(1) in mapping and _reads_prefixed(track):
+            return mapping[prefixed.group(1)] + prefixed.group(2)  # "B. right", "B)"
+        if fmt == "text" or "option_text" in track.fields.prediction_forms:
             return raw
     return _NOT_MOVED
+
+
+#: A letter and what follows it when a prediction is written "B. right" or "B)".
+_PREFIXED = re.compile(r"([A-Z])([.)].*)", re.S)
+
+
+def _reads_prefixed(track: MultipleChoiceTrack) -> bool:
+    """Whether a prediction may carry more than its letter after it: the answer format's
+    "B. right", or the spec's ``letter_prefix``."""
+    f = track.fields
+    return f.answer_format == "letter_text" or "letter_prefix" in f.prediction_forms
 
 
 def _entries(
@@ -227,6 +243,11 @@ def _entries(
     f = track.fields
     if isinstance(decoded, list):
         return decoded, None
+    if isinstance(decoded, dict) and f.levels and f.levels != (f.id,):
+        try:
+            return levelled_rows(f, decoded, bare=f.prediction), None
+        except DataFileError as exc:
+            raise ReshuffleError(f"{where}: {exc}") from None
     keyed = isinstance(decoded, dict) and any(keyed_id(track, k) in ids for k in decoded)
     if isinstance(decoded, dict) and keyed:
         values = {k: isinstance(v, dict) for k, v in decoded.items()}
@@ -281,6 +302,8 @@ def remap_submission(
     out: list[Any] = []
     translated = abstained = 0
     id_type = int if f.id_type == "integer" else str
+    # A composed id the reading joins is not written back: the entries name its parts.
+    joined = [isinstance(e, dict) and f.id_parts != () and f.id not in e for e in entries]
     with_ids(f, entries)
     for position, entry in enumerate(entries):
         if not isinstance(entry, dict):
@@ -316,6 +339,13 @@ def remap_submission(
             for kind, examples in problems.items()
         )
         raise ReshuffleError(f"{where} cannot be remapped, nothing was written: {listed}")
+    out = [
+        {k: v for k, v in entry.items() if k != f.id} if added else entry
+        for entry, added in zip(out, joined, strict=True)
+    ]
+    if isinstance(decoded, dict) and keyed is None:  # written by the key's levels
+        listed = f.position if f.position in f.id_parts else None
+        return dump_json(nested(out, f.levels, listed)), translated, abstained
     if keyed is None:
         return dump_json(out), translated, abstained
     # Keyed by id: each key as it was, its value without the id the reading gave it.

@@ -199,22 +199,24 @@ def encode(key: Release, rows: Sequence[Mapping[str, Any]], fmt: str | None = No
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
     body: Any = list(rows)
     if key.levels:
-        body = nested(rows, key.levels, key.listed)
+        body = nested(rows, key.levels, POSITION if key.listed else None)
     elif key.wrapped:
         body = {"samples": body}
     return (json.dumps(body, indent=1, ensure_ascii=False) + "\n").encode()
 
 
-def nested(rows: Sequence[Mapping[str, Any]], levels: Sequence[str], listed: bool) -> Any:
+def nested(rows: Sequence[Mapping[str, Any]], levels: Sequence[str], position: str | None) -> Any:
     """Rows nested by their ``levels`` values (the inverse of reading a file so): objects
-    keyed by each level's value, in the rows' order, down to a row or a list of rows; the
-    levels' fields and a listed row's position are its place, not written in it.
+    keyed by each level's value, in the rows' order, down to a row, or a list of rows when
+    they have a ``position``; the levels' fields and the position are a row's place, not
+    written in it.
 
-    >>> nested([{"v": "a", "position": 0, "q": 1}, {"v": "a", "position": 1, "q": 2}], ["v"], True)
+    >>> nested([{"v": "a", "n": 0, "q": 1}, {"v": "a", "n": 1, "q": 2}], ["v"], "n")
     {'a': [{'q': 1}, {'q': 2}]}
     """
     out: dict[str, Any] = {}
-    place = {*levels, POSITION} if listed else set(levels)
+    listed = position is not None
+    place = {*levels, position} if listed else set(levels)
     for row in rows:
         node = out
         for level in levels[:-1]:

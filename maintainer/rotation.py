@@ -222,7 +222,7 @@ def rotate(
             ident=q.id,
             n_options=len(q.options),
             old=None if q.out_of_option else letters.index(q.answer),
-            group=q.groups[0],
+            group=q.groups[0] if q.groups else "",
             digest=question_digest(salt, key_version, q.id),
         )
         for q in key.questions
@@ -247,7 +247,7 @@ def rotate(
     samples = [relettered(record, answer=True) for record in private.records]
     # A JSON key is always written as an object; a JSON public file keeps its form.
     private_table, samples = naming_version(
-        private, samples, key_version, as_object=private.format == "json"
+        private, samples, key_version, as_object=private.format == "json" and not private.levels
     )
     private_bytes = write_table(private_table, samples, key_version)
     new_public = [relettered(record, answer=False) for record in public.records]
@@ -330,7 +330,7 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
         "after": Counter(q.answer for q in new.questions),
     }
     by_group: dict[str, list[Any]] = defaultdict(list)
-    for q in new.questions:
+    for q in new.questions if grouping is not None else ():
         by_group[q.groups[0]].append(q)
     row = "{:<6} {:>8} {:>15} {:>6} {:>23} {:>6} {:>9}"
     lines = [

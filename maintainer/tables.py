@@ -51,6 +51,7 @@ from evaluator import (
     read_rows,
 )
 from maintainer import release
+from maintainer.release_layout import nested
 from spec import MultipleChoiceTrack
 
 
@@ -73,6 +74,10 @@ class Table:
     newline: str = "\n"
     changed: tuple[str, ...] = ()  # csv: the columns writing replaces
     key_version: str | None = None  # the version the file names (evaluator.read_rows)
+    #: json written by levels (``fields.levels``): the levels, and the rows' position field
+    #: when the rows are in lists (None: an object keyed by id).
+    levels: tuple[str, ...] = ()
+    position: str | None = None
 
 
 def decode_json(data: bytes, flag: str, path: Path, what: str) -> Any:
@@ -100,7 +105,10 @@ def read_table(
 ) -> Table:
     """The rows of a data file in ``fmt``; ReshuffleError, naming the flag, if unreadable."""
     top: dict[str, Any] | None = None
-    if fmt == "json":
+    f = track.fields
+    if fmt == "json" and f.levels:
+        pass  # an object by levels: read by read_rows, written back by them
+    elif fmt == "json":
         decoded = decode_json(data, flag, path, what)
         if isinstance(decoded, dict) and isinstance(decoded.get("samples"), list):
             top = {k: v for k, v in decoded.items() if k != "samples"}
@@ -116,13 +124,16 @@ def read_table(
             f"{flag} {path} is not a {fmt} file of rows: {exc}; {flag} takes {what}"
         ) from None
     records, version = rows.records, rows.key_version
+    if fmt == "json" and f.levels:
+        position = f.position if f.position in f.id_parts else None
+        return Table(fmt, records, key_version=version, levels=f.levels, position=position)
     if fmt != "csv":
         return Table(fmt, records, top=top, key_version=version)
     header, cells, newline = _csv_cells(data)
     if len(cells) != len(records):  # never expected: the evaluator read the same text
         raise ReshuffleError(f"{flag} {path}: its CSV rows could not be read consistently")
-    f = track.fields
-    changed = tuple(c for c in (*(f.option_parts or (f.options,)), f.answer) if c in header)
+    written = f.option_parts or (f.options,)  # the question's own, when options are in it
+    changed = tuple(c for c in (*written, f.answer) if c in header)
     return Table(
         fmt,
         records,
@@ -168,6 +179,8 @@ def write_table(
     A JSON file is written as an object naming ``key_version`` when it is given; a CSV keeps
     every cell but those of the changed columns (options as a JSON object).
     """
+    if table.levels:  # the version is in every row (``naming_version``)
+        return dump_json(nested(records, table.levels, table.position))
     if table.format == "json":
         if key_version is not None:
             others = {k: v for k, v in (table.top or {}).items() if k != "key_version"}

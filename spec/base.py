@@ -187,6 +187,12 @@ class IdFields(Model):
         """The fields a composed id is joined from, in order; () for an id of one field."""
         return parts_of(self.id)
 
+    @property
+    def id_names(self) -> tuple[str, ...]:
+        """The fields an entry names its row by, as a message lists them: the id's parts, or
+        the id (never the joined name the reading keeps a composed id under)."""
+        return self.id_parts or (self.id,)
+
     def id_problems(self, where: str) -> list[str]:
         """A composed id declared as an integer, and levels that repeat a field, with their TOML
         path (``where``: the fields')."""

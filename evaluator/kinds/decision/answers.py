@@ -46,8 +46,9 @@ class Prediction:
 
 
 def entry_fields(track: DecisionTrack) -> tuple[str, ...]:
-    """The fields of a submission's entry, its id first: id, assist and time."""
-    return (track.fields.id, ASSIST, TIME)
+    """The fields of a submission's entry, its id first (a composed id's parts): id, assist
+    and time."""
+    return (*track.fields.id_names, ASSIST, TIME)
 
 
 def own_fields(track: DecisionTrack) -> tuple[str, ...]:

@@ -56,8 +56,9 @@ SHAPE_LOOK = 200
 
 
 def entry_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
-    """The fields of a submission's entry, its id first: id and predicted letter."""
-    return (track.fields.id, track.fields.prediction)
+    """The fields of a submission's entry, its id first (a composed id's parts): id and
+    predicted letter."""
+    return (*track.fields.id_names, track.fields.prediction)
 
 
 def own_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:

@@ -392,6 +392,10 @@ def size_problems(key: AnswerKey) -> list[str]:
     """Where the key disagrees with the sizes its spec declares (the release checks' part that
     needs only the key): group sizes and the number of out-of-option rows."""
     track, problems = key.track, []
+    if not track.groupings and len(key) != track.total:
+        problems.append(
+            f"the key has {len(key)} rows; the spec declares {track.total} (overall.size)"
+        )
     for i, grouping in enumerate(track.groupings):
         found = Counter(q.groups[i] for q in key.questions)
         has = [(g, sum(found[v] for v in g.values)) for g in grouping.groups]

@@ -118,11 +118,14 @@ def release_summary(key: AnswerKey) -> str:
     """What a consistent release holds, after its row count: "... and groups in both; 4
     query_type groups (...); no out-of-option rows"."""
     track = key.track
-    groupings = "; ".join(
-        f"{len(g.groups)} {g.field} groups ("
-        + ", ".join(f"{x.spelled} {x.size}" for x in g.groups)
-        + ")"
-        for g in track.groupings
+    groupings = (
+        "; ".join(
+            f"{len(g.groups)} {g.field} groups ("
+            + ", ".join(f"{x.spelled} {x.size}" for x in g.groups)
+            + ")"
+            for g in track.groupings
+        )
+        or f"no groups (Overall alone, over {track.total} rows as the spec declares)"
     )
     flag = track.out_of_option
     flagged = (
