@@ -344,8 +344,8 @@ def remap_submission(
         for entry, added in zip(out, joined, strict=True)
     ]
     if isinstance(decoded, dict) and keyed is None:  # written by the key's levels
-        listed = f.position if f.position in f.id_parts else None
-        return dump_json(nested(out, f.levels, listed)), translated, abstained
+        place = f.position if f.position in f.id_parts else None
+        return dump_json(nested(out, f.levels, place)), translated, abstained
     if keyed is None:
         return dump_json(out), translated, abstained
     # Keyed by id: each key as it was, its value without the id the reading gave it.
