@@ -276,6 +276,18 @@ def _entries(
     )
 
 
+def _json_lines(data: bytes) -> list[Any] | None:
+    """The entries of a JSON Lines submission (two or more lines, each one JSON value); None
+    for any other file (read as one JSON document)."""
+    try:
+        lines = [line for line in data.decode("utf-8-sig").split("\n") if line.strip()]
+        if len(lines) < 2:
+            return None
+        return [json.loads(line) for line in lines]
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
 def remap_submission(
     track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
 ) -> tuple[bytes, int, int]:
@@ -287,9 +299,9 @@ def remap_submission(
     Returns the new bytes, the number of translated answers and of abstentions.
     """
     f = track.fields
-    decoded = decode_json(
-        data, "--remap-submission", path, "a submission (a JSON list, or an object keyed by id)"
-    )
+    what = "a submission (a JSON list, JSON Lines, or an object keyed by id)"
+    lines = _json_lines(data)
+    decoded = lines if lines is not None else decode_json(data, "--remap-submission", path, what)
     where = f"--remap-submission {path}"
     maps = {e.example_id: e.old_to_new for e in letter_map.questions}
     entries, keyed = _entries(track, decoded, maps, where)
@@ -346,6 +358,9 @@ def remap_submission(
     if isinstance(decoded, dict) and keyed is None:  # written by the key's levels
         place = f.position if f.position in f.id_parts else None
         return dump_json(nested(out, f.levels, place)), translated, abstained
+    if lines is not None:
+        text = "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in out)
+        return text.encode("utf-8"), translated, abstained
     if keyed is None:
         return dump_json(out), translated, abstained
     # Keyed by id: each key as it was, its value without the id the reading gave it.
