@@ -50,9 +50,11 @@ def test_a_published_layout_rotates_in_its_own_layout_and_its_predictions_follow
     assert new.key_version == "v2" and old.ids == new.ids
     texts = {q.id: q.options[q.answer] for q in old.questions}
     assert {q.id: q.options[q.answer] for q in new.questions} == texts
-    assert sum(q.answer != n.answer for q, n in zip(old.questions, new.questions)) > len(old) / 2
+    moved = [q.answer != n.answer for q, n in zip(old.questions, new.questions, strict=True)]
+    assert sum(moved) > len(old) / 2
     if layout != "inquestion":  # a JSON object by levels stays one, no "samples" list
-        assert set(json.loads(new_key_path.read_text())) == set(json.loads(release.key.read_text()))
+        written = json.loads(new_key_path.read_text())
+        assert set(written) == set(json.loads(release.key.read_text()))
     remapped = tmp_path / f"remapped{release.predictions.suffix}"
     assert reshuffle_options.main(
         [*common, "--remap-submission", str(release.predictions), "--letter-map",
