@@ -140,7 +140,7 @@ def reads_written(track: MultipleChoiceTrack) -> bool:
 
 
 #: A letter followed by "." or ")" and nothing, or a space and anything: "A.", "B) right".
-_PREFIXED = re.compile(r"([A-Z])[.)](?:\s+(.*))?", re.S)
+_PREFIXED = re.compile(r"([A-Z])([.)])(?:\s+(.*))?", re.S)
 
 
 def _letter(questions: QuestionSet, ident: int | str, answer: str | int) -> str | None:
@@ -160,10 +160,10 @@ def _letter(questions: QuestionSet, ident: int | str, answer: str | int) -> str 
             return named
         prefixed = _PREFIXED.fullmatch(answer.strip())
         if prefixed is not None and prefixed.group(1) in letters:
-            letter, rest = prefixed.groups()
+            letter, mark, rest = prefixed.groups()
             if "letter_prefix" in track.fields.prediction_forms:
                 return letter
-            if rest is not None and texts.get(rest.strip()) == letter:
+            if mark == "." and rest is not None and texts.get(rest.strip()) == letter:
                 return letter  # "B. right", as a letter_text key writes its answers
         answer = answer.strip().upper()
     return answer if answer in letters or answer == "" else None
