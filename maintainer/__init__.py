@@ -8,8 +8,11 @@
 - ``carry``: a board's re-scored rows carried onto a new key.
 - ``reproduce``: a row's numbers against a fresh score of its submission.
 - ``paper_rows``: a paper's reported rows as records.
+- ``release_layout``: a release file as its authors publish it, read into rows and written back.
+- ``release_inference``: what a spec says of such a release, inferred from its rows.
+- ``scaffold``: a new benchmark folder from a release.
 
 The scripts own the flags, the messages and the writing; these modules raise the error tree's
-``ReshuffleError``, ``BoardError`` and ``ReleaseError``. The Space never imports this package:
+``ReshuffleError``, ``BoardError``, ``ReleaseError`` and ``ScaffoldError``. The Space never imports this package:
 only the maintainer's own machine runs it.
 """
