@@ -202,3 +202,9 @@ def test_a_public_file_written_by_levels_is_checked_as_the_key_is() -> None:
     public["v2"]["count"][0]["events"] = "one or two"
     with pytest.raises(PublicFileError, match="v2_count_0"):
         evaluator.load_questions(track, json.dumps(public).encode())
+
+
+def test_letter_dot_text_answers_under_another_format_are_told_the_format_to_set() -> None:
+    track = _track({**INLINE_FIELDS, "answer_format": "letter"})
+    with pytest.raises(AnswerKeyError, match='set fields.answer_format = "letter_text"'):
+        evaluator.load_answer_key(track, json.dumps(INLINE).encode())

@@ -205,6 +205,15 @@ def answer_hint(track: MultipleChoiceTrack, bad: Sequence[tuple[object, Mapping[
         return '; they look like option texts: set fields.answer_format = "text"'
     if fmt != "letter" and all(isinstance(r, str) and r in o for r, o in bad):
         return '; they look like option letters: set fields.answer_format = "letter" (the default)'
+    written = [_LETTER_TEXT.fullmatch(r) if isinstance(r, str) else None for r, _ in bad]
+    if fmt != "letter_text" and all(
+        m is not None and o.get(m.group(1), "").strip() == m.group(2)
+        for m, (_, o) in zip(written, bad, strict=True)
+    ):
+        return (
+            '; they look like a letter, a dot and the option\'s text ("B. right"): set '
+            'fields.answer_format = "letter_text"'
+        )
     if fmt == "index" and all(n is not None and n >= 1 for n in indices):
         return (
             "; none of them is 0: if the key counts options from 1, set fields.answer_format = "
