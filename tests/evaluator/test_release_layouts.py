@@ -206,5 +206,5 @@ def test_a_public_file_written_by_levels_is_checked_as_the_key_is() -> None:
 
 def test_letter_dot_text_answers_under_another_format_are_told_the_format_to_set() -> None:
     track = _track({**INLINE_FIELDS, "answer_format": "letter"})
-    with pytest.raises(AnswerKeyError, match='set fields.answer_format = "letter_text"'):
+    with pytest.raises(AnswerKeyError, match=r'set fields\.answer_format = "letter_text"'):
         evaluator.load_answer_key(track, json.dumps(INLINE).encode())
