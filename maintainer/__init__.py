@@ -13,6 +13,6 @@
 - ``scaffold``: a new benchmark folder from a release.
 
 The scripts own the flags, the messages and the writing; these modules raise the error tree's
-``ReshuffleError``, ``BoardError``, ``ReleaseError`` and ``ScaffoldError``. The Space never imports this package:
-only the maintainer's own machine runs it.
+``ReshuffleError``, ``BoardError``, ``ReleaseError`` and ``ScaffoldError``. The Space never
+imports this package: only the maintainer's own machine runs it.
 """
