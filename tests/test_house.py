@@ -348,7 +348,7 @@ def test_only_the_track_decides_how_many_decimals_a_number_shows() -> None:
     found = [
         f"{_module_name(p)}: {where}"
         for p in _project_files()
-        if _module_name(p) != "spec.base" and not _module_name(p).startswith("perf")
+        if _module_name(p) != "spec.base"
         for where in _fixed_precisions(p.read_text(encoding="utf-8"))
     ]
     assert not found, found
