@@ -7,8 +7,9 @@ oracle than that. A metric whose value turns on fewer rows of the key than the t
 ``min_rows`` (each kind's scoring decides which rows, from what the visitor's own file makes
 of them, so that withholding itself tells nothing: ``ScoreResult.withheld``) is left out of
 ``metrics``, ``counts`` and ``intervals``, with the reason in ``withheld``; a value that is
-shown is rounded to its display's decimals (``spec.base.DECIMALS``), as the board prints it:
-the timing means of a few episodes at full float precision give their reviewed times back.
+shown is rounded to the decimals its track shows it with (``Track.rounded``: a percent at the
+spec's ``decimals``), as the board prints it: the timing means of a few episodes at full float
+precision give their reviewed times back.
 Counts stay exact. Several calls that differ in a few rows still tell about those rows: the
 score limit is what bounds that (the benchmarks' about.md says so).
 
@@ -34,7 +35,6 @@ from collections.abc import Iterable
 from evaluator.messages import counted
 from evaluator.results import ScoreResult
 from spec import Track
-from spec.base import DECIMALS, Display
 
 
 def too_few(rows: int, min_rows: int) -> bool:
@@ -55,12 +55,6 @@ def withheld_reason(rows: int, nouns: tuple[str, str], min_rows: int) -> str:
     return f"withheld: computed over {counted(rows, *nouns)}, fewer than {min_rows}"
 
 
-def shown(display: Display, value: float) -> float:
-    """``value`` at the decimals the board shows for ``display`` (as ``spec.format_metric``
-    prints it; -0.0 shown as 0.0)."""
-    return float(f"{value:.{DECIMALS[display]}f}") + 0.0
-
-
 def disclosed(track: Track, result: ScoreResult) -> ScoreResult:
     """What a visitor is shown of ``result`` (the scorer's, on ``track``): its withheld metrics
     out of ``metrics``, ``counts`` and ``intervals``, every value and interval at the board's
@@ -68,6 +62,7 @@ def disclosed(track: Track, result: ScoreResult) -> ScoreResult:
     The rest (sha256s, versions, abstentions, ``withheld``) is the result's."""
     hidden = result.withheld
     display = track.display
+    shown = track.rounded
     return result.model_copy(
         update={
             "metrics": {

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 import evaluator
 from errors import RecordError
 from ledger.record_text import http_url, shown_name, visible_text
-from spec import Benchmark, Display, Track, format_metric
+from spec import Benchmark, Display, Track
 
 RECORDS_FOLDER = "submissions"
 SCHEMA_VERSION = 2
@@ -353,8 +353,7 @@ def commit_message(record: Record, track: Track) -> str:
     value = record.metrics[ranking]
     kind = "paper-reported" if record.source == "paper" else "re-scored"
     label = track.labels[ranking].lower()
-    display = track.display[ranking]
-    shown = f"{value:.1f}" if display == "percent" else format_metric(display, value)
+    shown = track.format_metric(ranking, value).removesuffix(" %")
     return f"Add {record.method_name} by {record.team_name} ({kind}, {label} {shown})"
 
 

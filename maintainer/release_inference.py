@@ -45,6 +45,8 @@ CATEGORY_NAMES = (
 )  # fmt: skip
 #: What a submission's entries call their answer unless the release's own evaluation says.
 DEFAULT_PREDICTION: str = spec.Fields.model_fields["prediction"].default
+#: How many decimals a percent is shown with unless the release's own table says.
+DEFAULT_DECIMALS: int = spec.TrackBase.model_fields["decimals"].default
 #: Names people give a prediction field instead of the one a benchmark reads: a submission
 #: using one is told to rename it (the spec's ``prediction_aliases``).
 PREDICTION_NAMES = ("prediction", "pred", "predicted_answer", "response", "model_answer", "answer")
@@ -73,6 +75,7 @@ class Overrides:
     #: (label, the groups it is over, "micro" or "macro"): metrics over several groups.
     aggregates: tuple[tuple[str, tuple[str, ...], str], ...] = ()
     prediction_forms: tuple[str, ...] = ()
+    decimals: int = DEFAULT_DECIMALS  # a percent's, as the authors' table prints it
 
 
 NO_OVERRIDES = Overrides()

@@ -349,9 +349,9 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
                 sum(letter in q.options for q in new.questions),
                 counts["before"][letter],
                 counts["after"][letter],
-                f"{results['before'].metrics[track.ranking]:.1f}",
-                f"{results['after'].metrics[track.ranking]:.1f}",
-                f"{_chance(new.questions, letter):.1f}",
+                track.number("percent", results["before"].metrics[track.ranking]),
+                track.number("percent", results["after"].metrics[track.ranking]),
+                track.number("percent", _chance(new.questions, letter)),
             )
         )
         for when, result in results.items():
@@ -363,7 +363,8 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
     guess = 100 * sum(1 / len(q.options) for q in new.questions if not q.out_of_option) / len(new)
     lines.append(
         "offered: questions that have the letter; chance: what always answering it would\n"
-        f"score if answers were uniform over options. Random guessing scores {guess:.1f} %."
+        "score if answers were uniform over options. Random guessing scores "
+        f"{track.shown('percent', guess)}."
     )
     if grouping is None:
         return "\n".join(line.rstrip() for line in lines)
@@ -372,6 +373,7 @@ def spread_report(old: AnswerKey, new: AnswerKey) -> str:
         excess, value, letter, chance = best[when]
         lines.append(
             f"Furthest above chance in one {what} {when}: always {letter} on "
-            f"{value}, {chance + excess:.1f} % (chance {chance:.1f} %)."
+            f"{value}, {track.shown('percent', chance + excess)} (chance "
+            f"{track.shown('percent', chance)})."
         )
     return "\n".join(line.rstrip() for line in lines)

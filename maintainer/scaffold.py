@@ -37,6 +37,7 @@ import spec
 from errors import LeaderboardError, ScaffoldError
 from maintainer import release
 from maintainer.release_inference import (
+    DEFAULT_DECIMALS,
     NO_OVERRIDES,
     PREDICTION_NAMES,
     Inferred,
@@ -182,8 +183,15 @@ columns = {columns}
 """
 
 
-def spec_text(bench_id: str, found: Inferred, key: Release, public_name: str) -> str:
-    """A commented ``benchmark.toml`` of what was inferred."""
+def spec_text(
+    bench_id: str,
+    found: Inferred,
+    key: Release,
+    public_name: str,
+    decimals: int = DEFAULT_DECIMALS,
+) -> str:
+    """A commented ``benchmark.toml`` of what was inferred (a percent shown with
+    ``decimals`` decimals)."""
     taken = {"overall", "overall_answerable"}
     keys = {g: metric_key(g, taken) for g in found.groups}
     keys.update({label: metric_key(label, taken) for label, _, _ in found.aggregates})
@@ -228,6 +236,7 @@ scorer_version = {_toml(f"{bench_id}-scorer 1.0")}  # bump it when scoring chang
 # A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
 # default; here no more than the smallest group, so a group answered in full is shown).
 min_rows = {min(MIN_ROWS, smallest)}
+decimals = {decimals}  # a percent's decimals wherever one is shown; records keep full values
 key = {{ name = {_toml(key.name)}, format = {_toml(key.format)} }}
 public = {{ name = {_toml(public_name)}, format = {_toml(public_format)} }}
 # Letters A-Z, upper case, from A without gaps; the fewest and most options a question has.
@@ -319,7 +328,9 @@ def scaffold(
         raise ScaffoldError(f"the public file cannot have the key's name {key.name}: rename it")
     demo = demo_rows(key, found)
     files = {
-        spec.SPEC_FILENAME: spec_text(bench_id, found, key, public_name).encode(),
+        spec.SPEC_FILENAME: spec_text(
+            bench_id, found, key, public_name, overrides.decimals
+        ).encode(),
         "about.md": _about(bench_id, found).encode(),
         "citation.bib": _citation(bench_id).encode(),
         f"demo/{key.name}": encode(key, demo),

@@ -289,10 +289,10 @@ def describe(chosen: Chosen) -> str:
     return "\n".join(wrap(text, EPILOG_WIDTH))
 
 
-def chance_line(result: evaluator.ScoreResult) -> str:
+def chance_line(track: spec.Track, result: evaluator.ScoreResult) -> str:
     """ "scored on answer key version demo-1 (chance 20.7 %)": what a published score names."""
     version = result.key_version or "(unversioned: the key names no key_version)"
-    chance = f" (chance {result.chance:.1f} %)" if result.chance is not None else ""
+    chance = "" if result.chance is None else f" (chance {track.shown('percent', result.chance)})"
     return f"scored on answer key version {version}{chance}"
 
 

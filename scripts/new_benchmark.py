@@ -40,9 +40,10 @@ import sys
 from pathlib import Path
 
 from errors import LeaderboardError
-from maintainer.release_inference import DEFAULT_PREDICTION, Overrides
+from maintainer.release_inference import DEFAULT_DECIMALS, DEFAULT_PREDICTION, Overrides
 from maintainer.scaffold import scaffold
 from scripts._cli import Parser
+from spec.base import MAX_DECIMALS
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -55,6 +56,12 @@ def _named_values(text: str) -> tuple[str, tuple[str, ...]]:
     if not sep or not label.strip() or len(_names(values)) < 1:
         raise argparse.ArgumentTypeError(f"expected LABEL=VALUE,VALUE, got {text!r}")
     return label.strip(), _names(values)
+
+
+def _decimals(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_DECIMALS:
+        raise argparse.ArgumentTypeError(f"expected 0 to {MAX_DECIMALS}, got {text!r}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,6 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="what a submission's entries call their answer, as the release's own evaluation "
         f"reads them (default {DEFAULT_PREDICTION})",
     )
+    parser.add_argument(
+        "--decimals",
+        type=_decimals,
+        default=DEFAULT_DECIMALS,
+        help="how many decimals a percent is shown with, as the authors' table prints it "
+        f"(0 to {MAX_DECIMALS}, default {DEFAULT_DECIMALS}; records keep full values)",
+    )
     return parser
 
 
@@ -156,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             for label, values in given
         ),
         prediction_forms=args.prediction_forms,
+        decimals=args.decimals,
     )
     try:
         written = scaffold(args.id, args.key, args.out, args.public, overrides)

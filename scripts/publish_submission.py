@@ -53,7 +53,6 @@ from pydantic import ValidationError
 
 import evaluator
 import ledger
-import spec
 from errors import UsageError
 from maintainer.board_checks import check_board, older_answers, rows_of
 from scripts._cli import (
@@ -325,11 +324,11 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     detail = (
         f"{count.correct}/{count.total}"
         if count is not None
-        else f"95 % CI {spec.format_metric(display, low)}–{spec.format_metric(display, high)}"
+        else f"95 % CI {track.shown(display, low)}–{track.shown(display, high)}"
     )
     summary = (
         f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
-        f"{spec.format_metric(display, result.metrics[ranking])} ({detail}), "
+        f"{track.shown(display, result.metrics[ranking])} ({detail}), "
         f"{result.n_abstained} abstentions"
     )
     for line in warnings:
@@ -340,12 +339,12 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
             f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
             file=sys.stderr,
         )
-        print(chance_line(result), file=sys.stderr)
+        print(chance_line(track, result), file=sys.stderr)
         return 0
     written = store.write(record, ledger.commit_message(record, track))
     print(f"published {record.path()} to {where} ({written})")
     print(summary)
-    print(chance_line(result))
+    print(chance_line(track, result))
     if record.supersedes:
         print(f"it supersedes {record.supersedes}, which the board now hides")
     if args.leaderboard_dir is None:

@@ -154,7 +154,7 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
         return 1
     kept = f", {len(record.intervals)} intervals" if record.intervals is not None else ""
     ranking = track.ranking
-    shown = spec.format_metric(track.display[ranking], result.metrics[ranking])
+    shown = track.format_metric(ranking, result.metrics[ranking])
     print(
         f"reproduced: {label}: submission and key sha256, {len(result.metrics)} metrics, "
         f"{len(result.counts)} counts{kept} and the abstention count match bit for bit "

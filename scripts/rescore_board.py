@@ -189,7 +189,7 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
                 ) from None
     for item in carried:
         value = item.record.metrics[ranking]
-        shown = spec.format_metric(track.display[ranking], value)
+        shown = track.format_metric(ranking, value)
         remapped = f", remapped into {args.out_dir}" if args.letter_map is not None else ""
         print(
             f"{verb} {row_name(item.old)} -> {item.record.id} on key version {version}: "

@@ -16,7 +16,9 @@ kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``), ``spec.folder_files``
 (this Space's metrics, display order), ``paper_metric_keys`` (metrics only paper rows carry),
 ``labels``, ``names``, ``display`` (percent, ratio, seconds or count), ``higher_is_better``
 (True, False, or None for a signed error whose best value is 0), ``ranking`` /
-``ranking_for(source)``, ``views``, ``chart`` and ``problems(where)``.
+``ranking_for(source)``, ``views``, ``chart`` and ``problems(where)``; and, from their common
+base (``spec.base.TrackBase``), ``decimals`` and how a number is shown (``digits(display)``,
+``format_metric(key, value)``, ``shown``, ``number``, ``interval_text``, ``rounded``).
 
 A spec error names its TOML path and what was expected::
 
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 from errors import SpecError
 from spec.base import (
-    DECIMALS,
     PAPER_PREFIX,
     BoardColumn,
     DataFile,
@@ -45,8 +46,8 @@ from spec.base import (
     Group,
     Grouping,
     Metric,
+    TrackBase,
     View,
-    format_metric,
 )
 from spec.benchmark import DEMO_BOARD, DEMO_FOLDER, Benchmark, Hub, Input, Links, Paper, PaperTable
 from spec.decision import DecisionFields, DecisionTrack
@@ -77,7 +78,6 @@ from spec.tracks import KINDS, Track
 
 __all__ = [
     "BENCHMARKS_DIR",
-    "DECIMALS",
     "DEMO_BOARD",
     "DEMO_FOLDER",
     "KINDS",
@@ -106,11 +106,11 @@ __all__ = [
     "PaperTable",
     "SpecError",
     "Track",
+    "TrackBase",
     "View",
     "about_text",
     "benchmark_folder",
     "citation_text",
-    "format_metric",
     "load_benchmark",
     "paper_table",
     "parse_benchmark",

@@ -45,37 +45,22 @@ RepoId = Annotated[
 ]
 FileName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")]
 
-#: How a metric is shown: a percent (0-100, one decimal), a 0-1 ratio (three decimals, as papers
-#: print F1), seconds (two decimals) or a count of rows (whole).
+#: How a metric is shown: a percent (0-100, its track's ``decimals``: one by default), a 0-1
+#: ratio (three decimals, as papers print F1), seconds (two decimals) or a count of rows (whole).
 Display = Literal["percent", "ratio", "seconds", "count"]
 #: Which way a metric is better: higher, lower, or nearer zero (a signed error).
 Better = Literal["higher", "lower", "zero"]
-#: Decimals a value shows, by its metric's display.
+#: Decimals a value shows, by its metric's display: a percent's are its track's ``decimals``
+#: (``TrackBase.digits``; this one when the spec gives none), the others' are these.
 DECIMALS: Mapping[Display, int] = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}
+#: What follows a number of each display: "45.2 %", "2.74 s".
+_UNITS: Mapping[Display, str] = {"percent": " %", "ratio": "", "seconds": " s", "count": ""}
+MAX_DECIMALS = 4  # the most a track's ``decimals`` may be
 PAPER_PREFIX = "paper_"  # the key of every paper-only metric starts so
 #: A track's ``min_rows`` unless it gives one: the fewest rows of the key a metric shown to a
 #: visitor may turn on (``evaluator.disclosure``); a metric that turns on fewer is withheld from
 #: what /score returns and shows, so one scored call tells no single row of the key.
 MIN_ROWS = 20
-
-
-def format_metric(display: Display, value: float | None) -> str:
-    """A metric as a board shows it: "45.2 %", "0.812", "2.74 s", "412"; "—" for no value.
-
-    >>> format_metric("percent", 45.25), format_metric("ratio", 0.81171)
-    ('45.2 %', '0.812')
-    >>> format_metric("seconds", -2.5), format_metric("count", 412.0), format_metric("ratio", None)
-    ('-2.50 s', '412', '—')
-    """
-    if value is None:
-        return "—"
-    if display == "percent":
-        return f"{value:.1f} %"
-    if display == "ratio":
-        return f"{value:.3f}"
-    if display == "seconds":
-        return f"{value:.2f} s"
-    return f"{value:.0f}"
 
 
 def quote(value: object) -> str:
@@ -95,10 +80,73 @@ def _positive_int(value: object) -> int:
 Size = Annotated[int, BeforeValidator(_positive_int)]
 
 
+def _decimals(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DECIMALS:
+        raise ValueError(f"expected an integer from 0 to {MAX_DECIMALS}, got {quote(value)}")
+    return value
+
+
+Decimals = Annotated[int, BeforeValidator(_decimals)]
+
+
 class Model(BaseModel):
     """Every part of a spec: frozen, strict, and no field it does not know."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+class TrackBase(Model):
+    """What every kind of track shares: how its numbers are shown.
+
+    ``decimals`` is how many decimals a percent is shown with, wherever the Space rounds one
+    (the board and its CSV, the card, the Score tab, what /score returns, the charts, the
+    scripts' messages): a benchmark whose paper prints two (67.55) says ``decimals = 2``.
+    Ratios, seconds and counts keep their own (``DECIMALS``), whatever it says. Records,
+    /leaderboard and the JSON download keep every value at full precision. Every place that
+    rounds asks the track (``digits``, ``number``, ``shown``, ``format_metric``,
+    ``interval_text``, ``rounded``); nothing else knows a number of decimals.
+
+    >>> track = TrackBase(decimals=2)
+    >>> track.shown("percent", 67.549), track.shown("ratio", 0.81171), track.digits("percent")
+    ('67.55 %', '0.812', 2)
+    >>> TrackBase().interval_text("percent", 40.3006, 49.0), TrackBase().rounded("percent", -0.04)
+    ('40.3–49.0', 0.0)
+    """
+
+    decimals: Decimals = DECIMALS["percent"]
+
+    @property
+    def display(self) -> Mapping[str, Display]:
+        """Metric key -> how it is shown (each kind says)."""
+        raise NotImplementedError
+
+    def digits(self, display: Display) -> int:
+        """Decimals a value of ``display`` shows: ``decimals`` for a percent."""
+        return self.decimals if display == "percent" else DECIMALS[display]
+
+    def number(self, display: Display, value: float | None) -> str:
+        """A value as a table cell shows it, without its unit: "45.2"; "—" for no value."""
+        return "—" if value is None else f"{value:.{self.digits(display)}f}"
+
+    def shown(self, display: Display, value: float | None) -> str:
+        """A value as the board shows it: "45.2 %", "0.812", "2.74 s", "412"; "—" for none.
+
+        >>> TrackBase().shown("seconds", -2.5), TrackBase().shown("count", 412.0)
+        ('-2.50 s', '412')
+        """
+        return "—" if value is None else self.number(display, value) + _UNITS[display]
+
+    def format_metric(self, key: str, value: float | None) -> str:
+        """The value of metric ``key`` as the board shows it (``shown`` in its display)."""
+        return self.shown(self.display[key], value)
+
+    def interval_text(self, display: Display, low: float, high: float) -> str:
+        """An interval as the board writes it: "40.3–49.0"."""
+        return f"{self.number(display, low)}–{self.number(display, high)}"
+
+    def rounded(self, display: Display, value: float) -> float:
+        """``value`` at the decimals it is shown with, as a number (-0.0 as 0.0)."""
+        return float(self.number(display, value)) + 0.0
 
 
 class DataFile(Model):

@@ -29,9 +29,9 @@ from spec.base import (
     IdFields,
     Metric,
     MetricKey,
-    Model,
     Size,
     Text,
+    TrackBase,
     View,
     board_problems,
 )
@@ -78,7 +78,7 @@ class DecisionFields(IdFields):
     id_type: Literal["integer", "string"] = "string"
 
 
-class DecisionTrack(Model):
+class DecisionTrack(TrackBase):
     """A track of assistant episodes: should the model assist, and when.
 
     ``metrics`` declares how each of the kind's metrics (``METRICS``) is shown, in display

@@ -28,6 +28,7 @@ from spec.base import (
     Model,
     Size,
     Text,
+    TrackBase,
     ValuesGroup,
     ValuesGrouping,
     View,
@@ -131,7 +132,7 @@ class OutOfOption(Model):
     )
 
 
-class MultipleChoiceTrack(Model):
+class MultipleChoiceTrack(TrackBase):
     """One scored part of a benchmark, with its files, fields, letters and metric tree."""
 
     #: A record of this kind keeps no intervals: they follow from its counts (Wilson).

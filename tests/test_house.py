@@ -7,6 +7,7 @@ import ast
 import doctest
 import importlib
 import inspect
+import re
 import subprocess
 import tomllib
 from collections.abc import Iterator
@@ -284,6 +285,71 @@ def test_no_code_outside_a_kind_tests_a_track_s_kind() -> None:
         for p in _project_files()
         if not _module_name(p).startswith(("evaluator.kinds.", "spec"))
         for switch in _kind_switches(p.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+
+
+# --- one place that knows how many decimals a number shows ---------------------------------
+
+#: A literal precision in a format spec: ``.1f``.
+_FIXED = re.compile(r"\.\d+f")
+
+
+def _fixed_precisions(source: str) -> list[str]:
+    """Where a module decides a shown number's decimals itself: it names ``DECIMALS``, or an
+    f-string writes with a literal precision a metric, chance, or a value followed by "%" or by
+    an interval's dash (a heuristic: a number shown otherwise is the track's to round too)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            (isinstance(node, ast.Name) and node.id == "DECIMALS")
+            or (isinstance(node, ast.Attribute) and node.attr == "DECIMALS")
+            or (isinstance(node, ast.alias) and node.name == "DECIMALS")
+        ):
+            found.append("DECIMALS")
+        if not isinstance(node, ast.JoinedStr):
+            continue
+        parts = node.values
+        for i, part in enumerate(parts):
+            if not isinstance(part, ast.FormattedValue) or part.format_spec is None:
+                continue
+            spec = part.format_spec.values  # type: ignore[attr-defined]
+            if not (len(spec) == 1 and _FIXED.fullmatch(str(getattr(spec[0], "value", "")))):
+                continue
+            after = parts[i + 1] if i + 1 < len(parts) else None
+            text = str(after.value) if isinstance(after, ast.Constant) else ""
+            value = ast.unparse(part.value)
+            if text.lstrip().startswith(("%", "–")) or "metrics" in value or "chance" in value:
+                found.append(ast.unparse(node))
+                break
+    return found
+
+
+def test_a_fixed_precision_is_found_where_there_is_one() -> None:
+    source = (
+        "from spec.base import DECIMALS\n"
+        "a = f'{result.metrics[key]:.1f}'\n"
+        "b = f'(chance {guess:.1f} %)'\n"
+        "c = f'{low:.1f}–{high:.1f}'\n"
+        "d = f'{size / 2**20:.1f} MB, {track.number(display, value)} %'\n"
+    )
+    assert _fixed_precisions(source) == [
+        "DECIMALS",
+        "f'{result.metrics[key]:.1f}'",
+        "f'(chance {guess:.1f} %)'",
+        "f'{low:.1f}–{high:.1f}'",
+    ]
+    assert _fixed_precisions("e = f'{seconds * 1000:.1f} ms'\n") == []
+
+
+def test_only_the_track_decides_how_many_decimals_a_number_shows() -> None:
+    """Issue 28: a percent was rounded to one decimal in a dozen places, so a benchmark's own
+    precision (``decimals``) could not be shown. The track rounds (``spec.base.TrackBase``)."""
+    found = [
+        f"{_module_name(p)}: {where}"
+        for p in _project_files()
+        if _module_name(p) != "spec.base"
+        for where in _fixed_precisions(p.read_text(encoding="utf-8"))
     ]
     assert not found, found
 

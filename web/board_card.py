@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ledger
-from spec import DECIMALS, Benchmark, Track, format_metric
+from spec import Benchmark, Track
 from web.board_layout import BoardLayout
 from web.board_table import is_missing, links_html, text
 from web.board_view import NOT_REPORTED, SOURCE_TEXT, input_label
@@ -169,14 +169,11 @@ def _metrics_table(record: ledger.Record, track: Track) -> str:
         display = track.display[key]
         interval = ledger.metric_interval(record, track, key)
         count = record.counts.get(key) if record.counts is not None else None
-        digits = DECIMALS[display]
-        shown_interval = (
-            "—" if interval is None else (f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}")
-        )
+        shown_interval = "—" if interval is None else track.interval_text(display, *interval)
         counted = "—" if count is None else f"{count.correct} of {count.total}"
         rows.append(
             f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
-            f'<td class="num">{text(format_metric(display, record.metrics[key]))}</td>'
+            f'<td class="num">{text(track.shown(display, record.metrics[key]))}</td>'
             f'<td class="num">{text(counted)}</td>'
             f'<td class="num">{text(shown_interval)}</td></tr>'
         )

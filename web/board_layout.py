@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from errors import LayoutError
-from spec import DECIMALS, Benchmark, Track
+from spec import Benchmark, Track
 
 #: The info columns of the spec's vocabulary (spec.BoardColumn) and their headers; "ci" and
 #: "input" are named by the track's ranking metric and the benchmark's input label.
@@ -117,7 +117,7 @@ def board_layout(bench: Benchmark, track: Track) -> BoardLayout:
             f"{'; '.join(problems)}. Rename the labels or view titles in "
             f"{bench.folder / 'benchmark.toml'}"
         )
-    formats = {label: f"{{:.{DECIMALS[track.display[k]]}f}}" for k, label in metrics.items()}
+    formats = {label: f"{{:.{track.digits(track.display[k])}f}}" for k, label in metrics.items()}
     return BoardLayout(groups, metrics, info, formats)
 
 

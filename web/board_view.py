@@ -24,7 +24,7 @@ import pandas as pd
 
 import ledger
 from errors import BadInput
-from spec import DECIMALS, Benchmark, Display, Track
+from spec import Benchmark, Track
 from web.board_layout import INFO_LABELS, BoardLayout, board_layout
 from web.board_ranks import ranked, ranking_interval, reference
 
@@ -155,13 +155,6 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _interval_text(interval: tuple[float, float] | None, display: Display) -> str:
-    if interval is None:
-        return "—"
-    low, high = interval
-    return f"{low:.{DECIMALS[display]}f}–{high:.{DECIMALS[display]}f}"
-
-
 def key_version_cell(record: ledger.Record, current: str | None) -> str:
     """A row's key version; "(older key)" when Score now scores on another version."""
     if record.source == "paper":
@@ -206,7 +199,7 @@ def board_frame(
             row[info["rank_range"]] = "reference"
         row.update(
             {
-                info["ci"]: _interval_text(interval, display),
+                info["ci"]: "—" if interval is None else track.interval_text(display, *interval),
                 info["date"]: record.created_at.date().isoformat(),
                 info["key"]: key_version_cell(record, current_key),
                 info["links"]: _links(record),

@@ -30,7 +30,7 @@ import altair as alt
 from gradio.components.plot import PlotData
 
 import ledger
-from spec import DECIMALS, Track
+from spec import Track
 from web.board_ranks import shown_interval
 from web.board_view import SOURCE_TEXT, size_in_billions
 from web.chart_parts import (
@@ -211,7 +211,7 @@ def split_chart(
     series = {name: metrics for name, metrics in series.items() if any(k in metrics for k in keys)}
     axis, _ = chart_axis(track)
     display = track.display[keys[0]]
-    digits = DECIMALS[display] + 1
+    digits = track.digits(display) + 1
     values = []
     for name, metrics in series.items():
         for k in keys:
@@ -234,7 +234,7 @@ def split_chart(
         )
     )
     spec["layer"] += level_layers(  # labelled as the board shows a value
-        [] if chance is None else [chance_level(chance, display, DECIMALS[display])], "x"
+        [] if chance is None else [chance_level(chance, display, track.digits(display))], "x"
     )
     domain = fitted_domain(_ends(values), display, chance)
     set_domain(spec, "x", domain)
@@ -422,7 +422,7 @@ def _with_data(
     ``chance`` and the reference rows of ``records``, each of those a labelled dashed rule."""
     spec: dict[str, Any] = json.loads(spec_json)
     display = track.display[track.ranking]
-    digits = DECIMALS[display]
+    digits = track.digits(display)
     own = [] if chance is None else [chance_level(chance, display, digits)]
     references = reference_levels(records, track, digits)
     levels = own + references
@@ -452,7 +452,7 @@ def size_chart(
     reference rows (``reference_levels``) are labelled dashed rules across the plot. The value
     axis is fitted to the points, their intervals and those levels."""
     y_title, _ = value_axis(track)
-    digits = DECIMALS[track.display[track.ranking]]
+    digits = track.digits(track.display[track.ranking])
     rows = [
         (_row(r, track, digits), size_in_billions(r.model_size)) for r in _entries(records, track)
     ]
@@ -476,7 +476,7 @@ def date_chart(
     the reference rows drawn, as on the size chart; one tick a month at most
     (``month_ticks``), each month named once."""
     y_title, _ = value_axis(track)
-    digits = DECIMALS[track.display[track.ranking]]
+    digits = track.digits(track.display[track.ranking])
     shown = _entries(records, track)
     values = [_row(r, track, digits) for r in shown]
     title = f"{track.labels[track.ranking]} by date"

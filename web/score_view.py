@@ -3,7 +3,7 @@ as Markdown, where the file would rank on the board, the listing request, which 
 entries are written for, and what a file for another track than the one picked is told.
 
 A multiple-choice score shows accuracies; a decision score each metric as its spec's
-``display`` says (``spec.format_metric``), with its count and its 95 % interval.
+``display`` says (``Track.format_metric``), with its count and its 95 % interval.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ledger
 
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
 from evaluator.track_fit import entry_shape
-from spec import Benchmark, Track, format_metric
+from spec import Benchmark, Track
 from web.board_ranks import entries, rank_ranges, ranking_interval
 from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
@@ -188,7 +188,7 @@ def listing_mailto(
     and body URL-encoded; nothing is sent by the Space)."""
     ranking = track.ranking
     value = result.metrics.get(ranking)
-    score = "withheld" if value is None else format_metric(track.display[ranking], value)
+    score = "withheld" if value is None else track.format_metric(ranking, value)
     subject = f"{bench.title} leaderboard: listing request"
     if many:
         subject += f" ({track.title})"

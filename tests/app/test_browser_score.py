@@ -168,7 +168,7 @@ def _check_result(
     result = evaluator.score(key, sample.read_bytes())
     ranking = track.ranking
     summary = page.locator("#score-summary")
-    value = spec.format_metric(track.display[ranking], result.metrics[ranking])
+    value = track.format_metric(ranking, result.metrics[ranking])
     expect(summary).to_contain_text(f"{track.labels[ranking]}: {value}", timeout=TIMEOUT_MS)
     # The sha256 whole, in a read-only box, with a copy button that copies it.
     sha = page.locator("#score-sha256 textarea, #score-sha256 input").first

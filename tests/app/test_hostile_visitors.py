@@ -19,7 +19,6 @@ import httpx
 import pytest
 
 import spec
-from spec.base import DECIMALS
 from tests.support.app_server import AppServer, free_port
 from tests.support.gradio_http import GradioHTTP, file_data
 from tests.support.hub_server import READ_TOKEN
@@ -64,11 +63,10 @@ def _more_decimals_than_shown(track: spec.Track, numbers: dict[str, Any]) -> lis
     off = [
         f"{k}={v!r}"
         for k, v in numbers["metrics"].items()
-        if v != float(f"{v:.{DECIMALS[track.display[k]]}f}")
+        if v != track.rounded(track.display[k], v)
     ]
     for k, bounds in numbers["intervals"].items():
-        digits = DECIMALS[track.display[k]]
-        off += [f"{k} interval {b!r}" for b in bounds if b != float(f"{b:.{digits}f}")]
+        off += [f"{k} interval {b!r}" for b in bounds if b != track.rounded(track.display[k], b)]
     return off
 
 

@@ -21,7 +21,7 @@ import pytest
 import evaluator
 import spec
 from evaluator.kinds import decision, multiple_choice
-from spec.base import DECIMALS, MIN_ROWS
+from spec.base import MIN_ROWS
 
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track()
@@ -80,11 +80,11 @@ def _decimals_ok(track: spec.Track, shown: evaluator.ScoreResult) -> list[str]:
     """The metrics and interval bounds of ``shown`` with more decimals than the board shows."""
     off = []
     for name, value in shown.metrics.items():
-        digits = DECIMALS[track.display[name]]
+        digits = track.digits(track.display[name])
         if value != float(f"{value:.{digits}f}"):
             off.append(f"{name}={value!r}")
     for name, (low, high) in shown.intervals.items():
-        digits = DECIMALS[track.display[name]]
+        digits = track.digits(track.display[name])
         if (low, high) != (float(f"{low:.{digits}f}"), float(f"{high:.{digits}f}")):
             off.append(f"{name} interval {low!r}–{high!r}")
     return off
@@ -200,7 +200,7 @@ def test_a_real_file_is_shown_whole_at_the_board_s_precision(
     assert _decimals_ok(track, full) != []  # the full result keeps full precision
     for name, value in full.metrics.items():
         assert shown.metrics[name] == float(
-            spec.format_metric(track.display[name], value).removesuffix(" %").removesuffix(" s")
+            track.format_metric(name, value).removesuffix(" %").removesuffix(" s")
         )
     assert (shown.submission_sha256, shown.answer_key_sha256) == (
         full.submission_sha256,

@@ -225,6 +225,26 @@ BROKEN: list[tuple[str, Edit, str]] = [
         _set(lambda d: _track(d)["fields"], "id_type", "uuid"),
         "tracks[0].fields.id_type: expected 'integer' or 'string', got \"uuid\"",
     ),
+    (
+        "decimals-negative",
+        _set(_track, "decimals", -1),
+        "tracks[0].decimals: expected an integer from 0 to 4, got -1",
+    ),
+    (
+        "decimals-too-many",
+        _set(_track, "decimals", 9),
+        "tracks[0].decimals: expected an integer from 0 to 4, got 9",
+    ),
+    (
+        "decimals-as-string",
+        _set(_track, "decimals", "2"),
+        'tracks[0].decimals: expected an integer from 0 to 4, got "2"',
+    ),
+    (
+        "decimals-boolean",
+        _set(_track, "decimals", True),
+        "tracks[0].decimals: expected an integer from 0 to 4, got True",
+    ),
 ]
 
 
@@ -533,6 +553,11 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
         lambda d: d["paper"]["tables"][0].update(track="understanding"),
         "paper: 2 tables give the rows of the track 'understanding'; give each track one table",
     ),
+    (
+        "decimals-fraction",
+        lambda d: _decision(d).update(decimals=1.5),
+        "tracks[1].decimals: expected an integer from 0 to 4, got 1.5",
+    ),
 ]
 
 
@@ -547,6 +572,28 @@ def test_a_broken_decision_track_names_its_toml_path(edit: Edit, message: str) -
     with pytest.raises(spec.SpecError) as raised:
         spec.parse_benchmark(doc, FOLDER)
     assert message in str(raised.value)
+
+
+def test_every_kind_of_track_takes_decimals_and_a_percent_alone_follows_them() -> None:
+    """Issue 28: a percent was shown with one decimal, whatever the benchmark's table prints.
+    Left out, ``decimals`` is 1 on both shipped benchmarks' tracks (their numbers unchanged)."""
+    assert all(t.decimals == 1 for t in spec.parse_benchmark(copy.deepcopy(ARGUS), FOLDER).tracks)
+    assert spec.parse_benchmark(copy.deepcopy(BASE), FOLDER).track().decimals == 1
+    doc = copy.deepcopy(ARGUS)
+    for track in doc["tracks"]:
+        track["decimals"] = 2
+    accuracy = next(m for m in _decision(doc)["metrics"] if m["key"] == "decision_accuracy")
+    accuracy["display"] = "percent"  # a proportion may be shown as a percent
+    bench = spec.parse_benchmark(doc, FOLDER)
+    understanding, decision = bench.track("understanding"), bench.track("decision")
+    assert understanding.format_metric("overall", 67.549) == "67.55 %"
+    assert decision.format_metric("decision_accuracy", 67.549) == "67.55 %"
+    # A ratio, seconds and a count keep their own decimals.
+    assert decision.format_metric("decision_macro_f1", 0.81171) == "0.812"
+    assert decision.format_metric("timing_mae_s", 2.5) == "2.50 s"
+    assert decision.format_metric("timing_n", 412.0) == "412"
+    assert decision.interval_text("percent", 40.3006, 49.0) == "40.30–49.00"
+    assert decision.rounded("percent", 67.549) == 67.55
 
 
 def test_the_decision_track_gives_generic_code_what_a_board_needs() -> None:
@@ -630,19 +677,26 @@ def test_paper_tables_and_their_row_ids() -> None:
 
 
 @pytest.mark.parametrize(
-    ("display", "value", "shown"),
+    ("decimals", "display", "value", "shown"),
     [
-        ("percent", 45.25, "45.2 %"),
-        ("ratio", 0.81171, "0.812"),
-        ("seconds", -2.497, "-2.50 s"),
-        ("count", 412.0, "412"),
-        ("ratio", None, "—"),
+        (None, "percent", 45.25, "45.2 %"),
+        (None, "ratio", 0.81171, "0.812"),
+        (None, "seconds", -2.497, "-2.50 s"),
+        (None, "count", 412.0, "412"),
+        (None, "ratio", None, "—"),
+        (2, "percent", 67.549, "67.55 %"),
+        (0, "percent", 67.549, "68 %"),
+        # decimals moves percents only: ratios, seconds and counts keep their own
+        (2, "ratio", 0.81171, "0.812"),
+        (0, "seconds", -2.497, "-2.50 s"),
+        (3, "count", 412.0, "412"),
     ],
 )
-def test_format_metric_follows_the_display(
-    display: spec.Display, value: float | None, shown: str
+def test_a_value_is_shown_as_its_display_and_the_tracks_decimals_say(
+    decimals: int | None, display: spec.Display, value: float | None, shown: str
 ) -> None:
-    assert spec.format_metric(display, value) == shown
+    track = spec.TrackBase() if decimals is None else spec.TrackBase(decimals=decimals)
+    assert track.shown(display, value) == shown
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,7 @@ from evaluator.kinds.decision.key import DecisionKey
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_bounds
 from evaluator.submissions import in_order
-from spec import DecisionTrack, format_metric
-from spec.base import DECIMALS
+from spec import DecisionTrack
 from spec.decision import BY_SCENARIO, NON_SAFETY, NONE, NULLABLE, SAFETY
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -332,16 +331,15 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     accuracy, the abstentions and the key version."""
     ranking = track.ranking
     display = track.display[ranking]
-    digits = DECIMALS[display]
     facts = [f"{result.n_questions} episodes"]
     if ranking in result.withheld:
         facts.append(f"{track.labels[ranking]} {result.withheld[ranking]}")
     else:
         low, high = result.intervals[ranking]
-        facts.append(f"95 % CI {low:.{digits}f}–{high:.{digits}f} (bootstrap)")
+        facts.append(f"95 % CI {track.interval_text(display, low, high)} (bootstrap)")
     accuracy = track.by_scenario
     if accuracy is not None and accuracy in result.metrics:
-        shown = format_metric(track.display[accuracy], result.metrics[accuracy])
+        shown = track.format_metric(accuracy, result.metrics[accuracy])
         facts.append(f"{track.labels[accuracy]} {shown}")
     facts.append(
         f"{result.n_abstained} episode{'s' if result.n_abstained != 1 else ''} "
@@ -350,9 +348,7 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
     value = (
-        "withheld"
-        if ranking in result.withheld
-        else format_metric(display, result.metrics[ranking])
+        "withheld" if ranking in result.withheld else track.shown(display, result.metrics[ranking])
     )
     headline = f"{track.title} {track.labels[ranking]}: {value}"
     return Summary(headline=headline, facts=tuple(facts))
@@ -374,15 +370,12 @@ def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str 
         display = track.display[key]
         count = result.counts.get(key)
         interval = result.intervals.get(key)
-        digits = DECIMALS[display]
         rows.append(
             {
                 "Metric": track.names[key],
-                "Value": format_metric(display, result.metrics.get(key)),
+                "Value": track.shown(display, result.metrics.get(key)),
                 "Count": "—" if count is None else f"{count.correct} of {count.total}",
-                "95% CI": "—"
-                if interval is None
-                else f"{interval[0]:.{digits}f}–{interval[1]:.{digits}f}",
+                "95% CI": "—" if interval is None else track.interval_text(display, *interval),
             }
         )
     return rows

@@ -181,11 +181,12 @@ def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | Non
     if not result.below_chance or result.chance is None:
         return None
     key = track.overall.key
-    low, high = result.intervals[key]
+    value = track.format_metric(key, result.metrics[key])
+    interval = track.interval_text("percent", *result.intervals[key])
     version = result.key_version or "(unversioned)"
     return (
-        f"{track.labels[key]} {result.metrics[key]:.1f} % (95 % CI {low:.1f}–{high:.1f}) is "
-        f"significantly below chance, {result.chance:.1f} % (what answering at random scores "
+        f"{track.labels[key]} {value} (95 % CI {interval}) is significantly below chance, "
+        f"{track.shown('percent', result.chance)} (what answering at random scores "
         "on these questions). The likely cause: the letters were chosen against another "
         f"version of the answer key than this one, key version {version}. Answer the "
         f"questions of the public file of key version {version} (its rows name their "
@@ -305,8 +306,11 @@ def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
         value, facts = "withheld", [result.withheld[ranking], abstained]
     else:
         count, (low, high) = result.counts[ranking], result.intervals[ranking]
-        value = f"{result.metrics[ranking]:.1f} %"
-        facts = [f"{count.correct} of {count.total} correct", f"95 % CI {low:.1f}–{high:.1f}"]
+        value = track.format_metric(ranking, result.metrics[ranking])
+        facts = [
+            f"{count.correct} of {count.total} correct",
+            f"95 % CI {track.interval_text('percent', low, high)}",
+        ]
         facts.append(abstained)
     if result.key_version:
         facts.append(f"answer key {result.key_version}")
@@ -318,10 +322,10 @@ def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
 
 
 def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str, str | int]]:
-    """A row per metric of the track, by its long name, shown to one decimal (the numbers at
-    full precision are the result's). A macro mean is not correct / questions, so its row
-    shows no "Correct" count; a metric a visitor is not shown (``evaluator.disclosure``) shows
-    "withheld" and why."""
+    """A row per metric of the track, by its long name, at the decimals the track shows a
+    percent with (the numbers at full precision are the result's). A macro mean is not
+    correct / questions, so its row shows no "Correct" count; a metric a visitor is not shown
+    (``evaluator.disclosure``) shows "withheld" and why."""
     rows: list[dict[str, str | int]] = []
     for key in track.metric_keys:
         if key in result.withheld:
@@ -341,10 +345,10 @@ def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str
         rows.append(
             {
                 "Split": track.names[key],
-                "Accuracy (%)": f"{result.metrics[key]:.1f}",
+                "Accuracy (%)": track.number("percent", result.metrics[key]),
                 "Correct": "—" if key in track.macro_keys else count.correct,
                 "Questions": count.total,
-                "95% CI": f"{low:.1f}–{high:.1f}",
+                "95% CI": track.interval_text("percent", low, high),
             }
         )
     return rows
