@@ -2,7 +2,7 @@
 layout of ``tests.support.published_releases`` is scaffolded with its flags alone, served by
 ``python app.py`` with its real key, and the authors' predictions file, uploaded under its own
 name (``preds.jsonl`` is JSON Lines), scores the release's official counts over /score, its
-metrics at the board's precision.
+metrics at the precision of the release's own table (``--decimals``).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ def test_the_app_serves_it_and_scores_the_official_numbers(layout: str, tmp_path
     tallies = official_tallies(release)
     counted = {k: (c["correct"], c["total"]) for k, c in numbers["counts"].items() if k != "mean"}
     assert counted == tallies
-    assert numbers["metrics"] == {
-        k: float(f"{v:.1f}") for k, v in official_numbers(release).items()
-    }
+    places = release.decimals  # the release's own table's: 2 for the nested one
+    shown = {k: float(f"{v:.{places}f}") for k, v in official_numbers(release).items()}
+    assert numbers["metrics"] == shown
     assert numbers["n_questions"] == tallies["overall"][1]
     assert numbers["withheld"] == {}
     assert json.loads(json.dumps(numbers))["answer_key_sha256"]

@@ -9,8 +9,8 @@ Layouts (``LAYOUTS``):
   "C", "category"}}``); predictions a JSON object keyed by id, each value the letter;
 - ``nested``: a JSON object whose path is the id (``{video: {dimension: [{question, "events":
   [...], answer}, ...]}}``, no per-question id); predictions the key's own structure with a
-  ``"prediction"`` in each row; two of its dimensions counted as one (``--merge``) and a
-  macro mean over all groups;
+  ``"prediction"`` in each row; two of its dimensions counted as one (``--merge``), a macro
+  mean over all groups, and a table printed to two decimals (``--decimals 2``);
 - ``inquestion``: JSON Lines with the options written inside the question (``"...?\\nA. left
   \\nB. right"``), answers written ``"B. right"``, and no category field (a one-value ``split``,
   clip names of 5 questions each, a numeric ``width``): Overall alone; predictions JSON Lines
@@ -44,6 +44,12 @@ class Published:
     key: Path
     predictions: Path
     flags: tuple[str, ...]  # new_benchmark.py's, besides --id, --key and --out
+
+    @property
+    def decimals(self) -> int:
+        """The decimals the release's own table prints a percent with (``--decimals``)."""
+        flags = list(self.flags)
+        return int(flags[flags.index("--decimals") + 1]) if "--decimals" in flags else 1
 
 
 def _keyed(rng: random.Random) -> tuple[Any, Any]:
@@ -139,6 +145,8 @@ FLAGS: dict[str, tuple[str, ...]] = {
         "mean=all",
         "--prediction",
         "prediction",
+        "--decimals",
+        "2",
     ),
     "inquestion": ("--prediction", "prediction", "--prediction-forms", "letter_prefix"),
 }
