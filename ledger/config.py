@@ -161,7 +161,7 @@ def _shipped_demo_key(bench: Benchmark, answer_key: Path | None) -> bool:
         if not path.is_file() or (not answer_key.is_dir() and track is not bench.tracks[0]):
             continue
         try:
-            local = read_regular_file(path)
+            local = read_regular_file(path, follow_links=True)
             shipped = spec.read_folder_file(bench.folder, bench.demo_key(track), INPUT_LIMIT_BYTES)
         except (OSError, UnreadableFileError, spec.SpecError):
             return False

@@ -104,7 +104,8 @@ def load_key(config: Config, track: Track, timeout_s: float = DEFAULT_TIMEOUT_S)
         if path.is_dir():
             path = path / track.key.name
         try:
-            data = read_regular_file(path)
+            # The maintainer's own path (LEADERBOARD_ANSWER_KEY), which may be a link.
+            data = read_regular_file(path, follow_links=True)
         except UnreadableFileError as exc:
             raise ConfigError(f"LEADERBOARD_ANSWER_KEY: {exc}") from None
         try:

@@ -154,7 +154,7 @@ class LocalStore:
     def read(self, path: str, revision: str | None = None) -> bytes:
         _check_record_path(path)
         try:
-            return read_regular_file(self.root / path, RECORD_LIMIT_BYTES, follow_links=False)
+            return read_regular_file(self.root / path, RECORD_LIMIT_BYTES)
         except UnreadableFileError as exc:
             raise LedgerError(str(exc)) from None
 

@@ -44,6 +44,7 @@ import evaluator
 import ledger
 import spec
 from errors import BoardError, RecordError
+from ledger.submission_file import LIMIT_BYTES
 
 
 def read_board(
@@ -130,7 +131,7 @@ def find_submissions(folder: Path, wanted: Collection[str], flag: str) -> dict[s
         if len(found) == len(wanted):
             break
         try:
-            digest = hashlib.sha256(ledger.read_regular_file(path)).hexdigest()
+            digest = hashlib.sha256(ledger.read_regular_file(path, LIMIT_BYTES)).hexdigest()
         except ledger.UnreadableFileError:
             continue
         if digest in wanted and digest not in found:
@@ -156,7 +157,7 @@ def older_answers(
         assert row.provenance is not None
         path = files.get(row.provenance.submission_sha256)
         digest = (
-            evaluator.answers_sha256(track, ledger.read_regular_file(path))
+            evaluator.answers_sha256(track, ledger.read_regular_file(path, LIMIT_BYTES))
             if path is not None
             else None
         )

@@ -46,6 +46,7 @@ import evaluator
 import ledger
 import spec
 from errors import BoardError, ReshuffleError
+from ledger import submission_file
 from maintainer.board_checks import current, find_submissions, row_name, rows_of
 from maintainer.letter_map import LetterMap, remap_submission
 
@@ -176,7 +177,7 @@ def plan(
         assert row.provenance is not None
         source = files[row.provenance.submission_sha256]
         try:
-            data = ledger.read_regular_file(source)
+            data = ledger.read_regular_file(source, submission_file.LIMIT_BYTES)
         except ledger.UnreadableFileError as exc:
             raise BoardError(f"cannot read the submission: {exc}") from None
         if old.letter_map is not None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import evaluator
+import ledger
 import spec
 from errors import LeaderboardError, ScaffoldError
 from maintainer import release
@@ -321,7 +322,7 @@ def scaffold(
     out = out.absolute()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ScaffoldError(f"{out} is not empty: give a new folder")
-    key = with_levels(read_release(key_path.name, key_path.read_bytes()), overrides)
+    key = with_levels(read_release(key_path.name, ledger.read_regular_file(key_path)), overrides)
     found = infer(key, overrides)
     public_name = public_path.name if public_path is not None else public_name_for(key.name)
     if public_name == key.name:

@@ -26,7 +26,9 @@ import ledger
 import spec
 from errors import LeaderboardError, UsageError
 from evaluator.track_fit import fitting_track
+from ledger import submission_file
 from ledger.config import DEFAULT_BENCHMARK
+from ledger.files import INPUT_LIMIT_BYTES
 from maintainer import board_checks
 
 BENCHMARK_VARIABLE = "LEADERBOARD_BENCHMARK"
@@ -245,10 +247,12 @@ def track_hint(chosen: Chosen, track: spec.Track, path: Path, role: str) -> str:
     return ""
 
 
-def read_input(path: Path, what: str) -> bytes:
-    """The bytes of an input file; ``what`` names it in the message if it cannot be read."""
+def read_input(path: Path, what: str, limit: int = INPUT_LIMIT_BYTES) -> bytes:
+    """The bytes of an input file, read as the Space reads its own (``ledger.read_regular_file``:
+    a regular file, no link, at most ``limit`` bytes, JSON not nested too deep); ``what`` names
+    it in the message if it cannot be read."""
     try:
-        return ledger.read_regular_file(path)
+        return ledger.read_regular_file(path, limit)
     except ledger.UnreadableFileError as exc:
         raise UsageError(f"cannot read the {what}: {exc}") from None
 
@@ -270,7 +274,8 @@ def load_key(track: spec.Track, path: Path) -> evaluator.AnyKey:
 def score_submission(key: evaluator.AnyKey, path: Path) -> evaluator.ScoreResult:
     """The submission that ``--submission`` names, scored against ``key``."""
     try:
-        return evaluator.score(key, read_input(path, "submission"))
+        data = read_input(path, "submission", submission_file.LIMIT_BYTES)  # the Space's bound
+        return evaluator.score(key, data)
     except evaluator.SubmissionError as exc:
         raise UsageError(f"--submission {path}: {exc}") from None
 

@@ -67,7 +67,9 @@ import errors
 import ledger
 from errors import ReshuffleError, SpecError
 from evaluator import KEY_VERSION_FIELD, counted
+from ledger import submission_file
 from ledger.config import DEFAULT_BENCHMARK
+from ledger.files import INPUT_LIMIT_BYTES
 from maintainer import release
 from maintainer.letter_map import LETTER_MAP_NAME, read_letter_map, remap_submission
 from maintainer.rotation import rotate, spread_report
@@ -86,11 +88,12 @@ SALT_HINT = (
 # --- files and the command line --------------------------------------------------------------
 
 
-def _read_bytes(path: Path, flag: str, what: str) -> bytes:
+def _read_bytes(path: Path, flag: str, what: str, limit: int = INPUT_LIMIT_BYTES) -> bytes:
+    """An input file, read as every script reads one (``ledger.read_regular_file``)."""
     try:
-        return ledger.read_regular_file(path)
+        return ledger.read_regular_file(path, limit)
     except ledger.UnreadableFileError as exc:
-        raise ReshuffleError(f"{flag} {exc}; pass the path of {what}") from None
+        raise ReshuffleError(f"{flag} {exc} ({flag} takes {what})") from None
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -353,7 +356,12 @@ def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     letter_map = read_letter_map(
         track, _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map
     )
-    submission = _read_bytes(args.remap_submission, "--remap-submission", "a submission (.json)")
+    submission = _read_bytes(
+        args.remap_submission,
+        "--remap-submission",
+        "a submission",
+        submission_file.LIMIT_BYTES,  # the Space's bound
+    )
     data, translated, abstained = remap_submission(
         track, submission, letter_map, args.remap_submission
     )

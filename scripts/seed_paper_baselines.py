@@ -47,8 +47,10 @@ from scripts._cli import (
     add_target_arguments,
     describe,
     open_store,
+    read_input,
     run,
 )
+from spec.folder_files import TABLE_LIMIT_BYTES
 
 
 def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
@@ -101,8 +103,13 @@ def seed(args: argparse.Namespace, chosen: Chosen) -> int:
     track = bench.track(table.track)
     path: Path = args.csv or bench.folder / table.csv
     try:
-        # The folder's own table is read as every benchmark folder's file is (spec.folder_files).
-        data = path.read_bytes() if args.csv else spec.paper_table(bench, table)
+        # The folder's own table is read as every benchmark folder's file is (spec.folder_files),
+        # another as every input file is, within the same bound.
+        data = (
+            read_input(args.csv, "paper CSV (--csv)", TABLE_LIMIT_BYTES)
+            if args.csv
+            else spec.paper_table(bench, table)
+        )
     except OSError as exc:
         raise UsageError(f"cannot read the paper CSV {path}: {exc.strerror or exc}") from None
     records = paper_records(bench, track, paper, data, str(path), table)

@@ -110,8 +110,11 @@ def test_a_file_past_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
     huge = tmp_path / "huge.json"
     with open(huge, "wb") as out:  # sparse: no disk is used
         out.truncate(ledger.files.INPUT_LIMIT_BYTES + 1)
-    done = run(*PUBLISH, "--dry-run", "--submission", str(huge), "--private", str(KEY))
+    done = run(*PUBLISH, "--dry-run", "--submission", str(SAMPLE), "--private", str(huge))
     one_line_error(done, "huge.json is 64.0 MB", "at most 64 MB")
+    # A submission has the Space's own bound (ledger.submission_file: 5 MB).
+    done = run(*PUBLISH, "--dry-run", "--submission", str(huge), "--private", str(KEY))
+    one_line_error(done, "huge.json is 64.0 MB", "at most 5 MB")
 
 
 @pytest.mark.server
