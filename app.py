@@ -124,8 +124,9 @@ async def _serving(cache: uploads.UploadCache, server: Any) -> AsyncIterator[Non
 
 def upload_policy(environ: Mapping[str, str] | None = None) -> uploads.CachePolicy:
     """What the upload cache takes: one file per upload, of a submission's size at most and
-    of any type (Score refuses another type in its own words, which gradio_client shows, not
-    the upload route), kept as the LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
+    of any name (Score reads a file by its bytes, and refuses one that is neither JSON nor JSON
+    Lines in words gradio_client shows, which the upload route's could not), kept as the
+    LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
     return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES)
 
 

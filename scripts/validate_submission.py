@@ -12,10 +12,10 @@ times that look like milliseconds, judged against the episodes' reviewed times.)
 Exit status 0 and a one-line summary ("valid: 500 answers, 12 abstentions, for the 500
 questions of <benchmark>/<track> (key version ...)") when the file validates; 1 and the Score
 tab's message, on stderr, otherwise (1 and "error: ..." for a bad public file): a file the
-Space would not take (not named .json, over 5 MB) included. The benchmark and track are
-`--benchmark` and `--track` (default $LEADERBOARD_BENCHMARK, else the Space's default; the
-track the file's entries tell, as the Score tab's "Detect from the file", else the first);
-`--help` names the track's public file.
+Space would not take (over 5 MB, or neither JSON nor JSON Lines, whatever its name) included.
+The benchmark and track are `--benchmark` and `--track` (default $LEADERBOARD_BENCHMARK, else
+the Space's default; the track the file's entries tell, as the Score tab's "Detect from the
+file", else the first); `--help` names the track's public file.
 
 Example:
 
@@ -39,7 +39,6 @@ from pathlib import Path
 
 import evaluator
 from errors import UsageError
-from evaluator.track_fit import entry_shape
 from ledger import submission_file
 from scripts._cli import (
     Chosen,
@@ -75,15 +74,12 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
 
 def check(args: argparse.Namespace, chosen: Chosen) -> int:
     data = read_input(args.submission, "submission")
-    track = told_track(chosen, data)
-    # The Space's own bound first, in Score's words: it names every track's entries when the
-    # file's track was not given (as Score's "Detect from the file" does).
-    tracks = [track] if chosen.track_given else chosen.bench.tracks
-    shape = " or ".join(entry_shape(t) for t in tracks)
-    refusal = submission_file.file_refusal(args.submission.name, len(data), shape)
+    # The Space's own bound first, in Score's words; any name is read by its bytes.
+    refusal = submission_file.file_refusal(len(data))
     if refusal is not None:
         print(refusal, file=sys.stderr)
         return 1
+    track = told_track(chosen, data)
     try:
         questions = evaluator.load_questions(track, read_input(args.public, "public file"))
     except evaluator.PublicFileError as exc:

@@ -44,7 +44,7 @@ from gradio.data_classes import FileData
 import evaluator
 import ledger
 from errors import NotAnUpload, RateLimited
-from evaluator.track_fit import entry_shape, fitting_track
+from evaluator.track_fit import fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
 from ledger import submission_file
 from web.board_ranks import shown_interval
@@ -95,22 +95,16 @@ class ScoreTab(Tab):
     #: The messages of files lately refused: the same bytes are not checked again.
     refusals: Refusals = field(default_factory=Refusals)
 
-    @property
-    def expected(self) -> str:
-        """A submission's entries, as a refusal names them (score_view.entry_shape)."""
-        return " or ".join(entry_shape(s.track) for s in self.served)
-
 
 # --- the upload ---------------------------------------------------------------------------------
 
 
-def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
-    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON);
-    NotAnUpload for anything else (a bare path included: Gradio's own file inputs refuse one),
-    or any other path on the server. ``expected`` names a submission's entries
-    (score_view.entry_shape), for the message on a file of another type."""
+def _read_upload(submission: object, upload_dir: str) -> bytes:
+    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON),
+    whatever its name; NotAnUpload for anything else (a bare path included: Gradio's own file
+    inputs refuse one), any other path on the server, or a file over the size limit."""
     if submission is None:
-        raise NotAnUpload("no file", "Choose a submission .json file to score.")
+        raise NotAnUpload("no file", "Choose a submission file to score.")
     if not isinstance(submission, Mapping):
         raise NotAnUpload(
             "not a FileData object",
@@ -121,7 +115,7 @@ def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
         )
     path = submission.get("path")
     if not path or not isinstance(path, str):
-        raise NotAnUpload("no file", "Choose a submission .json file to score.")
+        raise NotAnUpload("no file", "Choose a submission file to score.")
     file = Path(path).resolve()
     # An API caller can name any path as its "upload": only Gradio's upload folder is theirs.
     if not file.is_relative_to(Path(upload_dir).resolve()):
@@ -129,8 +123,6 @@ def _read_upload(submission: object, upload_dir: str, expected: str) -> bytes:
             "a path outside the upload folder",
             "Upload the file through /gradio_api/upload first, then pass the path it returns.",
         )
-    if file.suffix.lower() != submission_file.SUFFIX:
-        raise NotAnUpload("not a .json file", submission_file.wrong_type(expected))
     try:
         size = file.stat().st_size
         if size > MAX_UPLOAD_BYTES:
@@ -214,7 +206,7 @@ async def scored(
     if chosen is not None:
         key = key_of(tab, chosen)  # an unavailable key is said before anything is read
     try:
-        data = _read_upload(submission, tab.upload_dir(), tab.expected)
+        data = _read_upload(submission, tab.upload_dir())
     except NotAnUpload as exc:
         # One short line, as guard logs what Gradio refuses before a handler.
         tab.log.warning("refused a score input in its handler: %s", exc.why)
@@ -400,9 +392,9 @@ def cleared() -> tuple[Any, ...]:
     )
 
 
-#: What the page's check of a file it held back sends (score_page.UPLOAD_CHECK_JS): "type" for
-#: a file not named .json, "size:<bytes>" for one over the limit.
-_HELD_BACK = re.compile(r"type|size:([0-9]{1,12})")
+#: What the page's check of a file it held back sends (score_page.UPLOAD_CHECK_JS):
+#: "size:<bytes>" for one over the limit.
+_HELD_BACK = re.compile(r"size:([0-9]{1,12})")
 
 
 def refused_upload(tab: ScoreTab, code: object) -> tuple[Any, ...]:
@@ -413,10 +405,7 @@ def refused_upload(tab: ScoreTab, code: object) -> tuple[Any, ...]:
     held = _HELD_BACK.fullmatch(code) if isinstance(code, str) else None
     if held is None:
         return (*reset_score(), gr.update())
-    size = held.group(1)
-    message = (
-        submission_file.too_big(int(size)) if size else submission_file.wrong_type(tab.expected)
-    )
+    message = submission_file.too_big(int(held.group(1)))
     refusal = gr.update(value=error_markdown(message), visible=True)
     return (None, None, refusal, *cleared(), None)
 

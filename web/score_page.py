@@ -32,19 +32,18 @@ from web.served import Served
 from web.wiring import bound
 
 #: The page's own look at a chosen or dropped file, before Gradio sends it: a file the Space
-#: refuses (not named .json, or over its 5 MB: ledger.submission_file) is held back and the
-#: hidden ``#score-refuse`` button clicked with a code ("type", or "size:<bytes>"), which the
-#: server words under the upload (score_handlers.refused_upload). Gradio's own checks would
-#: show a toast instead (which piles up, then vanishes), and for a file over the limit open the
-#: upload's progress stream of a file it never sends (a 404 in the console). Listeners of the
-#: document's capture phase run before the upload's own, so those never see the file.
+#: refuses unread (over its 5 MB: ledger.submission_file; any name is read by its bytes) is held
+#: back and the hidden ``#score-refuse`` button clicked with a code ("size:<bytes>"), which the
+#: server words under the upload (score_handlers.refused_upload). Gradio's own checks would show a
+#: toast instead (which piles up, then vanishes), and for a file over the limit open the upload's
+#: progress stream of a file it never sends (a 404 in the console). Listeners of the document's
+#: capture phase run before the upload's own, so those never see the file.
 UPLOAD_CHECK_JS = """() => {
   if (window.scoreUploadCheck) return;
   window.scoreUploadCheck = true;
-  const limit = LIMIT_BYTES, suffix = "SUFFIX";
+  const limit = LIMIT_BYTES;
   const refusal = (files) => {
     for (const file of files) {
-      if (!file.name.toLowerCase().endsWith(suffix)) return "type";
       if (file.size > limit) return "size:" + file.size;
     }
     return null;
@@ -74,9 +73,7 @@ UPLOAD_CHECK_JS = """() => {
     event.target.dispatchEvent(new DragEvent("dragleave", {bubbles: true}));
     refuse(code);
   }, true);
-}""".replace("LIMIT_BYTES", str(submission_file.LIMIT_BYTES)).replace(
-    '"SUFFIX"', f'"{submission_file.SUFFIX}"'
-)
+}""".replace("LIMIT_BYTES", str(submission_file.LIMIT_BYTES))
 
 
 def track_optional(demo: gr.Blocks, api_name: str) -> None:
@@ -100,7 +97,7 @@ def submission_format(track: Track) -> str:
     """A track's submission file in a few words: a JSON list of `{"example_id", ...}`."""
     kind = evaluator.kind_of(track)
     fields = ", ".join(f'"{name}"' for name in kind.entry_fields(track))
-    lines = " (or JSON Lines saved as .json)" if kind.JSON_LINES else ""
+    lines = " (or JSON Lines, one entry a line)" if kind.JSON_LINES else ""
     return f"a JSON list{lines} of `{{{fields}}}`"
 
 
@@ -158,7 +155,9 @@ def build_score_tab(
         else None
     )
     upload = gr.File(
-        label="Submission (.json)", file_types=[".json"], type="filepath", elem_id="score-upload"
+        label="Submission (JSON or JSON Lines)",
+        type="filepath",
+        elem_id="score-upload",
     )
     error = gr.Markdown(elem_id="score-error", visible=False)
     # Clicked by UPLOAD_CHECK_JS alone, with the code of the file it held back.

@@ -4,7 +4,8 @@ The servers, the browser and ``_open`` are tests/app/test_browser.py's. Expected
 the spec, the demo files and the evaluator, never from the app: the rank a file would take is
 counted here from the demo records' own intervals. Screenshots land in test-output/screenshots/
 (``<benchmark>-score-result[-phone].png``, ``<benchmark>-score-error[-phone].png``,
-``egomemreason-score-too-big[-phone].png``, ``egomemreason-score-csv[-phone].png``).
+``egomemreason-score-too-big[-phone].png``, ``egomemreason-score-csv[-phone].png``,
+``egomemreason-score-jsonl.png``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from playwright.sync_api import Browser, Page, expect
 
 import evaluator
 import spec
-from evaluator.track_fit import entry_shape
 from ledger import submission_file
 from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by name)
     ARGUS,
@@ -253,6 +253,24 @@ def test_a_score_shows_its_sha256_its_rank_and_a_listing_request(
 
 @pytest.mark.server
 @pytest.mark.browser
+def test_json_lines_named_as_published_score_in_the_page(
+    visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
+) -> None:
+    """Predictions as their authors publish them (issue 28): JSON Lines named .jsonl are
+    chosen, sent and scored like the same entries named .json."""
+    entries = json.loads(_off_board(tmp_path, EGOMEM.sample).read_text(encoding="utf-8"))
+    lines = tmp_path / "predictions.jsonl"
+    lines.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    visit = visit_site("egomemreason", DESKTOP)
+    _choose(visit.page, lines)
+    _check_result(
+        visit, EGOMEM, EGOMEM.track, lines, many=False, shot="egomemreason-score-jsonl.png"
+    )
+    assert not visit.errors, f"JS errors: {visit.errors}"
+
+
+@pytest.mark.server
+@pytest.mark.browser
 def test_a_decision_score_ranks_among_the_rescored_decision_rows(
     visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path
 ) -> None:
@@ -358,16 +376,20 @@ def test_a_file_for_the_other_track_is_told_inline(
 
 
 def _refused_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
-    """Files the page refuses before it sends them, and the words each is refused in (the
-    server's own, ledger.submission_file, as /score words them)."""
+    """Files Score refuses, and the words each is refused in: a file over 5 MB, which the page
+    holds back before it sends it (in the server's words, ledger.submission_file, as /score
+    words them), and a table, which is sent (any name is read by its bytes: issue 28) and
+    refused in the evaluator's words."""
     big = tmp_path / "big.json"
     big.write_bytes(b"[" + b" " * (6 * 1024 * 1024) + b"]")
     table = tmp_path / "answers.csv"
     table.write_text("example_id,predicted_answer\n1,A\n", encoding="utf-8")
-    shape = " or ".join(entry_shape(t) for t in EGOMEM.bench.tracks)
+    key = evaluator.load_answer_key(EGOMEM.track, EGOMEM.bench.demo_key(EGOMEM.track).read_bytes())
+    with pytest.raises(evaluator.SubmissionError) as not_json:
+        evaluator.score(key, table.read_bytes())
     return {
         "too-big": (big, submission_file.too_big(big.stat().st_size)),
-        "csv": (table, submission_file.wrong_type(shape)),
+        "csv": (table, str(not_json.value).splitlines()[0]),
     }
 
 
@@ -378,10 +400,10 @@ def _refused_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 def test_a_file_the_space_refuses_is_told_under_the_upload_in_words(
     visit_site: Callable[[str, dict[str, int]], Visit], tmp_path: Path, refused: str, device: str
 ) -> None:
-    """A file over 5 MB or not named .json is refused under the upload like every other
-    refusal, before it is sent: no toast (Gradio's piled up, vanished and left a bare "Error"
-    pill), and no request the console reports as failed (the upload's progress stream of a file
-    never sent was a 404)."""
+    """A file over 5 MB (held back before it is sent) or a table (sent, and refused by the
+    evaluator) is refused under the upload like every other refusal: no toast (Gradio's piled
+    up, vanished and left a bare "Error" pill), and no request the console reports as failed
+    (the upload's progress stream of a file never sent was a 404)."""
     path, words = _refused_files(tmp_path)[refused]
     visit = visit_site("egomemreason", DEVICES[device])
     page = visit.page
@@ -397,11 +419,18 @@ def test_a_file_the_space_refuses_is_told_under_the_upload_in_words(
     scroll, client = visit.overflow()
     assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
     visit.shot(f"egomemreason-score-{refused}{'' if device == 'desktop' else '-phone'}.png")
+    # A file that was sent stays chosen, as every file the evaluator refuses does: the visitor
+    # clears it to choose another (a file held back was never chosen).
+    sent = refused == "csv"
     # The same file again: still one message, still no toast.
+    if sent:
+        _clear(page)
     _choose(page, path)
-    expect(error).to_contain_text(words)
+    expect(error).to_contain_text(words, timeout=TIMEOUT_MS)
     expect(page.locator("[data-testid='toast-body']")).to_have_count(0)
     # A file that scores replaces the refusal.
+    if sent:
+        _clear(page)
     _choose(page, EGOMEM.sample)
     expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
     expect(error).to_be_hidden()

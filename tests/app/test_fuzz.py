@@ -219,9 +219,12 @@ def test_server_stays_up_through_hostile_files_and_payloads(server: AppServer) -
             outcome = http.call("score", [build_payload(good)])
             assert outcome.kind == "error", (i, outcome.data)
             assert "root:" not in json.dumps(outcome.data)
-        # Another file type is refused by /score, in words every client shows (issue 21).
-        outcome = http.call("score", [file_data(http.upload("notes.txt", SAMPLE))])
-        assert outcome.kind == "error" and outcome.message.startswith("Upload a .json file")
+        # A file of any name is read by its bytes (issue 28): a table is refused in the
+        # evaluator's words, which every client shows.
+        table = b"example_id,predicted_answer\n1,A\n"
+        outcome = http.call("score", [file_data(http.upload("notes.txt", table))])
+        assert outcome.kind == "error"
+        assert outcome.message.startswith("This submission cannot be scored: the file is not valid")
 
         # Still up, still right: a good submission scores the numbers it should.
         outcome = http.call("score", [file_data(good)])

@@ -304,6 +304,29 @@ def test_one_abstention_is_singular(tmp_path: Path, capsys: pytest.CaptureFixtur
 # --- the questions of a public file ---------------------------------------------------------------
 
 
+def test_predictions_of_any_name_are_read_by_their_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As Score reads them (issue 28): JSON Lines named .jsonl, JSON named .txt or with no
+    suffix pass; a table gets Score's message; a file over 5 MB Score's words, whatever its
+    name. (Every name but .json was refused before: "Upload a .json file".)"""
+    case = CASES["egomemreason/memory"]
+    lines = b"".join(dumps(e) + b"\n" for e in case.entries())
+    for name, data in (("run.jsonl", lines), ("run.txt", case.sample.read_bytes()), ("run", lines)):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert validate_submission.main(case.argv(path)) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith("valid: 500 answers, 11 abstentions"), name
+    table = tmp_path / "answers.csv"
+    table.write_bytes(b"example_id,predicted_answer\n1,A\n")
+    assert validate_submission.main(case.argv(table)) == 1
+    assert capsys.readouterr().err == score_tab_message(case, table.read_bytes()) + "\n"
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b" " * (6 * 2**20))
+    assert validate_submission.main(case.argv(big)) == 1
+    assert capsys.readouterr().err == "The file is 6.0 MB; the limit is 5 MB.\n"
+
+
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES)
 def test_the_public_file_gives_the_questions_of_the_key_without_answers(case: Case) -> None:
     questions = evaluator.load_questions(case.track, case.public.read_bytes())

@@ -640,7 +640,7 @@ def test_egomemreason_texts_are_unchanged() -> None:
         "[Data](https://huggingface.co/datasets/Ted412/EgoMemReason)"
     )
     assert score_page.score_help(TRACK) == (
-        "Upload a submission (a JSON list (or JSON Lines saved as .json) of "
+        "Upload a submission (a JSON list (or JSON Lines, one entry a line) of "
         '`{"example_id", "predicted_answer"}`, 5 MB at most) to score it privately against the '
         "held-out answer key. Nothing is stored, and you never see which "
         "questions were right. See **About** for the format and how to get listed."

@@ -181,8 +181,8 @@ def test_a_track_the_page_does_not_offer_is_refused_before_any_work(
 @pytest.mark.parametrize(
     ("submission", "message"),
     [
-        (None, "Choose a submission .json file to score."),
-        ({"meta": {"_type": "gradio.FileData"}}, "Choose a submission .json file to score."),
+        (None, "Choose a submission file to score."),
+        ({"meta": {"_type": "gradio.FileData"}}, "Choose a submission file to score."),
         ("/etc/passwd", "Pass the file as gradio_client's handle_file(path) does"),
         (
             {"path": "/etc/passwd", "meta": {"_type": "gradio.FileData"}},
@@ -203,13 +203,24 @@ def test_what_is_not_an_upload_is_refused_and_costs_no_slot(
     )
 
 
-def test_an_upload_that_is_not_json_or_too_big_is_refused(
-    egomem: handlers.ScoreTab, uploads: Uploads
+def test_an_upload_of_any_name_is_read_by_its_bytes_and_one_too_big_is_refused(
+    uploads: Uploads,
 ) -> None:
-    text = uploads.file(b"[]", name="submission.txt")
-    assert _refusal(handlers.score, egomem, text, _request()).startswith("Upload a .json file")
-    big = uploads.file(b" " * (guard.MAX_UPLOAD_BYTES + 1))
-    assert "the limit is 5 MB" in _refusal(handlers.score, egomem, big, _request())
+    """Predictions as their authors publish them (issue 28): JSON Lines named .jsonl, JSON
+    named .txt or with no suffix all score; a table is refused in the evaluator's words, and
+    gives its slot back; a file over 5 MB is refused whatever its name."""
+    tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)], guard.ScoreLimits(limit=3))
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in json.loads(MEMORY_SAMPLE))
+    expected = _expected(EGOMEM, MEMORY, MEMORY_SAMPLE)
+    table = uploads.file(b"example_id,predicted_answer\n1,A\n", name="answers.csv")
+    assert _refusal(handlers.score, tab, table, _request()).startswith(
+        "This submission cannot be scored: the file is not valid JSON"
+    )
+    for name, data in (("run.jsonl", lines), ("run.txt", MEMORY_SAMPLE), ("predictions", lines)):
+        scored = _run(handlers.score(tab, uploads.file(data, name=name), _request()))
+        assert scored["counts"] == expected["counts"], name
+    big = uploads.file(b" " * (guard.MAX_UPLOAD_BYTES + 1), name="run.jsonl")
+    assert "the limit is 5 MB" in _refusal(handlers.score, tab, big, _request())
 
 
 def test_the_limit_holds_per_visitor_and_a_refused_file_gives_its_slot_back(
