@@ -120,14 +120,15 @@ def row_name(record: ledger.Record) -> str:
 
 
 def find_submissions(folder: Path, wanted: Collection[str], flag: str) -> dict[str, Path]:
-    """The files under ``folder`` (searched recursively, ``*.json``) whose sha256 is wanted."""
+    """The files under ``folder`` (searched recursively, of any name: a submission is read by
+    its bytes) whose sha256 is wanted."""
     if not folder.is_dir():
         raise BoardError(
             f"{flag} {folder}: no such folder; give the folder where the board's "
             "submission files are kept"
         )
     found: dict[str, Path] = {}
-    for path in sorted(folder.rglob("*.json")):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         if len(found) == len(wanted):
             break
         try:

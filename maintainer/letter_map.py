@@ -292,9 +292,9 @@ def remap_submission(
     track: MultipleChoiceTrack, data: bytes, letter_map: LetterMap, path: Path
 ) -> tuple[bytes, int, int]:
     """The submission with every letter translated; abstentions and other fields kept as they
-    are, in the file's own shape: a list, or an object keyed by id (a value that was the
-    prediction itself becomes an object holding it, so it can name the new version), each
-    prediction written as it was (a letter, an index, an option's text).
+    are, in the file's own shape: a list, JSON Lines (one entry a line), or an object keyed by
+    id (a value that was the prediction itself becomes an object holding it, so it can name the
+    new version), each prediction written as it was (a letter, an index, an option's text).
 
     Returns the new bytes, the number of translated answers and of abstentions.
     """

@@ -86,7 +86,7 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
         required=True,
         metavar="DIR",
         help="the folder with the rows' submission files, found by the sha256 "
-        "their records name (searched recursively, *.json)",
+        "their records name (searched recursively, files of any name)",
     )
     parser.add_argument(
         "--out-dir",

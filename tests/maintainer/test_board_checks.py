@@ -318,6 +318,31 @@ def test_a_wrong_letter_map_or_missing_submissions_stop_the_carry(tmp_path: Path
     assert carried == [] and all(line.endswith("(--skip-missing)") for line in left)
 
 
+def test_a_row_published_from_json_lines_of_any_name_is_found_and_carried(
+    tmp_path: Path,
+) -> None:
+    """Predictions as their authors publish them (issue 28): a row scored from JSON Lines named
+    ``run.jsonl`` is found under --submissions-dir by its sha256 (only ``*.json`` was searched)
+    and carried, its remapped file JSON Lines as it was (a remap refused JSON Lines)."""
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in json.loads(SAMPLE))
+    (tmp_path / "run.jsonl").write_bytes(lines)
+    assert SAMPLE_ROW.provenance is not None
+    digest = hashlib.sha256(lines).hexdigest()
+    row = SAMPLE_ROW.model_copy(
+        update={
+            "id": uuid.uuid4(),
+            "provenance": SAMPLE_ROW.provenance.model_copy(update={"submission_sha256": digest}),
+        }
+    )
+    old = carry.rotated_key(LETTER_MAP, ROTATED.new_key, map_path=MAP, key_path=NEW)
+    [item], left = carry.plan([row], BENCH, ROTATED.new_key, old, tmp_path)
+    assert left == [] and item.source == tmp_path / "run.jsonl"
+    assert item.result.counts == row.counts
+    remapped = [json.loads(line) for line in item.data.decode().splitlines()]
+    assert len(remapped) == len(json.loads(SAMPLE))
+    assert {e["key_version"] for e in remapped} == {"demo-2"}
+
+
 def test_the_same_letters_need_another_file_of_the_same_answers() -> None:
     with pytest.raises(ReshuffleError, match="is the very file of --private"):
         carry.same_letters(KEY, KEY, old_path=MAP, key_path=NEW)
