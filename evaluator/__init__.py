@@ -132,6 +132,14 @@ def size_problems(key: AnyKey) -> list[str]:
     return problems
 
 
+def release_warnings(key: AnyKey) -> list[str]:
+    """What the key would still hide from every visitor, each with its fix (a group smaller
+    than the track's ``min_rows``, withheld from every score with what would give it away):
+    validate_benchmark.py prints these, and the boot logs them."""
+    warnings: list[str] = kind_of(key.track).release_warnings(key)
+    return warnings
+
+
 def same_questions(a: AnyKey, b: AnyKey) -> bool:
     """Whether two keys ask the same questions: the same ids, and for each the same text and
     the same option texts, whatever their letters (a key and its rotations do). A decision key
@@ -201,6 +209,7 @@ __all__ = [
     "ordinal",
     "parse_answer_key",
     "read_rows",
+    "release_warnings",
     "same_questions",
     "score",
     "size_problems",

@@ -80,6 +80,8 @@ def _checked(key: evaluator.AnyKey, origin: str, demo: bool, config: Config) -> 
     """The key, or Score disabled when it disagrees with the sizes its spec declares."""
     problems = evaluator.size_problems(key)
     if not problems:
+        for warning in evaluator.release_warnings(key):  # as validate_benchmark.py warns
+            log.warning("the answer key (%s): %s", origin, warning)
         return KeyStatus(key, origin, demo=demo, error=None)
     spec_file = config.benchmark.folder / "benchmark.toml"
     reason = (

@@ -51,6 +51,12 @@ class ReleaseReport:
     public_key_version: str | None = None  # the version the public file names
 
     @property
+    def warnings(self) -> list[str]:
+        """What the release would still hide from its visitors, with the fix
+        (``evaluator.release_warnings``: the boot logs the same)."""
+        return evaluator.release_warnings(self.key)
+
+    @property
     def key_version(self) -> str | None:
         return self.key.key_version
 

@@ -8,7 +8,10 @@ options, every grouping field) and carries no answers. For a decision track: the
 episodes validate, its scenarios have their declared sizes, and the public file has the same
 episodes with no scenario, assist type or intervention time in it. Prints the sha256 of each
 file (they go in the release notes and the key's provenance), then either a one-paragraph
-summary (exit status 0) or every problem with its count and first ids (exit status 1).
+summary (exit status 0) or every problem with its count and first ids (exit status 1). The
+spec is checked as the app's boot checks it (its board's columns included), and a release that
+passes but would hide a metric from every visitor (a group smaller than the track's min_rows)
+gets a warning on stderr that names it and the fix.
 
 `--help` names the chosen track's two file names and formats.
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import sys
 from pathlib import Path
 
 import errors
@@ -74,6 +78,8 @@ def validate(args: argparse.Namespace, chosen: Chosen) -> int:
     except errors.ReleaseError as exc:
         raise UsageError(f"{bench.id}: {exc}") from None
     print(report.summary())
+    for warning in report.warnings:  # served as it is, but worth a look
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -12,6 +12,7 @@ from pydantic import Field, StringConstraints
 
 from errors import SpecError
 from spec.base import FileName, Ident, Model, RepoId, Size, Text
+from spec.board_columns import column_problems
 from spec.links import Email, Url
 from spec.tracks import Track
 
@@ -182,6 +183,9 @@ class Benchmark(Model):
                 problems.append(f"tracks: the track id {name!r} is declared {n} times")
         for i, track in enumerate(self.tracks):
             problems.extend(track.problems(f"tracks[{i}]"))
+        if not problems:  # the board's columns, of tracks that are sound on their own
+            for i, track in enumerate(self.tracks):
+                problems.extend(column_problems(track, self.input.label, f"tracks[{i}]"))
         known = sorted(ids)
         paper = self.paper
         if paper is not None and paper.track not in known:

@@ -25,7 +25,8 @@ import pandas as pd
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
-from web.board_layout import INFO_LABELS, BoardLayout, board_layout
+from spec.board_columns import INFO_LABELS
+from web.board_layout import BoardLayout, board_layout
 from web.board_ranks import ranked, ranking_interval, reference
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have

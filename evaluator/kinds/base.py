@@ -125,3 +125,7 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
 
     def release_summary(self, key: KeyT) -> str:
         """What a consistent release holds, in a clause: rows, groups, and the like."""
+
+    def release_warnings(self, key: KeyT) -> list[str]:
+        """What a consistent release would still hide from its visitors, each a sentence with
+        the fix: a metric withheld from every file's score (``min_rows`` above what it counts)."""

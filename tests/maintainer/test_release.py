@@ -353,6 +353,49 @@ def test_the_shipped_demo_releases_pass(bench_id: str) -> None:
     release.check_release(track, rebuilt.key_bytes(), rebuilt.public_bytes())
 
 
+@needs_egoargus
+def test_a_release_warns_of_what_min_rows_would_withhold_from_every_file() -> None:
+    """Issue 28: a group with fewer questions a file can answer than min_rows (out-of-option
+    rows aside) is named with what it takes with it and the fix; a decision track only when the
+    key has fewer episodes than min_rows. The shipped releases have none."""
+    argus = spec.load_benchmark("egoargus")
+    for track in argus.tracks:
+        key = evaluator.load_answer_key(track, argus.demo_key(track).read_bytes())
+        assert evaluator.release_warnings(key) == []
+    understanding = argus.track("understanding", kind=spec.MultipleChoiceTrack)
+    sizes = sorted((g.size, g.key) for g in understanding.groups)
+    smallest, key_name = sizes[0]
+    limit = smallest + 1  # above the smallest group alone
+    data = argus.demo_key(understanding).read_bytes()
+    key = evaluator.load_answer_key(understanding.model_copy(update={"min_rows": limit}), data)
+    warnings = evaluator.release_warnings(key)
+    told = smallest - sum(q.out_of_option for q in key.questions if key_name in _keys(key, q))
+    named = [w for w in warnings if f"({key_name}" in w]
+    assert len(named) == 1, warnings
+    assert named[0].startswith(f"min_rows = {limit} is above the {told} questions of the group")
+    assert "nor Overall" in named[0] and f"lower min_rows to {told}" in named[0]
+    if told != smallest:
+        assert f"; {smallest - told} more are out of option)" in named[0]
+    decision = argus.track("decision")
+    few = evaluator.load_answer_key(
+        decision.model_copy(update={"min_rows": 10_000}), argus.demo_key(decision).read_bytes()
+    )
+    [warning] = evaluator.release_warnings(few)
+    assert warning.startswith(f"min_rows = 10000 is above the {len(few)} episodes of ")
+    assert "never shows any metric" in warning
+
+
+def _keys(key: evaluator.AnswerKey, question: evaluator.Question) -> set[str]:
+    """The group keys of a question of ``key``."""
+    track = key.track
+    return {
+        g.key
+        for grouping, value in zip(track.groupings, question.groups, strict=True)
+        for g in grouping.groups
+        if value in g.values
+    }
+
+
 # --- validate_benchmark.py, as a subprocess --------------------------------------------------
 
 

@@ -687,11 +687,19 @@ def _spec_with(change: Callable[[dict[str, Any]], None]) -> Benchmark:
         ),
     ],
 )
-def test_a_spec_whose_columns_clash_is_refused_at_build(
+def test_a_spec_whose_columns_clash_is_refused(
     change: Callable[[dict[str, Any]], None], words: list[str], tmp_path: Path
 ) -> None:
-    bench = _spec_with(change)
-    with pytest.raises(errors.LayoutError) as refused:
+    """As the spec is read (spec.board_columns, issue 28): so the boot and every script,
+    validate_benchmark.py included, refuse it alike; and a model made otherwise is refused
+    at build by the same check."""
+    with pytest.raises(errors.SpecError) as refused:
+        _spec_with(change)
+    assert all(word in str(refused.value) for word in words), refused.value
+    document = tomllib.loads((BENCH.folder / "benchmark.toml").read_text(encoding="utf-8"))
+    change(document)
+    bench = spec.Benchmark.model_validate({**document, "folder": BENCH.folder})
+    with pytest.raises(errors.LayoutError) as at_build:
         app.build_demo(
             bench,
             bench.track(),
@@ -699,7 +707,7 @@ def test_a_spec_whose_columns_clash_is_refused_at_build(
             ledger.BoardCache(ledger.LocalStore(tmp_path), bench, bench.track()),
             guard.ScoreLimiter(guard.ScoreLimits()),
         )
-    assert all(word in str(refused.value) for word in words), refused.value
+    assert all(word in str(at_build.value) for word in words), at_build.value
 
 
 # --- a second benchmark: EgoArgus ---------------------------------------------------------------

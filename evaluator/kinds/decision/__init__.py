@@ -111,6 +111,7 @@ from evaluator.kinds.decision.release import (
     agreement_problems,
     public_problems,
     release_summary,
+    release_warnings,
 )
 from evaluator.kinds.decision.scoring import (
     BOOTSTRAP_RESAMPLES,
@@ -206,6 +207,7 @@ __all__ = [
     "public_problems",
     "record_problems",
     "release_summary",
+    "release_warnings",
     "same_questions",
     "score",
     "score_rows",

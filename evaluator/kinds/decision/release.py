@@ -82,3 +82,18 @@ def release_summary(key: DecisionKey) -> str:
         + ", ".join(f"{g.value} {g.size}" for g in grouping.groups)
         + f"); {ASSIST_TYPE}: {types}"
     )
+
+
+def release_warnings(key: DecisionKey) -> list[str]:
+    """What a consistent release would still hide from its visitors: a decision metric turns on
+    the episodes a file assists on or not (``scoring.withheld``), which the visitor chooses, never
+    on a fixed group of the key; only a key of fewer episodes than ``min_rows`` has every
+    metric withheld from every file."""
+    track, n = key.track, len(key)
+    if n >= track.min_rows:
+        return []
+    return [
+        f"min_rows = {track.min_rows} is above the {n} episodes of {track.key.name}: a "
+        "visitor's score never shows any metric; lower min_rows to "
+        f"{n} (the track {track.id}'s, in benchmark.toml)"
+    ]

@@ -63,6 +63,7 @@ from evaluator.kinds.multiple_choice.release import (
     agreement_problems,
     public_problems,
     release_summary,
+    release_warnings,
 )
 from evaluator.kinds.multiple_choice.scoring import (
     ANSWERS_FORMAT,
@@ -113,6 +114,7 @@ __all__ = [
     "public_problems",
     "record_problems",
     "release_summary",
+    "release_warnings",
     "same_questions",
     "score",
     "score_rows",
