@@ -62,6 +62,7 @@ from errors import DataFileError, ReshuffleError
 from evaluator import KEY_VERSION_FIELD, counted
 from evaluator.files import levelled_rows, with_ids
 from evaluator.kinds.multiple_choice.answers import keyed_id
+from evaluator.kinds.multiple_choice.printed import printed_letter, reprinted
 from evaluator.messages import first_few, short
 from maintainer.release_layout import nested
 from maintainer.tables import decode_json, dump_json
@@ -78,6 +79,9 @@ class LetterMapEntry(BaseModel):
 
     example_id: int | str  # the row's id (the map's own field name, whatever the track's)
     old_to_new: dict[str, str]
+    #: The row's option texts print their letters ("A. ..."): each was printed anew, and so
+    #: is a prediction written as an option's text (absent: false).
+    printed: bool = False
 
 
 class LetterMap(BaseModel):
@@ -234,6 +238,12 @@ def _reads_prefixed(track: MultipleChoiceTrack) -> bool:
     return f.answer_format == "letter_text" or "letter_prefix" in f.prediction_forms
 
 
+def _printed_anew(text: str, mapping: dict[str, str]) -> str:
+    """An option's text as the rotation printed it: its printed letter's new letter."""
+    letter = printed_letter(text)
+    return reprinted(text, mapping[letter]) if letter in mapping else text
+
+
 def _entries(
     track: MultipleChoiceTrack, decoded: object, ids: Collection[int | str], where: str
 ) -> tuple[list[Any], dict[str, bool] | None]:
@@ -304,6 +314,7 @@ def remap_submission(
     decoded = lines if lines is not None else decode_json(data, "--remap-submission", path, what)
     where = f"--remap-submission {path}"
     maps = {e.example_id: e.old_to_new for e in letter_map.questions}
+    printing = {e.example_id for e in letter_map.questions if e.printed}
     entries, keyed = _entries(track, decoded, maps, where)
     _check_version(entries, letter_map, where)
     new_version = {KEY_VERSION_FIELD: letter_map.new_key_version}
@@ -337,6 +348,8 @@ def remap_submission(
             out.append({**entry, **new_version})
             continue
         moved = _moved(track, raw, maps[ident])
+        if ident in printing and isinstance(raw, str) and moved is raw:  # an option's text
+            moved = _printed_anew(raw, maps[ident])
         if moved is _NOT_MOVED:
             shown = json.dumps(raw, ensure_ascii=False)
             shown = shown if len(shown) <= 20 else shown[:17] + "..."

@@ -53,8 +53,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator import AnswerKey, load_answer_key, read_rows, score
+from errors import ReshuffleError
+from evaluator import AnswerKey, counted, load_answer_key, read_rows, score
 from evaluator.kinds.multiple_choice.layouts import options_of, written_answer, written_options
+from evaluator.kinds.multiple_choice.printed import (
+    misprinted,
+    printed_letters,
+    reprinted,
+    unprinted,
+)
 from maintainer import release
 from maintainer.letter_map import LETTER_MAP_FORMAT
 from maintainer.tables import Table, dump_json, naming_version, version_name, write_table
@@ -227,16 +234,21 @@ def rotate(
         )
         for q in key.questions
     ]
+    _refuse_misprinted(key)
     correct = choose_correct_positions([s for s in slots if s.old is not None])
     maps = {s.ident: letter_permutation(s, correct.get(s.ident), letters) for s in slots}
     answers = {q.id: q.answer for q in key.questions if not q.out_of_option}
+    printing = {q.id for q in key.questions if printed_letters(q.options) is not None}
 
     def relettered(record: Mapping[str, Any], answer: bool) -> dict[str, Any]:
         """The row with its options (and, ``answer``, its answer) in the new letters, each
-        written in the release's own layout (``written_options``, ``written_answer``)."""
+        written in the release's own layout (``written_options``, ``written_answer``); an
+        option whose text prints its letter ("A. ...") prints its new one."""
         mapping = maps[record[f.id]]
         old = options_of(track, record) or {}
         moved = {mapping[letter]: text for letter, text in old.items()}
+        if record[f.id] in printing:
+            moved = {letter: reprinted(text, letter) for letter, text in moved.items()}
         new = {k: v for k, v in record.items() if not (f.id_parts and k == f.id)}
         new.update(written_options(track, record, moved))
         if answer and record[f.id] in answers:
@@ -281,13 +293,37 @@ def rotate(
         "new_private_sha256": new_key.sha256,
         "old_public_sha256": public_sha256,
         "new_public_sha256": hashlib.sha256(public_bytes).hexdigest(),
-        "questions": [{"example_id": s.ident, "old_to_new": maps[s.ident]} for s in slots],
+        "questions": [
+            {
+                "example_id": s.ident,
+                "old_to_new": maps[s.ident],
+                **({"printed": True} if s.ident in printing else {}),
+            }
+            for s in slots
+        ],
     }
     return Rotation(private_bytes, public_bytes, dump_json(letter_map), new_key)
 
 
+def _refuse_misprinted(key: AnswerKey) -> None:
+    """ReshuffleError when options print another letter than their own ("B. ..." as option
+    A): a rotation prints each option's new letter, and cannot tell which one was meant."""
+    wrong = [(q.id, found) for q in key.questions if (found := misprinted(q.options))]
+    if wrong:
+        ident, found = wrong[0]
+        example = ", ".join(f"{letter} prints {shown}" for letter, shown in found)
+        raise ReshuffleError(
+            f"--private: {counted(len(wrong), 'question', 'questions')} of the key "
+            f"{'prints' if len(wrong) == 1 else 'print'} option letters that are not their "
+            f"own (e.g. {ident}: {example}); nothing was written. A rotation prints each "
+            "option's new letter: give each option its own letter first (validate_benchmark.py "
+            "lists the rows)"
+        )
+
+
 def _self_check(old: AnswerKey, new: AnswerKey, new_public: Sequence[Mapping[str, Any]]) -> None:
-    """Guard against a bug writing a key that changes an answer; never expected to fire."""
+    """Guard against a bug writing a key that changes an answer; never expected to fire. An
+    option's text is compared without the letter it prints (a rotation prints its new one)."""
     new_by_id = {q.id: q for q in new.questions}
     for q in old.questions:
         n = new_by_id[q.id]
@@ -295,8 +331,11 @@ def _self_check(old: AnswerKey, new: AnswerKey, new_public: Sequence[Mapping[str
             kept = n.out_of_option and n.answer == q.answer
         else:
             moved = len(q.options) == 1 or n.answer != q.answer
-            kept = moved and n.options.get(n.answer) == q.options[q.answer]
-        if not kept or sorted(n.options.values()) != sorted(q.options.values()):
+            kept = moved and unprinted(n.options.get(n.answer, "")) == unprinted(
+                q.options[q.answer]
+            )
+        texts = sorted(map(unprinted, n.options.values()))
+        if not kept or texts != sorted(map(unprinted, q.options.values())) or misprinted(n.options):
             raise RuntimeError(f"rotation bug: question {q.id} lost its answer or letter")
     release.check_agreement(new, new_public)
 

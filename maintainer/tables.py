@@ -47,10 +47,10 @@ from evaluator import (
     AnswerKey,
     AnswerKeyError,
     DataFileError,
+    kind_of,
     parse_answer_key,
     read_rows,
 )
-from maintainer import release
 from maintainer.release_layout import nested
 from spec import MultipleChoiceTrack
 
@@ -226,7 +226,8 @@ def read_public(track: MultipleChoiceTrack, data: bytes, path: Path) -> Table:
     table = read_table(
         track, data, fmt, "--public", path, f"the public file, one {fmt} file ({track.public.name})"
     )
-    problems = release.public_problems(track, table.records)
+    shape, others = kind_of(track).public_problems(track, table.records)
+    problems = shape + others
     if problems:
         leaked = any("must not contain answers" in p for p in problems)
         fields = ", ".join(
@@ -238,7 +239,11 @@ def read_public(track: MultipleChoiceTrack, data: bytes, path: Path) -> Table:
             )
         )
         hint = (
-            " Did you swap --public and --private?" if leaked else f" Expected rows with {fields}."
+            " Did you swap --public and --private?"
+            if leaked
+            else f" Expected rows with {fields}."
+            if shape
+            else ""
         )
         raise ReshuffleError(f"--public {path}: {'; '.join(problems)}.{hint}")
     return table

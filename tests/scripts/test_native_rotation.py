@@ -26,6 +26,8 @@ import pytest
 import evaluator
 import spec
 from errors import ReshuffleError
+from evaluator.kinds.multiple_choice.layouts import options_of
+from evaluator.kinds.multiple_choice.printed import misprinted, printed_letters, unprinted
 from maintainer import rotation, tables
 from maintainer.letter_map import read_letter_map, remap_submission
 from tests.support import ROOT
@@ -227,3 +229,102 @@ def test_a_remap_names_an_id_of_two_fields_by_its_fields(tmp_path: Path) -> None
     assert '1 entry has no string "video"+"qid"' in message
     assert "1 id is not in the letter map" in message and "nope_9" in message
     assert "video+qid" not in message
+
+
+# --- option texts that print their letters (issue 28, item 8) -------------------------------
+
+
+def _printing(track: spec.MultipleChoiceTrack, rows: list[dict[str, Any]]) -> list[str]:
+    """Why rows do not each print every option's own letter ([] when they all do)."""
+    out = []
+    for row in rows:
+        options = options_of(track, row) or {}
+        if printed_letters(options) is None or misprinted(options):
+            out.append(f"{row}")
+    return out
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_rotation_prints_each_option_s_new_letter(layout: str, tmp_path: Path) -> None:
+    """Options written "A. season the soup": the rotation left 428 of 516 of a release's options
+    printing another letter than their own. Every option of the rotated key and public file
+    prints its new letter; each answer keeps its text; the new release validates; the authors'
+    predictions, remapped (a text prediction printed anew too), score the same."""
+    release = write_release(tmp_path, layout, printed=True)
+    track = spec.load_benchmark(str(release.folder)).track(kind=spec.MultipleChoiceTrack)
+    assert _printing(track, _rows(release.key)) == []
+    salt, out = tmp_path / "salt.txt", tmp_path / "rotated"
+    salt.write_text(SALT)
+    rotated = _rotate(release, salt, out)
+    assert rotated.returncode == 0, rotated.stdout + rotated.stderr
+    new_key_path, new_public_path = out / release.key.name, out / release.public.name
+    assert _printing(track, _rows(new_key_path)) == []
+    assert _printing(track, _rows(new_public_path)) == []
+    old_key = evaluator.load_answer_key(track, release.key.read_bytes())
+    new_key = evaluator.load_answer_key(track, new_key_path.read_bytes())
+    old_by_id = {q.id: q for q in old_key.questions}
+    for q in new_key.questions:
+        before = old_by_id[q.id]
+        assert unprinted(q.options[q.answer]) == unprinted(before.options[before.answer])
+        assert q.answer != before.answer
+        assert sorted(map(unprinted, q.options.values())) == sorted(
+            map(unprinted, before.options.values())
+        )
+    assert evaluator.same_questions(old_key, new_key)
+    checked = _script(
+        "validate_benchmark.py",
+        *("--benchmark", str(release.folder)),
+        *("--private", str(new_key_path), "--public", str(new_public_path)),
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    remapped = _run(
+        *("--benchmark", str(release.folder)),
+        *("--remap-submission", str(release.predictions)),
+        *("--letter-map", str(out / "letter_map.json"), "--out", str(tmp_path / "remapped.json")),
+    )
+    assert remapped.returncode == 0, remapped.stdout + remapped.stderr
+    before_counts = evaluator.score(old_key, release.predictions.read_bytes()).counts
+    after_counts = evaluator.score(new_key, (tmp_path / "remapped.json").read_bytes()).counts
+    assert after_counts == before_counts
+
+
+def _misprinted_release(tmp_path: Path) -> Release:
+    """The onebased release with options printing their letters, then each row's options moved
+    one place on (the last to the first) with their texts, marks and all, and the answer
+    following its text: what a rotation that ignored the printed letters wrote."""
+    release = write_release(tmp_path, "onebased", printed=True)
+    for path in (release.key, release.public):
+        rows = _rows(path)
+        for row in rows:
+            texts = [row[f"opt{k}"] for k in range(1, 5)]
+            for k in range(4):
+                row[f"opt{k + 1}"] = texts[k - 1]
+            if "gold" in row:
+                row["gold"] = row["gold"] % 4 + 1
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return release
+
+
+def test_validate_refuses_options_printing_another_letter(tmp_path: Path) -> None:
+    release = _misprinted_release(tmp_path)
+    checked = _script(
+        "validate_benchmark.py",
+        *("--benchmark", str(release.folder)),
+        *("--private", str(release.key), "--public", str(release.public)),
+    )
+    assert checked.returncode == 1, checked.stdout
+    assert (
+        "30 rows of the public file print option letters that are not their own (120 of 120 "
+        "options, e.g. 1: A prints D, B prints A, C prints B, D prints C)"
+    ) in checked.stderr, checked.stderr
+    assert "reshuffle_options.py" in checked.stderr  # what prints them right
+
+
+def test_a_rotation_refuses_a_key_whose_printed_letters_are_not_its_own(tmp_path: Path) -> None:
+    release = _misprinted_release(tmp_path)
+    salt, out = tmp_path / "salt.txt", tmp_path / "rotated"
+    salt.write_text(SALT)
+    rotated = _rotate(release, salt, out)
+    assert rotated.returncode == 1, rotated.stdout
+    assert "print option letters that are not their own" in rotated.stderr, rotated.stderr
+    assert "Traceback" not in rotated.stderr and not out.exists()

@@ -246,11 +246,32 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> None:
         path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
 
 
-def write_release(root: Path, layout: str, seed: int = 19) -> Release:
+def _printing_letters(layout: str, rows: list[dict[str, Any]], predictions: dict[str, Any]) -> None:
+    """Every option's text led by its letter ("B. ..."), as many releases print them; a text
+    answer, and a prediction written as a text, led by it too."""
+    if layout == "textqa":
+        for row in rows:
+            printed = {t: f"{'ABCD'[k]}. {t}" for k, t in enumerate(row["choices"])}
+            row["choices"] = list(printed.values())
+            row["answer"] = printed[row["answer"]]
+            entry = predictions[row["qid"]]
+            entry["prediction"], entry["answer"] = printed[entry["prediction"]], row["answer"]
+        return
+    parts = [f"a{k}" for k in range(5)] if layout == "videoqa" else [f"opt{k}" for k in range(1, 5)]
+    for row in rows:
+        for letter, part in zip("ABCDE", parts, strict=False):
+            if row[part]:
+                row[part] = f"{letter}. {row[part]}"
+
+
+def write_release(root: Path, layout: str, seed: int = 19, printed: bool = False) -> Release:
     """A benchmark folder under ``root`` in ``layout``, its demo key and public file the
-    release itself, and a predictions file in the benchmark's own shape."""
+    release itself, and a predictions file in the benchmark's own shape; ``printed``: each
+    option's text leads with its letter ("B. ...")."""
     rng = random.Random(f"{layout}-{seed}")
     rows, predictions = {"videoqa": _videoqa, "textqa": _textqa, "onebased": _onebased}[layout](rng)
+    if printed:
+        _printing_letters(layout, rows, predictions)
     folder = root / layout
     (folder / "demo").mkdir(parents=True)
     title = layout.capitalize()

@@ -26,6 +26,7 @@ from evaluator.kinds.multiple_choice.layouts import (
     question_text,
     text_letters,
 )
+from evaluator.kinds.multiple_choice.printed import unprinted
 from evaluator.messages import MAX_EXAMPLES, agree, examples, nth
 from spec import MultipleChoiceTrack
 
@@ -417,9 +418,10 @@ def size_problems(key: AnswerKey) -> list[str]:
 
 def same_questions(a: AnswerKey, b: AnswerKey) -> bool:
     """Whether two keys ask the same questions: the same ids, and for each the same text and
-    the same option texts, whatever their letters (a key and its rotations do)."""
+    the same option texts, whatever their letters, printed ones too (a key and its rotations
+    do)."""
 
     def asked(key: AnswerKey) -> dict[int | str, tuple[str, list[str]]]:
-        return {q.id: (q.text, sorted(q.options.values())) for q in key.questions}
+        return {q.id: (q.text, sorted(map(unprinted, q.options.values()))) for q in key.questions}
 
     return a.track.id == b.track.id and asked(a) == asked(b)

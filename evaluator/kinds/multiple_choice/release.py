@@ -14,6 +14,7 @@ from typing import Any
 from evaluator.disclosure import too_few
 from evaluator.kinds.multiple_choice.key import AnswerKey
 from evaluator.kinds.multiple_choice.layouts import options_of, options_problem, question_text
+from evaluator.kinds.multiple_choice.printed import misprinted
 from evaluator.kinds.multiple_choice.scoring import withheld
 from evaluator.messages import counted, first_few
 from evaluator.public_files import has, row_problems, where
@@ -78,11 +79,40 @@ def leak_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[st
     return problems
 
 
+def printed_problems(track: MultipleChoiceTrack, records: Sequence[Any]) -> list[str]:
+    """Rows that print their options' letters in the texts ("A. ...": ``printed``) but print
+    another letter than an option's own: a model shown them answers the letter it reads."""
+    f = track.fields
+    rows = [(i, r) for i, r in enumerate(records) if isinstance(r, dict)]
+    wrong = []
+    options = 0
+    for i, row in rows:
+        found = misprinted(options_of(track, row) or {})
+        if found:
+            options += len(found)
+            wrong.append((where(f, row, i), found))
+    if not wrong:
+        return []
+    of_all = sum(len(options_of(track, r) or {}) for _, r in rows)
+    ident, found = wrong[0]
+    example = ", ".join(f"{letter} prints {shown}" for letter, shown in found)
+    return [
+        f"{counted(len(wrong), 'row', 'rows')} of the public file "
+        f"{'prints' if len(wrong) == 1 else 'print'} option letters that are not their own "
+        f"({options} of {of_all} options, e.g. {ident}: {example}): a model answers the "
+        "letter it reads. Print each option's own letter (scripts/reshuffle_options.py "
+        "rewrites them as it rotates)"
+    ]
+
+
 def public_problems(
     track: MultipleChoiceTrack, records: Sequence[Any]
 ) -> tuple[list[str], list[str]]:
-    """What makes the public rows unusable on their own, and the answers left in them."""
-    return shape_problems(track, records), leak_problems(track, records)
+    """What makes the public rows unusable on their own; and what is wrong in rows that are
+    usable: answers left in them, option letters printed wrong (``printed_problems``)."""
+    return shape_problems(track, records), leak_problems(track, records) + printed_problems(
+        track, records
+    )
 
 
 def agreement_problems(key: AnswerKey, public: Sequence[Mapping[str, Any]]) -> list[str]:
