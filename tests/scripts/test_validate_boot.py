@@ -162,7 +162,8 @@ def test_min_rows_above_a_group_is_a_warning_naming_the_group_and_the_fix(
 def test_the_boot_logs_the_same_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     folder = _folder(tmp_path, _min_rows)
     bench = spec.load_benchmark(str(folder))
-    key = evaluator.load_answer_key(bench.track(), BENCH.demo_key(TRACK).read_bytes())
+    track = bench.track(kind=spec.MultipleChoiceTrack)
+    key = evaluator.load_answer_key(track, BENCH.demo_key(TRACK).read_bytes())
     expected = evaluator.release_warnings(key)
     assert len(expected) == 2
     with caplog.at_level(logging.WARNING):
