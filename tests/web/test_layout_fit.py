@@ -265,7 +265,7 @@ def _walk_score(walk: Walk, demo: Demo) -> None:
         if clear.count():
             clear.first.click()
         before = page.locator("#score-summary").inner_text()
-        chooser = page.locator("#score-upload input[type=file][accept='.json']")
+        chooser = page.locator("#score-upload input[type=file]")
         chooser.set_input_files(str(sample))
         page.wait_for_function(  # this file's result, not the last one's
             """([before, done]) => {
