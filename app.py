@@ -196,9 +196,15 @@ def main() -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     log_refusals_briefly(app_logger(config.benchmark))
-    demo.queue(default_concurrency_limit=8).launch(
-        **launch_kwargs(cache, client_identity(config), events)
-    )
+    try:
+        demo.queue(default_concurrency_limit=8).launch(
+            **launch_kwargs(cache, client_identity(config), events), prevent_thread_lock=True
+        )
+        demo.block_thread()  # returns on Ctrl-C or SIGTERM, the server closed
+    except KeyboardInterrupt:
+        # Landed before block_thread waited (launch() still finishing after the server
+        # answers): a stop all the same, not a traceback and exit -2.
+        demo.close()
     return 0
 
 

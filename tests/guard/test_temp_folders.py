@@ -76,3 +76,33 @@ def test_a_stopped_app_leaves_no_folder_of_its_own(tmp_path: Path, stop: signal.
     # (Gradio's own <tmp>/gradio/vibe_edit_history, an empty folder it makes at import for
     # every app of the user, is not the app's.)
     assert _app_folders(tmp) == [], server.log()[-2000:]
+
+
+def test_an_interrupt_while_launch_finishes_stops_the_app_cleanly(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 33, item 7 (observed on a busy machine): a SIGINT that lands while ``launch()`` is
+    still finishing, after the server already answers, came out of ``app.main`` as a
+    KeyboardInterrupt traceback and exit -2, past Gradio's ``block_thread``, which handles only
+    the one that lands while it waits. Here the interrupt lands in ``launch()`` itself."""
+    import gradio as gr
+
+    import app
+
+    closed: list[bool] = []
+
+    def interrupted_launch(self: gr.Blocks, *args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt("signal SIGINT")
+
+    monkeypatch.setattr(gr.Blocks, "launch", interrupted_launch)
+    monkeypatch.setattr(gr.Blocks, "close", lambda self, verbose=True: closed.append(True))
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "uploads"))
+    monkeypatch.delenv("LEADERBOARD_ANSWER_KEY", raising=False)
+    saved = signal.getsignal(signal.SIGTERM)
+    try:
+        code = app.main()
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt came out of app.main: a traceback and exit -2")
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+    assert code == 0 and closed == [True]
