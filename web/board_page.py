@@ -13,7 +13,8 @@ status line what it ignored; after each rendering of the board the table's scrip
 view back (``history.replaceState``, no request of its own). The filters, the column group and
 the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
 twice; the search listens to ``.change`` (see build_board_tab). ``/leaderboard`` (and
-``/leaderboard_<track>``) give the boards as JSON. Every handler is safe for anyone to call: an
+``/leaderboard_<track>``) give the boards as JSON, ``/entry`` a row's card, on the board or
+not (board_entry). Every handler is safe for anyone to call: an
 event's inputs and its event data are checked before any work.
 """
 
@@ -25,8 +26,8 @@ from typing import Any
 import gradio as gr
 
 from spec import Benchmark
+from web import board_entry, board_landing
 from web import board_handlers as handlers
-from web import board_landing
 from web.board_address import ADDRESS_JS, PERMALINK_JS
 from web.board_table import TABLE_JS
 from web.board_view import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
@@ -170,3 +171,5 @@ def build_board_tab(
     apis = [("leaderboard", first), *((f"leaderboard_{s.track.id}", s) for s in served if many)]
     for api_name, s in apis:
         gr.api(typed(handlers.leaderboard_api(tab, s)), api_name=api_name)  # type: ignore[attr-defined]
+    # A row's card as JSON, on the board or not (superseded, withdrawn): board_entry.
+    gr.api(typed(board_entry.entry_api(tab)), api_name="entry")  # type: ignore[attr-defined]
