@@ -5,7 +5,8 @@
 ``ledger.keys`` loads a track's answer key; ``ledger.records`` is the record schema and its
 checks against the spec, ``ledger.record_text`` what a record's names, prose and links may say,
 ``ledger.withdrawals`` the record that retracts a row, ``ledger.history`` what a board shows of
-its records and what became of the rest;
+its records and what became of the rest; ``ledger.hub_results`` the Hub's own (unverified)
+results for a benchmark, ``ledger.hub_pulls`` a file proposed to a Hub repo as a pull request;
 ``ledger.stores`` reads and writes records in a folder or a Hub dataset; ``ledger.cache`` is the
 app's time-to-live view of the board. The names below are the package's interface; the app and
 the scripts use only these.
@@ -41,6 +42,7 @@ from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load
 from ledger.files import read_regular_file
 from ledger.history import RowStatus, Step
 from ledger.hub import DEFAULT_TIMEOUT_S
+from ledger.hub_results import HubResult, HubResults, HubResultsCache
 from ledger.keys import KeyLoader, KeyStatus, load_key
 from ledger.record_text import mixed_scripts
 from ledger.records import (
@@ -80,6 +82,9 @@ __all__ = [
     "Config",
     "ConfigError",
     "Entry",
+    "HubResult",
+    "HubResults",
+    "HubResultsCache",
     "HubStore",
     "HubUnreachableError",
     "KeyLoader",
