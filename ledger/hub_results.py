@@ -154,8 +154,11 @@ class HubResultsCache:
         clock: Callable[[], float] = time.time,
         reader: Callable[[], tuple[HubResult, ...]] | None = None,
         log: logging.Logger | None = None,
+        site: str | None = None,
     ) -> None:
         self.dataset = dataset
+        #: The Hub's address for a visitor's links (never one holding credentials).
+        self.site = (site or constants.ENDPOINT).rstrip("/")
         self._read = reader or (
             lambda: read_leaderboard(dataset, endpoint=endpoint, token=token, timeout_s=timeout_s)
         )
