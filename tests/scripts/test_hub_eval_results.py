@@ -6,7 +6,10 @@ requests on the loopback Hub with the real huggingface_hub client.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from huggingface_hub import HfApi, parse_eval_result_entries
 import ledger
 import spec
 from scripts import hub_eval_results
-from tests.support import hub_evals
+from tests.support import ROOT, hub_evals
 from tests.support.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
 
 MEM = spec.load_benchmark("egomemreason")
@@ -222,3 +225,19 @@ def test_a_push_the_hub_refuses_opens_nothing_and_keeps_the_token_out(
     monkeypatch.setenv("HF_TOKEN", WRITE_TOKEN)
     code, _, err = run(capsys, *results_of(MEM, MEM_ROW, "--model-repo", "demo-lab/nope", "--push"))
     assert code == 1 and "not found" in err
+
+
+def test_the_readme_s_demo_export_runs_as_written() -> None:
+    """Step 7's command on the demo board, run from the root as the README writes it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**7. Export to the Hub**") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    commands = [c.strip() for c in block.group(1).replace("\\\n", " ").splitlines()]
+    (command,) = [c for c in commands if "--leaderboard-dir" in c]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert hub_evals.schema_problems(yaml.safe_load(done.stdout)) == []
