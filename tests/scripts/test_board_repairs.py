@@ -154,6 +154,7 @@ def test_a_wrong_row_is_corrected_and_the_correction_undone_with_supersedes(
 ) -> None:
     assert publish(always_a, board) == 0  # the wrong file
     [wrong] = entries(board)
+    assert isinstance(wrong, ledger.Record)
     assert publish(SAMPLE, board, "--supersedes", str(wrong.id)) == 0
     snapshot = shown(board)
     [right] = snapshot.records

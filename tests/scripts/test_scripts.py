@@ -74,10 +74,14 @@ def row_flags(**overrides: str) -> list[str]:
 
 
 def publish_args(
-    submission: Path, target: list[str], *extra: str, key: Path = KEY, **overrides: str
+    submission: Path,
+    target: list[str],
+    *extra: str,
+    key: Path = KEY,
+    row: dict[str, str] | None = None,
 ) -> list[str]:
-    """publish_submission.py's arguments, the row flags of ``row_flags(**overrides)``."""
-    flags = row_flags(**overrides)
+    """publish_submission.py's arguments, the row flags of ``row_flags(**row)``."""
+    flags = row_flags(**(row or {}))
     return ["--submission", str(submission), "--private", str(key), *flags, *target, *extra]
 
 
@@ -315,7 +319,7 @@ def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
     assert records_in(board) == before
 
     # another row's uuid, an unknown uuid, or a malformed one: refused, nothing written
-    assert publish_submission.main(publish_args(always_a, target, **ALWAYS_A)) == 0
+    assert publish_submission.main(publish_args(always_a, target, row=ALWAYS_A)) == 0
     other = next(
         ledger.Record.from_json(d)
         for d in records_in(board).values()
@@ -497,7 +501,7 @@ def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
     assert hub.head(BOARD_REPO) == head  # no commit
 
     assert publish_submission.main(publish_args(SAMPLE, [], "--supersedes", str(record.id))) == 0
-    assert publish_submission.main(publish_args(always_a, [], **ALWAYS_A)) == 0
+    assert publish_submission.main(publish_args(always_a, [], row=ALWAYS_A)) == 0
     files = hub_records(hub)
     assert len(files) == 3 and files[path] == data  # never overwritten
     superseding = [
