@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from errors import HubUnreachableError, LedgerError, RecordError
-from ledger import history
 from ledger.config import CACHE_TTL_S
+from ledger.history import RowStatus, hidden
+from ledger.history import status as row_status
 from ledger.records import Record, check_record, ranking_value, record_track
 from ledger.stores import AddedIn, CommitStore, RecordStore, VersionedStore
 from ledger.withdrawals import Entry, Withdrawal, read_entry, withdrawal_track
@@ -45,12 +46,12 @@ class BoardSnapshot:
         """Seconds since the last successful refresh, or None if there was none."""
         return None if self.last_success is None else max(0.0, now - self.last_success)
 
-    def status(self, record_id: str) -> history.RowStatus | None:
+    def status(self, record_id: str) -> RowStatus | None:
         """What became of the row ``record_id`` (shown or not), or None if it is no row here."""
         rows = (*self.records, *self.superseded)
         wanted = record_id.strip().lower()
         row = next((r for r in rows if str(r.id) == wanted), None)
-        return None if row is None else history.status(row, rows, self.withdrawals)
+        return None if row is None else row_status(row, rows, self.withdrawals)
 
 
 _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, skipped=())
@@ -252,11 +253,11 @@ class BoardCache:
                 valid.append(entry)
             elif parsed is None or not parsed.sibling:
                 skipped.append(path)
-        hidden = history.hidden(valid, withdrawals)
-        shown = [r for r in valid if r.id not in hidden]
+        gone_ids = hidden(valid, withdrawals)
+        shown = [r for r in valid if r.id not in gone_ids]
         shown.sort(key=lambda r: self._rank_key(r))
         withdrawals.sort(key=lambda w: (w.created_at, str(w.id)))
-        gone = tuple(r for r in valid if r.id in hidden)
+        gone = tuple(r for r in valid if r.id in gone_ids)
         return tuple(shown), tuple(skipped), gone, tuple(withdrawals)
 
     def _rank_key(self, record: Record) -> tuple[bool, float, datetime, str]:
