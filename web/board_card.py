@@ -17,6 +17,8 @@ from web.board_layout import BoardLayout
 from web.board_table import is_missing, links_html, text
 from web.board_view import NOT_REPORTED, SOURCE_TEXT, input_label
 
+HUB = "https://huggingface.co"  # where a record's model_repo is
+
 
 def reproduce_command(
     record: ledger.Record, bench: Benchmark, track: Track, board_dir: str | None
@@ -115,6 +117,15 @@ def card_html(
         about.insert(0, ("Rank", text(_rank_text(row, info, layout.metrics[track.ranking]))))
     if links:
         about.append((info["links"], links))
+    if record.model_repo is not None:  # a Hub repo id (ledger.record_text.repo_id)
+        model = f"{HUB}/{record.model_repo}"
+        about.append(
+            (
+                "Model on the Hub",
+                f'<a href="{text(model)}" target="_blank" rel="noopener noreferrer nofollow">'
+                f"{text(record.model_repo)}</a>",
+            )
+        )
     if record.note:
         about.append((info["note"], text(record.note)))
     parts.append(_dl(about))

@@ -136,3 +136,13 @@ def test_entry_refuses_an_id_no_row_has_in_a_line(board: Board, asked: str) -> N
         board_entry.entry_api(board.tab)(asked)
     message = str(refused.value.message)
     assert message.startswith("No entry of this leaderboard has the id") and len(message) < 200
+
+
+def test_a_row_naming_its_model_s_repo_links_to_it_from_its_card(board: Board) -> None:
+    store = board.tab.first.board.store
+    named = board.new.model_copy(update={"id": uuid.uuid4(), "model_repo": "demo-lab/DemoVLM-7B"})
+    store.write(named, "a row naming its model")
+    board.tab.first.board.refresh()
+    _, html = handlers.card(board.tab, str(named.id), board.tab.first)
+    assert 'href="https://huggingface.co/demo-lab/DemoVLM-7B"' in html
+    assert "Model on the Hub" in html
