@@ -44,7 +44,6 @@ import sys
 import uuid
 from pathlib import Path
 
-import spec
 from errors import UsageError
 from ledger.hub_pulls import open_pull_request, read_file
 from ledger.record_text import repo_id
@@ -227,7 +226,7 @@ def model_results(args: argparse.Namespace, chosen: Chosen) -> int:
         )
         return 0
     track = bench.track(entry["dataset"]["task_id"])
-    shown = spec.format_metric(track.display[track.ranking], entry["value"])
+    shown = track.format_metric(track.ranking, entry["value"])
     label = track.labels[track.ranking]
     title = f"Add the {bench.title} leaderboard's verified result ({label} {shown})"
     why = (
