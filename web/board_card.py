@@ -81,9 +81,11 @@ def card_html(
             if withdrawal.replaced_by is not None
             else ""
         )
+        reason = withdrawal.reason.strip()
+        stop = "" if reason.endswith((".", "!", "?")) else "."
         parts.append(
             f'<p class="withdrawn"><strong>Withdrawn</strong> on '
-            f"{withdrawal.created_at:%Y-%m-%d}: {text(withdrawal.reason)} It is no longer on "
+            f"{withdrawal.created_at:%Y-%m-%d}: {text(reason)}{stop} It is no longer on "
             f"the board.{instead}</p>"
         )
     if superseded_by is not None:

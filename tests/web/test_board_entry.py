@@ -146,3 +146,12 @@ def test_a_row_naming_its_model_s_repo_links_to_it_from_its_card(board: Board) -
     _, html = handlers.card(board.tab, str(named.id), board.tab.first)
     assert 'href="https://huggingface.co/demo-lab/DemoVLM-7B"' in html
     assert "Model on the Hub" in html
+
+
+def test_a_reason_without_a_full_stop_still_reads_as_a_sentence(board: Board) -> None:
+    store = board.tab.first.board.store
+    other = next(r for r in board.tab.first.board.snapshot().records if r.source == "paper")
+    store.write(ledger.withdrawal_of(other, BENCH, "Not in the paper", created_at=WHEN), "w")
+    board.tab.first.board.refresh()
+    _, html = handlers.card(board.tab, str(other.id), board.tab.first)
+    assert "2026-07-20: Not in the paper. It is no longer on the board." in html
