@@ -17,6 +17,7 @@ import evaluator
 import ledger
 import spec
 from scripts import publish_submission, reproduce_row, withdraw_row
+from tests.support.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
@@ -274,3 +275,37 @@ def test_the_model_repo_is_recorded_checked_and_kept_by_a_correction(
     [corrected] = shown(board).records
     assert corrected.model_repo == "demo-lab/DemoVLM-7B"
     assert "--model-repo" in capsys.readouterr().err  # named among the fields kept
+
+
+def test_a_withdrawal_on_the_hub_is_one_commit_of_a_new_file(
+    hub: HubServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = BENCH.hub.records_repo
+    hub.create_repo(repo)
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", READ_TOKEN)
+    store = ledger.HubStore(repo, endpoint=hub.url, token=WRITE_TOKEN)
+    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
+    row = ledger.rescored_record(
+        evaluator.score(key, SAMPLE.read_bytes()),
+        BENCH,
+        TRACK,
+        team_name="Demo Lab",
+        method_name="DemoVLM-7B",
+        model_size="7B",
+        uses_external=False,
+        uses_frames="frames-only",
+    )
+    store.write(row, "add")
+    head = hub.head(repo)
+    argv = ["--row", str(row.id), "--reason", "The team asked."]
+    assert withdraw_row.main(argv) == 1  # a read token: refused, nothing written
+    err = capsys.readouterr().err
+    assert "403" in err and READ_TOKEN not in err and hub.head(repo) == head
+    monkeypatch.setenv("HF_TOKEN", WRITE_TOKEN)
+    assert withdraw_row.main(argv) == 0
+    assert hub.commit_messages(repo)[-1].startswith("Withdraw DemoVLM-7B by Demo Lab: The team")
+    files = {p: d for p, d in hub.files(repo).items() if p.startswith("submissions/")}
+    assert len(files) == 2 and files[row.path()] == row.to_json()  # the row's file untouched
+    snapshot = ledger.BoardCache(ledger.HubStore(repo, endpoint=hub.url), BENCH, TRACK).refresh()
+    assert snapshot.records == () and snapshot.withdrawals[0].withdraws == row.id
