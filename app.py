@@ -164,10 +164,31 @@ def build_from_config(config: ledger.Config) -> gr.Blocks:
         board = ledger.BoardCache(
             ledger.board_store(config), bench, track, ttl_s=config.cache_ttl_s
         )
-        served.append(Served(track, keys, board))
+        hub = hub_results(config, log) if track is bench.tracks[0] else None
+        served.append(Served(track, keys, board, hub))
     if len(refused) == len(bench.tracks):
         raise refused[0]
     return build_page(bench, served, ScoreLimiter(limits))
+
+
+def hub_results(config: ledger.Config, log: logging.Logger) -> ledger.HubResultsCache | None:
+    """The Hub's own results for the benchmark's dataset, when its spec shows them
+    (``hub.show_hub_results``) and the board is not the demo's; beside the first track, as
+    the Hub's leaderboard API gives one list, its first task's."""
+    hub = config.benchmark.hub
+    if not hub.show_hub_results or hub.dataset is None:
+        return None
+    if config.demo:
+        log.info("the Hub's results for %s are not shown in demo mode", hub.dataset)
+        return None
+    log.info("the Hub's results for %s are shown beside the board, unverified", hub.dataset)
+    return ledger.HubResultsCache(
+        hub.dataset,
+        endpoint=config.endpoint,
+        token=config.token,
+        ttl_s=config.cache_ttl_s,
+        site=config.hub_name,
+    )
 
 
 def main() -> int:

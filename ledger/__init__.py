@@ -3,7 +3,10 @@
 ``ledger.config`` reads the environment once; ``ledger.files`` reads a local input file safely;
 ``ledger.hub`` is what every Hub call shares (a timeout, error descriptions, a bounded wait);
 ``ledger.keys`` loads a track's answer key; ``ledger.records`` is the record schema and its
-checks against the spec, ``ledger.record_text`` what a record's names, prose and links may say;
+checks against the spec, ``ledger.record_text`` what a record's names, prose and links may say,
+``ledger.withdrawals`` the record that retracts a row, ``ledger.history`` what a board shows of
+its records and what became of the rest; ``ledger.hub_results`` the Hub's own (unverified)
+results for a benchmark, ``ledger.hub_pulls`` a file proposed to a Hub repo as a pull request;
 ``ledger.stores`` reads and writes records in a folder or a Hub dataset; ``ledger.cache`` is the
 app's time-to-live view of the board. The names below are the package's interface; the app and
 the scripts use only these.
@@ -37,8 +40,11 @@ from errors import (
 from ledger.cache import BoardCache, BoardSnapshot, records_of
 from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load_config
 from ledger.files import read_regular_file
+from ledger.history import RowStatus, Step
 from ledger.hub import DEFAULT_TIMEOUT_S
+from ledger.hub_results import HubResult, HubResults, HubResultsCache
 from ledger.keys import KeyLoader, KeyStatus, load_key
+from ledger.record_text import mixed_scripts
 from ledger.records import (
     RECORDS_FOLDER,
     SCHEMA_VERSION,
@@ -61,6 +67,7 @@ from ledger.stores import (
     VersionedStore,
     board_store,
 )
+from ledger.withdrawals import Entry, Withdrawal, read_entry, withdrawal_of
 
 __all__ = [
     "CACHE_TTL_S",
@@ -74,6 +81,10 @@ __all__ = [
     "BoardSnapshot",
     "Config",
     "ConfigError",
+    "Entry",
+    "HubResult",
+    "HubResults",
+    "HubResultsCache",
     "HubStore",
     "HubUnreachableError",
     "KeyLoader",
@@ -85,19 +96,25 @@ __all__ = [
     "RecordError",
     "RecordExistsError",
     "RecordStore",
+    "RowStatus",
+    "Step",
     "UnreadableFileError",
     "VersionedStore",
+    "Withdrawal",
     "board_store",
     "check_record",
     "commit_message",
     "load_config",
     "load_key",
     "metric_interval",
+    "mixed_scripts",
     "on_other_key",
     "parse_record",
     "ranking_value",
+    "read_entry",
     "read_regular_file",
     "record_track",
     "records_of",
     "rescored_record",
+    "withdrawal_of",
 ]

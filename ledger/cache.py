@@ -2,7 +2,7 @@
 
 It shows only the records of its benchmark's track (others are skipped with a log line; those
 of the benchmark's other tracks, which share the store, quietly), each checked against the
-spec, superseded rows hidden, best first.
+spec, superseded and withdrawn rows hidden (ledger.history), best first.
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ from datetime import datetime
 
 from errors import HubUnreachableError, LedgerError, RecordError
 from ledger.config import CACHE_TTL_S
+from ledger.history import RowStatus, hidden
+from ledger.history import status as row_status
 from ledger.records import Record, check_record, ranking_value, record_track
 from ledger.stores import AddedIn, CommitStore, RecordStore, VersionedStore
+from ledger.withdrawals import Entry, Withdrawal, read_entry, withdrawal_track
 from spec import Benchmark, Track
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
@@ -35,11 +38,20 @@ class BoardSnapshot:
     stale: bool  # the last refresh attempt failed
     error: str | None  # why it failed (no token)
     skipped: tuple[str, ...]  # paths of records that could not be used (not other tracks')
-    superseded: tuple[Record, ...] = ()  # valid rows of this track a newer row supersedes
+    #: Valid rows of this track a newer row supersedes or a withdrawal retracts (not shown).
+    superseded: tuple[Record, ...] = ()
+    withdrawals: tuple[Withdrawal, ...] = ()  # this track's, oldest first
 
     def age_s(self, now: float) -> float | None:
         """Seconds since the last successful refresh, or None if there was none."""
         return None if self.last_success is None else max(0.0, now - self.last_success)
+
+    def status(self, record_id: str) -> RowStatus | None:
+        """What became of the row ``record_id`` (shown or not), or None if it is no row here."""
+        rows = (*self.records, *self.superseded)
+        wanted = record_id.strip().lower()
+        row = next((r for r in rows if str(r.id) == wanted), None)
+        return None if row is None else row_status(row, rows, self.withdrawals)
 
 
 _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, skipped=())
@@ -48,7 +60,7 @@ _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, s
 @dataclass(frozen=True)
 class _Parsed:
     version: str  # of the bytes parsed
-    record: Record | None  # None: they did not validate, or are a sibling track's
+    record: Entry | None  # None: they did not validate, or are a sibling track's
     sibling: bool = False  # a record of another track of the benchmark: not this board's
 
 
@@ -97,9 +109,9 @@ class BoardCache:
     def added_in(self, record_id: str) -> AddedIn | None:
         """The commit that added this board's record ``record_id`` to the Hub, for its card.
 
-        None for an id the board does not show (superseded rows count), a store without
-        commits (a folder), or a Hub that could not tell; never raises. The store asks lazily,
-        once per record, and remembers (``HubStore.added_in``).
+        None for an id the board does not show (superseded and withdrawn rows count), a store
+        without commits (a folder), or a Hub that could not tell; never raises. The store asks
+        lazily, once per record, and remembers (``HubStore.added_in``).
 
         >>> import spec
         >>> from ledger.stores import LocalStore
@@ -174,7 +186,7 @@ class BoardCache:
         started = self._clock()
         self._last_attempt = started
         try:
-            records, skipped, superseded = self._load()
+            records, skipped, superseded, withdrawals = self._load()
         except Exception as exc:
             reason = str(exc) if isinstance(exc, LedgerError) else f"{type(exc).__name__}: {exc}"
             if not self._failing:  # once per outage, not once per attempt
@@ -202,9 +214,12 @@ class BoardCache:
             error=None,
             skipped=skipped,
             superseded=superseded,
+            withdrawals=withdrawals,
         )
 
-    def _load(self) -> tuple[tuple[Record, ...], tuple[str, ...], tuple[Record, ...]]:
+    def _load(
+        self,
+    ) -> tuple[tuple[Record, ...], tuple[str, ...], tuple[Record, ...], tuple[Withdrawal, ...]]:
         store = self._store
         head: str | None = None
         if isinstance(store, VersionedStore):
@@ -227,17 +242,23 @@ class BoardCache:
         self._head, self._listing = head, listing
 
         valid: list[Record] = []
+        withdrawals: list[Withdrawal] = []
         skipped: list[str] = []
         for path in listing:
             parsed = self._parsed.get(path)
-            if parsed is not None and parsed.record is not None:
-                valid.append(parsed.record)
+            entry = parsed.record if parsed is not None else None
+            if isinstance(entry, Withdrawal):
+                withdrawals.append(entry)
+            elif entry is not None:
+                valid.append(entry)
             elif parsed is None or not parsed.sibling:
                 skipped.append(path)
-        hidden = {r.supersedes for r in valid if r.supersedes is not None}
-        shown = [r for r in valid if r.id not in hidden]
+        gone_ids = hidden(valid, withdrawals)
+        shown = [r for r in valid if r.id not in gone_ids]
         shown.sort(key=lambda r: self._rank_key(r))
-        return tuple(shown), tuple(skipped), tuple(r for r in valid if r.id in hidden)
+        withdrawals.sort(key=lambda w: (w.created_at, str(w.id)))
+        gone = tuple(r for r in valid if r.id in gone_ids)
+        return tuple(shown), tuple(skipped), gone, tuple(withdrawals)
 
     def _rank_key(self, record: Record) -> tuple[bool, float, datetime, str]:
         """Best first by the track's ranking metric (its direction), rows without it last."""
@@ -289,12 +310,22 @@ class BoardCache:
 
     def _parse(self, path: str, version: str, data: bytes) -> _Parsed:
         try:
-            record = Record.from_json(data)
+            record = read_entry(data)
             if record.path() != path:
                 raise RecordError(f"its id {record.id} does not match the file name")
-            if record_track(record, self._bench) in self._siblings:
+            if isinstance(record, Withdrawal):
+                where = withdrawal_track(record, self._bench)
+                if where in self._siblings:
+                    return _Parsed(version, None, sibling=True)
+                if where != self._track.id:
+                    raise RecordError(
+                        f"a withdrawal of {record.benchmark}/{record.track}, not "
+                        f"{self._bench.id}/{self._track.id}"
+                    )
+            elif record_track(record, self._bench) in self._siblings:
                 return _Parsed(version, None, sibling=True)  # another board shows it
-            check_record(record, self._bench, self._track)
+            else:
+                check_record(record, self._bench, self._track)
         except RecordError as exc:
             self._note_skip(path, str(exc))
             return _Parsed(version, None)
@@ -308,13 +339,14 @@ class BoardCache:
             self._log.warning("skipped leaderboard record %s: %s", path, reason)
 
 
-def records_of(store: RecordStore) -> Iterable[tuple[str, Record | RecordError]]:
-    """Every record of a store with its path, or the RecordError it raised (for the scripts).
+def records_of(store: RecordStore) -> Iterable[tuple[str, Entry | RecordError]]:
+    """Every record of a store (a row or a withdrawal) with its path, or the RecordError it
+    raised (for the scripts).
 
     The records of every benchmark and track: the caller picks (``records.record_track``).
     """
     for path in store.list_paths():
         try:
-            yield path, Record.from_json(store.read(path))
+            yield path, read_entry(store.read(path))
         except RecordError as exc:
             yield path, exc

@@ -23,6 +23,16 @@ ValueError: 'ＧPT 4' has characters that Unicode NFKC normalisation changes (..
 Traceback (most recent call last):
   ...
 ValueError: has a user name or password before the host ('user@'), which hides where the link ...
+>>> mixed_scripts("G\u0435mini-3.1-Pro")  # a Cyrillic e among Latin letters
+'mixes Latin with Cyrillic (U+0435 CYRILLIC SMALL LETTER IE at position 1)'
+>>> mixed_scripts("Gemini-3.1-Pro") is None, mixed_scripts("\u6e05\u534e THU-VL") is None
+(True, True)
+>>> repo_id("Qwen/Qwen2.5-VL-7B-Instruct")
+'Qwen/Qwen2.5-VL-7B-Instruct'
+>>> repo_id("https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+  ...
+ValueError: must be a Hub repo id, "org/name" ...
 """
 
 from __future__ import annotations
@@ -51,6 +61,25 @@ _LINK_BREAKERS = frozenset("\"'<>`()[]\\")
 _URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _HOST = re.compile(rf"^{_HOST_LABEL}(?:\.{_HOST_LABEL})*\.?$")
+#: A Hub repo id as huggingface_hub's validate_repo_id takes it, with its namespace: ASCII
+#: letters, digits, "-", "_" and ".", neither end a "-" or a ".", at most 96 each side.
+_REPO_PART = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?"
+_REPO_ID = re.compile(rf"^{_REPO_PART}/{_REPO_PART}$")
+#: The scripts one name may mix, as Unicode's "highly restrictive" identifiers do (UTS #39,
+#: section 5.2): Latin with the scripts of Japanese, of Chinese or of Korean writing.
+_SCRIPT_SETS = (
+    frozenset({"Latin", "Han", "Hiragana", "Katakana"}),
+    frozenset({"Latin", "Han", "Bopomofo"}),
+    frozenset({"Latin", "Han", "Hangul"}),
+)
+#: A script as the first word of its characters' Unicode names says it, where it says another.
+_SCRIPT_WORDS = {
+    "CJK": "Han",
+    "IDEOGRAPHIC": "Han",
+    "KATAKANA-HIRAGANA": "Katakana",
+    "ARABIC-INDIC": "Arabic",
+    "EXTENDED": "Arabic",  # EXTENDED ARABIC-INDIC DIGIT ...
+}
 
 
 def _char(ch: str) -> str:
@@ -70,6 +99,40 @@ def _invisible(ch: str) -> bool:
         c in _BLANK_LETTERS or unicodedata.category(c) in _INVISIBLE_CATEGORIES
         for c in (ch, *unicodedata.normalize("NFKC", ch))
     )
+
+
+def _script(ch: str) -> str | None:
+    """The script of a letter, or of a digit outside ASCII, by its Unicode name ("CYRILLIC
+    SMALL LETTER IE": Cyrillic); None for what every script shares (ASCII digits, spaces,
+    punctuation, symbols, modifier letters, and marks, which take their letter's script)."""
+    if ch.isascii():
+        return "Latin" if ch.isalpha() else None
+    category = unicodedata.category(ch)
+    if not (category.startswith("L") or category == "Nd"):
+        return None
+    words = unicodedata.name(ch, "").split(" ")
+    word = words[1] if words[0] in ("FULLWIDTH", "HALFWIDTH") and len(words) > 1 else words[0]
+    if not word or word == "MODIFIER":
+        return None
+    return _SCRIPT_WORDS.get(word, word.title())
+
+
+def mixed_scripts(value: str) -> str | None:
+    """What is odd about a name whose letters come from scripts no writing mixes (a Cyrillic
+    "е" in a Latin name looks like the name without it), or None for a name in one script, or
+    in Latin with the scripts of Japanese, Chinese or Korean."""
+    scripts = [(i, ch, _script(ch)) for i, ch in enumerate(value)]
+    counts: dict[str, int] = {}
+    for _, _, script in scripts:
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    if len(counts) <= 1 or any(set(counts) <= allowed for allowed in _SCRIPT_SETS):
+        return None
+    main = max(counts, key=lambda s: (counts[s], s == "Latin"))
+    kin = next((a for a in _SCRIPT_SETS if main in a), frozenset({main}))
+    odd = [(i, ch) for i, ch, script in scripts if script is not None and script not in kin]
+    others = sorted({str(_script(ch)) for _, ch in odd})
+    return f"mixes {main} with {' and '.join(others)} ({_positions(odd)})"
 
 
 def visible_text(value: str, keep: str = "") -> str:
@@ -179,3 +242,13 @@ def _not_ascii_host(host: str) -> str:
         f"has a host that is not plain ASCII letters, digits, dots and hyphens ({host!r}); "
         "write an internationalised domain in its xn-- (punycode) form"
     )
+
+
+def repo_id(value: str) -> str:
+    """A Hub repo id, ``org/name``, as the Hub writes one (a model's, on a record)."""
+    if not _REPO_ID.match(value) or "--" in value or ".." in value or value.endswith(".git"):
+        raise ValueError(
+            f'must be a Hub repo id, "org/name" (ASCII letters, digits, "-", "_" and ".", '
+            f'no "--" or ".."), as in https://huggingface.co/<org>/<name>; found {value[:120]!r}'
+        )
+    return value

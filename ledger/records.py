@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 import evaluator
 from errors import RecordError
-from ledger.record_text import http_url, shown_name, visible_text
+from ledger.record_text import http_url, repo_id, shown_name, visible_text
 from spec import Benchmark, Display, Track
 
 RECORDS_FOLDER = "submissions"
@@ -85,6 +85,8 @@ class Record(BaseModel):
     method_description: str = Field("", max_length=2000)
     project_url: str | None = None
     publication_url: str | None = None
+    #: The model's repo on the Hugging Face Hub ("org/name"), where its Eval Results can go.
+    model_repo: str | None = None
     metrics: dict[str, float]
     counts: dict[str, evaluator.Count] | None
     #: The score's 95 % intervals, kept by the re-scored records of a decision track only.
@@ -134,6 +136,11 @@ class Record(BaseModel):
     @classmethod
     def _url(cls, value: str | None) -> str | None:
         return http_url(value)
+
+    @field_validator("model_repo")
+    @classmethod
+    def _repo(cls, value: str | None) -> str | None:
+        return None if value is None else repo_id(value)
 
     @field_validator("metrics")
     @classmethod
@@ -214,10 +221,11 @@ class Record(BaseModel):
 
     def to_json(self) -> bytes:
         """The canonical bytes written to disk and to the Hub (no ``intervals`` field when the
-        record keeps none, no ``questions`` when the row was measured on the key's, and no
-        ``provenance.answers_sha256`` when it has none, so older records read as they always
-        have)."""
-        absent = {name for name in ("intervals", "questions") if getattr(self, name) is None}
+        record keeps none, no ``questions`` when the row was measured on the key's, no
+        ``model_repo`` when it names none, and no ``provenance.answers_sha256`` when it has
+        none, so older records read as they always have)."""
+        optional = ("intervals", "questions", "model_repo")
+        absent = {name for name in optional if getattr(self, name) is None}
         payload = self.model_dump(mode="json", exclude=absent or None)
         if self.provenance is not None and self.provenance.answers_sha256 is None:
             del payload["provenance"]["answers_sha256"]
@@ -235,10 +243,10 @@ class Record(BaseModel):
         try:
             return cls.model_validate_json(data)
         except ValidationError as exc:
-            raise RecordError(_describe_validation_error(exc)) from None
+            raise RecordError(describe_validation_error(exc)) from None
 
 
-def _describe_validation_error(exc: ValidationError, limit: int = 5) -> str:
+def describe_validation_error(exc: ValidationError, limit: int = 5) -> str:
     parts = []
     for err in exc.errors()[:limit]:
         where = ".".join(str(p) for p in err["loc"]) or "record"
@@ -405,6 +413,7 @@ def rescored_record(
     publication_url: str | None = None,
     supersedes: UUID | None = None,
     note: str | None = None,
+    model_repo: str | None = None,
     record_id: UUID | None = None,
     created_at: datetime | None = None,
 ) -> Record:
@@ -424,6 +433,7 @@ def rescored_record(
         method_description=method_description,
         project_url=project_url or None,
         publication_url=publication_url or None,
+        model_repo=model_repo or None,
         metrics=dict(result.metrics),
         counts=dict(result.counts),
         intervals=dict(result.intervals) if track.keeps_intervals else None,

@@ -51,7 +51,8 @@ from errors import HubUnreachableError, LedgerError, RecordExistsError, Unreadab
 from ledger.config import Config, redact
 from ledger.files import RECORD_LIMIT_BYTES, read_regular_file
 from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error
-from ledger.records import RECORDS_FOLDER, Record
+from ledger.records import RECORDS_FOLDER
+from ledger.withdrawals import Entry
 
 COMMIT_CACHE_SIZE = 10_000  # records whose adding commit HubStore.added_in remembers
 COMMIT_RETRY_S = 60.0  # after a failed added_in, the Hub is not asked again for this long
@@ -79,7 +80,7 @@ class RecordStore(Protocol):
 
     def read(self, path: str) -> bytes: ...
 
-    def write(self, record: Record, message: str) -> str: ...
+    def write(self, record: Entry, message: str) -> str: ...
 
 
 @runtime_checkable
@@ -158,7 +159,7 @@ class LocalStore:
         except UnreadableFileError as exc:
             raise LedgerError(str(exc)) from None
 
-    def write(self, record: Record, message: str | None = None) -> str:
+    def write(self, record: Entry, message: str | None = None) -> str:
         """Create the record's file; RecordExistsError if it exists. Returns the file path."""
         folder = self.root / RECORDS_FOLDER
         dest = self.root / record.path()
@@ -428,7 +429,7 @@ class HubStore:
             url=f"{self._hub}/datasets/{self.repo_id}/commit/{last.oid}",
         )
 
-    def write(self, record: Record, message: str) -> str:
+    def write(self, record: Entry, message: str) -> str:
         """Commit the record as a new file; RecordExistsError if it exists. Returns the commit URL.
 
         The existence check and the commit are tied by ``parent_commit``: if anything lands in

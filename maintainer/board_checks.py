@@ -1,15 +1,20 @@
 """The board's rows, as a publication checks them: whose they are, which are current, which
 a new row duplicates or may supersede.
 
-A board is every record of a store, of every benchmark (``read_board``); a benchmark and track
-see their own rows (``rows_of``), and the current ones are those no row supersedes
-(``current``). ``check_board`` refuses a row the board must not take, as a ``BoardError``
-saying how to fix it: a submission already on it (the same file, or the same answers on the
-same key version), a ``--supersedes`` naming no current row of the same benchmark and track,
-or a row of another team or method, unless forced; a submission whose row was carried onto a
-new key is refused as already there (``newest``, ``carried_to``). Rows published before records
-kept their answers' sha256 are compared by answers too when their submission files are at hand
-(``older_answers``, ``find_submissions``).
+A board is every record of a store, of every benchmark (``read_board``): rows, and the
+withdrawals that retract some of them (ledger.withdrawals). A benchmark and track see their own
+rows (``rows_of``) and withdrawals (``withdrawals_of``), and the current ones are those no row
+supersedes and no withdrawal retracts (``current``). ``check_board`` refuses a row the board
+must not take, as a ``BoardError`` saying how to fix it: a submission already on it (the same
+file, or the same answers on the same key version), a second row of the same team and method
+on the same key version (``twins``), a ``--supersedes`` naming no current row of the same
+benchmark and track, or a row of another team or method, unless forced; a submission whose row
+was carried onto a new key is refused as already there (``newest``, ``carried_to``). A row left
+beside its twin by mistake is repaired either way by naming the row to drop with
+``--supersedes`` and the file of the row to keep (``twin_repair``). A team or method name
+whose letters mix scripts is refused unless allowed (``check_names``). Rows published before
+records kept their answers' sha256 are compared by answers too when their submission files are
+at hand (``older_answers``, ``find_submissions``).
 
 Example (the shipped demo board, and its sample submission published once more):
 
@@ -44,15 +49,20 @@ import evaluator
 import ledger
 import spec
 from errors import BoardError, RecordError
+from ledger import history
 from ledger.submission_file import LIMIT_BYTES
+
+#: The command that retracts a row (scripts/withdraw_row.py), as refusals name it.
+WITHDRAW = "scripts/withdraw_row.py"
 
 
 def read_board(
     store: ledger.RecordStore,
-) -> tuple[list[ledger.Record], list[tuple[str, RecordError]]]:
-    """Every record on the board, of every benchmark, superseded ones included; and each file
-    that is no valid record, with why (not checked: the caller names them)."""
-    records: list[ledger.Record] = []
+) -> tuple[list[ledger.Entry], list[tuple[str, RecordError]]]:
+    """Every record on the board, of every benchmark, superseded and withdrawn rows and the
+    withdrawals included; and each file that is no valid record, with why (not checked: the
+    caller names them)."""
+    records: list[ledger.Entry] = []
     unreadable: list[tuple[str, RecordError]] = []
     for path, record in ledger.records_of(store):
         if isinstance(record, RecordError):
@@ -62,7 +72,7 @@ def read_board(
     return records, unreadable
 
 
-def owner(record: ledger.Record) -> str:
+def owner(record: ledger.Entry) -> str:
     """Whose row a record is, for messages: "egoargus/understanding"."""
     if record.benchmark is None:
         return "no benchmark (a schema 1 record)"
@@ -70,16 +80,46 @@ def owner(record: ledger.Record) -> str:
 
 
 def rows_of(
-    everything: Iterable[ledger.Record], bench: spec.Benchmark, track: spec.Track
+    everything: Iterable[ledger.Entry], bench: spec.Benchmark, track: spec.Track
 ) -> list[ledger.Record]:
-    """The rows of one benchmark and track, superseded ones included."""
-    return [r for r in everything if ledger.record_track(r, bench) == track.id]
+    """The rows of one benchmark and track, superseded and withdrawn ones included."""
+    return [
+        r
+        for r in everything
+        if isinstance(r, ledger.Record) and ledger.record_track(r, bench) == track.id
+    ]
 
 
-def current(rows: Sequence[ledger.Record]) -> list[ledger.Record]:
-    """The rows no other row supersedes: those a board shows."""
-    hidden = {r.supersedes for r in rows if r.supersedes is not None}
-    return [r for r in rows if r.id not in hidden]
+def withdrawals_of(
+    everything: Iterable[ledger.Entry], bench: spec.Benchmark, track: spec.Track
+) -> list[ledger.Withdrawal]:
+    """The withdrawals of one benchmark's track."""
+    return [
+        w
+        for w in everything
+        if isinstance(w, ledger.Withdrawal) and (w.benchmark, w.track) == (bench.id, track.id)
+    ]
+
+
+def current(
+    rows: Sequence[ledger.Record], withdrawals: Iterable[ledger.Withdrawal] = ()
+) -> list[ledger.Record]:
+    """The rows no other row supersedes and no withdrawal retracts: those a board shows."""
+    return history.shown(rows, withdrawals)
+
+
+def twins(
+    rows: Iterable[ledger.Record], team_name: str, method_name: str, key_version: str | None
+) -> list[ledger.Record]:
+    """The re-scored rows among ``rows`` of this team and method on this key version: a board
+    lists a method once per key version (the paper's own rows aside)."""
+    return [
+        r
+        for r in rows
+        if r.source == "rescored"
+        and (r.team_name, r.method_name) == (team_name, method_name)
+        and r.key_version == key_version
+    ]
 
 
 def newest(row: ledger.Record, rows: Sequence[ledger.Record]) -> ledger.Record:
@@ -167,8 +207,67 @@ def older_answers(
     return out, len(older) - len(out)
 
 
+def _same_submission(
+    board: Sequence[ledger.Record],
+    result: evaluator.ScoreResult,
+    known: Mapping[uuid.UUID, str],
+) -> tuple[list[ledger.Record], list[ledger.Record]]:
+    """The rows of ``board`` holding this submission: of the same file, and (others) of the
+    same answers on the same key version."""
+
+    def answers(r: ledger.Record) -> str | None:
+        return (r.provenance.answers_sha256 if r.provenance is not None else None) or known.get(
+            r.id
+        )
+
+    sha256 = result.submission_sha256
+    same_bytes = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
+    same_answers = [
+        r
+        for r in board
+        if r not in same_bytes
+        and result.answers_sha256 is not None
+        and r.key_version == result.key_version
+        and answers(r) == result.answers_sha256
+    ]
+    return same_bytes, same_answers
+
+
+def twin_repair(
+    everything: Sequence[ledger.Entry],
+    bench: spec.Benchmark,
+    track: spec.Track,
+    result: evaluator.ScoreResult,
+    supersedes: uuid.UUID | None,
+    *,
+    team_name: str,
+    method_name: str,
+    answers_of: Mapping[uuid.UUID, str] | None = None,
+) -> tuple[ledger.Record, ledger.Record] | None:
+    """A row left beside its twin by mistake, repaired by ``--supersedes``: when this
+    submission is the row ``kept`` on the board and ``--supersedes`` names ``dropped``, a row
+    the board shows of the same team and method on the same key version, (kept, dropped);
+    else None. Either row may be kept: the repair is a withdrawal of the other in its favour
+    (ledger.withdrawals ``replaced_by``), for a new row of the kept file would be its twin."""
+    if supersedes is None:
+        return None
+    board = rows_of(everything, bench, track)
+    shown = current(board, withdrawals_of(everything, bench, track))
+    same_bytes, same_answers = _same_submission(board, result, answers_of or {})
+    held = [r for r in (*same_bytes, *same_answers) if r in shown]
+    dropped = next((r for r in shown if r.id == supersedes), None)
+    if not held or dropped is None or dropped in held:
+        return None
+    kept = held[0]
+    if (kept.team_name, kept.method_name) != (team_name, method_name):
+        return None
+    if not twins([kept], dropped.team_name, dropped.method_name, dropped.key_version):
+        return None
+    return kept, dropped
+
+
 def check_board(
-    everything: Sequence[ledger.Record],
+    everything: Sequence[ledger.Entry],
     bench: spec.Benchmark,
     track: spec.Track,
     result: evaluator.ScoreResult,
@@ -179,44 +278,34 @@ def check_board(
     force: bool = False,
     answers_of: Mapping[uuid.UUID, str] | None = None,
 ) -> list[str]:
-    """Refuse a duplicate submission, or a --supersedes that names no current row of the same
-    benchmark and track; rows of other benchmarks and tracks do not count. The warnings to
-    print are returned.
+    """Refuse a duplicate submission, a second row of the same team and method on the same key
+    version, or a --supersedes that names no row of the same benchmark and track the board
+    shows (or a withdrawn one); rows of other benchmarks and tracks do not count. The warnings
+    to print are returned.
 
     A duplicate is a row of the same file (sha256), or of the same answers on the same key
     version (the same ids and letters after normalisation, whatever the file's bytes;
     ``answers_of`` gives the answers of rows older than ``provenance.answers_sha256``). A row
     superseded by one of another team or method name, or left beside a row of the same team
-    and method scored on another key version, needs ``force``.
+    and method scored on another key version, needs ``force``; a row beside its twin on the
+    same key version is never published (``twin_repair`` says how to repair one left so).
 
     A duplicate whose rows the board no longer shows is named with the row it shows instead
-    (``newest``), so every refusal points at a command that works: a row carried onto another
-    key (``carried_to``) leaves nothing to do, whatever --supersedes names; a row another
-    replaced may come back by superseding the one that replaced it.
+    (``newest``), or with the withdrawal that retracted it, so every refusal points at a
+    command that works: a row carried onto another key (``carried_to``) leaves nothing to do,
+    whatever --supersedes names; a row another replaced, or one withdrawn, may come back by
+    superseding the row that replaced it, or the withdrawn row.
     """
     here = f"{bench.id}/{track.id}"
     board = rows_of(everything, bench, track)
+    retracted = history.withdrawn(withdrawals_of(everything, bench, track))
     by_id = {r.id: r for r in board}
-    known = answers_of or {}
     sha256 = result.submission_sha256  # whole in messages: the maintainer looks the file up
-
-    def answers(r: ledger.Record) -> str | None:
-        return (r.provenance.answers_sha256 if r.provenance is not None else None) or known.get(
-            r.id
-        )
-
-    same_bytes = [r for r in board if r.provenance and r.provenance.submission_sha256 == sha256]
-    same_answers = [
-        r
-        for r in board
-        if r not in same_bytes
-        and result.answers_sha256 is not None
-        and r.key_version == result.key_version
-        and answers(r) == result.answers_sha256
-    ]
+    same_bytes, same_answers = _same_submission(board, result, answers_of or {})
     same = same_bytes + same_answers
-    shown = current(board)
+    shown = current(board, retracted.values())
     heads = {r.id: newest(r, board) for r in same}
+    version = result.key_version or "(unversioned)"
     if same and not any(r in shown for r in same):
         # Every row of this submission has been replaced: name the row the board shows.
         carried = [r for r in same if carried_to(r, heads[r.id])]
@@ -231,10 +320,7 @@ def check_board(
     if supersedes is None:
         replaced = [r for r in same if r not in shown]
         if same and len(replaced) == len(same):
-            rows = ", ".join(
-                f"{r.id}, which {heads[r.id].id} has replaced ({row_name(heads[r.id])})"
-                for r in replaced
-            )
+            rows = ", ".join(_gone(r, heads[r.id], retracted) for r in replaced)
             raise BoardError(
                 f"this submission (sha256 {sha256}) was on the board of {here} as {rows}; "
                 f"to bring it back, publish again with --supersedes {heads[replaced[0].id].id}"
@@ -253,16 +339,24 @@ def check_board(
                 f"file of other bytes (answers sha256 {result.answers_sha256}); to "
                 "correct that row, publish again with --supersedes <its uuid>"
             )
-        twins = [
+        same_key = twins(shown, team_name, method_name, result.key_version)
+        if same_key:
+            raise BoardError(
+                f"{method_name} by {team_name} is already on the board of {here} as "
+                f"{', '.join(row_name(r) for r in same_key)}, and a board lists a method once "
+                f"per key version; to replace that row with this file, publish again with "
+                f"--supersedes {same_key[0].id} (its description, links and note are kept "
+                "unless given); if this is another method, give it its own --method-name"
+            )
+        others = [
             r
             for r in shown
             if r.source == "rescored"
             and (r.team_name, r.method_name) == (team_name, method_name)
             and r.key_version != result.key_version
         ]
-        if twins:
-            rows = ", ".join(row_name(r) for r in twins)
-            version = result.key_version or "(unversioned)"
+        if others:
+            rows = ", ".join(row_name(r) for r in others)
             if not force:
                 raise BoardError(
                     f"{method_name} by {team_name} is already on the board of {here} as {rows}, "
@@ -278,6 +372,11 @@ def check_board(
         return warnings
     if supersedes not in by_id:
         elsewhere = [r for r in everything if r.id == supersedes]
+        if elsewhere and isinstance(elsewhere[0], ledger.Withdrawal):
+            raise BoardError(
+                f"--supersedes {supersedes}: that is a withdrawal record (of "
+                f"{elsewhere[0].withdraws}), not a row; give the uuid of a row"
+            )
         if elsewhere:
             raise BoardError(
                 f"--supersedes {supersedes}: that row belongs to {owner(elsewhere[0])}, not "
@@ -294,15 +393,20 @@ def check_board(
             f"this submission is already on the board as {rows}, but --supersedes names "
             f"{supersedes}; supersede the row that holds this submission"
         )
-    if by_id[supersedes] not in shown:
-        head = newest(by_id[supersedes], board)
+    old = by_id[supersedes]
+    if old not in shown and supersedes not in retracted:
+        head = newest(old, board)
         newer = [r.id for r in board if r.supersedes == supersedes]
         raise BoardError(
             f"--supersedes {supersedes}: that row is already superseded by "
             f"{', '.join(str(i) for i in newer)}; supersede the newest row instead, "
             f"{row_name(head)}, the one the board shows"
         )
-    old = by_id[supersedes]
+    if supersedes in retracted:
+        warnings.append(
+            f"note: --supersedes {supersedes} names a withdrawn row "
+            f"({withdrawn_text(retracted[supersedes])}); this row takes its place on the board"
+        )
     if (old.team_name, old.method_name) != (team_name, method_name):
         if not force:
             raise BoardError(
@@ -316,4 +420,47 @@ def check_board(
             f"another team or method name than this one ({method_name} by "
             f"{team_name}) (--force)"
         )
+    beside = [
+        r for r in twins(shown, team_name, method_name, result.key_version) if r.id != supersedes
+    ]
+    if beside:
+        rows = ", ".join(row_name(r) for r in beside)
+        raise BoardError(
+            f"{rows} would stay on the board of {here} beside this row, and a board lists a "
+            f"method once per key version; withdraw it first ({WITHDRAW} --row "
+            f'{beside[0].id} --reason "..."), or keep it instead: publish its own file with '
+            f"--supersedes {supersedes}"
+        )
     return warnings
+
+
+def withdrawn_text(withdrawal: ledger.Withdrawal) -> str:
+    """A withdrawal as messages name it: "withdrawn on 2026-07-20 by <uuid>: <reason>"."""
+    return (
+        f"withdrawn on {withdrawal.created_at:%Y-%m-%d} by {withdrawal.id}: "
+        f"{withdrawal.reason.splitlines()[0]}"
+    )
+
+
+def check_names(team_name: str, method_name: str, *, allow_mixed_scripts: bool) -> None:
+    """Refuse a team or method name whose letters mix scripts no writing mixes (a Cyrillic
+    "е" in "Gеmini" shows on the board as another "Gemini"), unless allowed."""
+    if allow_mixed_scripts:
+        return
+    for flag, name in (("--team-name", team_name), ("--method-name", method_name)):
+        odd = ledger.mixed_scripts(name)
+        if odd is not None:
+            raise BoardError(
+                f"{flag} {name!r} {odd}, so the board would show it beside the name it looks "
+                "like; write it in one script (a look-alike letter is often a copy-paste "
+                "accident), or pass --allow-mixed-scripts if the name is really written so"
+            )
+
+
+def _gone(
+    row: ledger.Record, head: ledger.Record, retracted: Mapping[uuid.UUID, ledger.Withdrawal]
+) -> str:
+    """What became of a row the board no longer shows, for a refusal."""
+    if row.id in retracted:
+        return f"{row.id}, {withdrawn_text(retracted[row.id])}"
+    return f"{row.id}, which {head.id} has replaced ({row_name(head)})"

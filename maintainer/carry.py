@@ -2,16 +2,16 @@
 
 After a rotation (maintainer.rotation) the rows of a board name the old key; ``plan`` finds the
 current re-scored rows scored on it (their provenance names its sha256), finds each row's
-submission by the sha256 its record names, remaps it with the rotation's letter map (or takes
-it as it is when only the key's file changed, ``same_letters``), scores it on the new key and
-makes the record that supersedes the row: every field of the row (team, method, description,
-links, note and its date: ``created_at`` is when the row's result was first published, which a
-rotation does not change; the commit that adds the record says when it was carried), the new
-key version in its provenance. Its id is derived, never drawn (``carried_id``): a dry run prints
-the ids the real run writes. Its counts must be the old row's exactly, for a rotation moves
-letters, never answers: anything else is a ``BoardError``, before anything is written (this
-module writes nothing; the caller publishes). Rows already on the new key, or scored on another
-key, are left as they are, each with a line saying why.
+submission by the sha256 its record names, remaps it with the rotation's letter map (or takes it
+as it is when only the key's file changed, ``same_letters``), scores it on the new key and makes
+the record that supersedes the row: every field of the row (team, method, description, links,
+note, model repo and its date: ``created_at`` is when the row's result was first published,
+which a rotation does not change; the commit that adds the record says when it was carried), the
+new key version in its provenance. Its id is derived, never drawn (``carried_id``): a dry run
+prints the ids the real run writes. Its counts must be the old row's exactly, for a rotation
+moves letters, never answers: anything else is a ``BoardError``, before anything is written
+(this module writes nothing; the caller publishes). Rows already on the new key, or scored on
+another key, are left as they are, each with a line saying why.
 
 Example (the demo board, carried onto a rotation of the demo key made in memory):
 
@@ -47,7 +47,13 @@ import ledger
 import spec
 from errors import BoardError, ReshuffleError
 from ledger import submission_file
-from maintainer.board_checks import current, find_submissions, row_name, rows_of
+from maintainer.board_checks import (
+    current,
+    find_submissions,
+    row_name,
+    rows_of,
+    withdrawals_of,
+)
 from maintainer.letter_map import LetterMap, remap_submission
 
 
@@ -116,7 +122,7 @@ def same_letters(
 
 
 def plan(
-    everything: Sequence[ledger.Record],
+    everything: Sequence[ledger.Entry],
     bench: spec.Benchmark,
     key: evaluator.AnswerKey,
     old: OldKey,
@@ -130,7 +136,7 @@ def plan(
     ``skip_missing`` leaves it on its key (with a line).
     """
     track = key.track
-    rows = current(rows_of(everything, bench, track))
+    rows = current(rows_of(everything, bench, track), withdrawals_of(everything, bench, track))
     version = key.key_version or "(unversioned)"
     left: list[str] = []
     todo: list[ledger.Record] = []
@@ -237,6 +243,7 @@ def new_record(
         publication_url=old.publication_url,
         supersedes=old.id,
         note=old.note,
+        model_repo=old.model_repo,
         record_id=carried_id(old, key.sha256, result.submission_sha256),
         created_at=old.created_at,
     )

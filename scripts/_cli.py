@@ -319,9 +319,9 @@ def refuse_below_chance(
 # --- the rows on a board ----------------------------------------------------------------------
 
 
-def read_board(store: ledger.RecordStore) -> list[ledger.Record]:
-    """Every record on the board, of every benchmark, superseded ones included; unreadable
-    ones are named."""
+def read_board(store: ledger.RecordStore) -> list[ledger.Entry]:
+    """Every record on the board, of every benchmark, superseded and withdrawn rows and the
+    withdrawals included; unreadable ones are named."""
     records, unreadable = board_checks.read_board(store)
     for path, error in unreadable:
         print(

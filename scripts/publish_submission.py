@@ -7,12 +7,16 @@ evaluator as the Score tab, then written once as `submissions/<uuid>.json` with
 the submission, of its answers and of the answer key, key version, scorer version). A
 submission already on the board (among that benchmark's and track's rows: the same file, or
 the same answers on the same key version whatever the file's bytes) is refused unless
-`--supersedes` names the row it corrects; a row of another team or method name is superseded
-only with `--force`, and so is a row of the same team and method left on another key version
-beside this one (after a rotation, scripts/rescore_board.py carries every row at once). A
-score significantly below chance (letters of another key version, most likely) is refused
-unless `--allow-below-chance`. Any problem: a message on stderr, exit status 1, nothing
-written.
+`--supersedes` names the row it corrects, and so is a second row of the same team and method
+on the same key version; a row of another team or method name is superseded only with
+`--force`, and so is a row of the same team and method left on another key version beside
+this one (after a rotation, scripts/rescore_board.py carries every row at once). A row left
+beside its twin by mistake is repaired either way: the file of the row to keep, with
+`--supersedes` the row to drop, writes a withdrawal of that row (scripts/withdraw_row.py
+withdraws a row for any other reason). A team or method name mixing scripts (a Cyrillic "е" in
+"Gеmini") is refused unless `--allow-mixed-scripts`. A score significantly below chance
+(letters of another key version, most likely) is refused unless `--allow-below-chance`. Any
+problem: a message on stderr, exit status 1, nothing written.
 
 `--benchmark` and `--track` choose what is scored (default: $LEADERBOARD_BENCHMARK, else the
 Space's default, and its first track). `--leaderboard` defaults to the benchmark's records
@@ -54,7 +58,8 @@ from pydantic import ValidationError
 import evaluator
 import ledger
 from errors import UsageError
-from maintainer.board_checks import check_board, older_answers, rows_of
+from maintainer.board_checks import check_board, check_names, older_answers, rows_of, twin_repair
+from maintainer.withdraw import twin_withdrawal
 from scripts._cli import (
     Chosen,
     Parser,
@@ -161,6 +166,13 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     row.add_argument("--publication-url", default=None, help=f"paper, http(s){kept}")
     row.add_argument("--note", default=None, help=f"a note shown with the row (optional{kept})")
     row.add_argument(
+        "--model-repo",
+        default=None,
+        metavar="ORG/NAME",
+        help="the model's repo on the Hugging Face Hub, where scripts/hub_eval_results.py can "
+        f"open a pull request with the row's result (optional{kept})",
+    )
+    row.add_argument(
         "--supersedes",
         type=_uuid,
         default=None,
@@ -176,6 +188,12 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
         help="publish although --supersedes names a row of another team or "
         "method name, or although a row of the same team and method scored "
         "on another key version stays on the board (a warning says so)",
+    )
+    row.add_argument(
+        "--allow-mixed-scripts",
+        action="store_true",
+        help="publish a team or method name whose letters mix scripts (Latin with Cyrillic "
+        "or Greek, say), which is refused as a look-alike of another name otherwise",
     )
     row.add_argument(
         "--allow-below-chance",
@@ -204,7 +222,7 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
 
 
 #: The row's optional fields: a --supersedes correction keeps the old row's unless given.
-KEPT_FIELDS = ("method_description", "project_url", "publication_url", "note")
+KEPT_FIELDS = ("method_description", "project_url", "publication_url", "note", "model_repo")
 
 
 def given_fields(args: argparse.Namespace) -> dict[str, str | None]:
@@ -246,6 +264,7 @@ def build_record(
             publication_url=fields["publication_url"],
             supersedes=args.supersedes,
             note=fields["note"] or None,
+            model_repo=fields["model_repo"] or None,
         )
     except ValidationError as exc:
         problems = "; ".join(
@@ -261,6 +280,7 @@ def build_record(
 
 def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     track = chosen.track
+    check_names(args.team_name, args.method_name, allow_mixed_scripts=args.allow_mixed_scripts)
     key = load_key(track, args.private)
     if args.key_version and key.key_version and args.key_version != key.key_version:
         raise UsageError(
@@ -277,9 +297,20 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     record = build_record(args, chosen, result, given_fields(args))  # what is given, checked
     store, where = open_store(args, missing_dir="refuse")
     everything = read_board(store)
-    known, unmatched = older_answers(
-        rows_of(everything, chosen.bench, track), track, args.submissions_dir
+    rows = rows_of(everything, chosen.bench, track)
+    known, unmatched = older_answers(rows, track, args.submissions_dir)
+    repair = twin_repair(
+        everything,
+        chosen.bench,
+        track,
+        result,
+        args.supersedes,
+        team_name=args.team_name,
+        method_name=args.method_name,
+        answers_of=known,
     )
+    if repair is not None:
+        return withdraw_twin(args, chosen, store, where, *repair)
     warnings = check_board(
         everything,
         chosen.bench,
@@ -292,7 +323,7 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
         answers_of=known,
     )
     if args.supersedes is not None:
-        old = next(r for r in everything if r.id == args.supersedes)  # check_board found it
+        old = next(r for r in rows if r.id == args.supersedes)  # check_board found it
         fields, kept = kept_fields(args, old)
         if kept:
             record = build_record(args, chosen, result, fields)
@@ -355,6 +386,38 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
             f"LEADERBOARD_RECORDS_DIR={args.leaderboard_dir}) shows it within "
             f"{ledger.CACHE_TTL_S} s (its board cache time-to-live)."
         )
+    return 0
+
+
+def withdraw_twin(
+    args: argparse.Namespace,
+    chosen: Chosen,
+    store: ledger.RecordStore,
+    where: str,
+    kept: ledger.Record,
+    dropped: ledger.Record,
+) -> int:
+    """The file of ``kept`` with --supersedes ``dropped``, its twin: ``dropped`` is withdrawn in
+    ``kept``'s favour (a new row of the same file would be ``kept``'s twin)."""
+    record = twin_withdrawal(kept, dropped, chosen.bench)
+    print(
+        f"note: this submission is already on the board as {kept.id}, beside {dropped.id} "
+        "(the same team and method on the same key version): the row to keep stays as it is "
+        "and the other is withdrawn in its favour; the row flags are not used",
+        file=sys.stderr,
+    )
+    if args.dry_run:
+        print(record.to_json().decode(), end="")
+        print(
+            f"dry run, nothing written; would publish {record.path()} to {where}, "
+            f"withdrawing {dropped.id} in favour of {kept.id}",
+            file=sys.stderr,
+        )
+        return 0
+    message = f"Withdraw {dropped.method_name} by {dropped.team_name} in favour of {kept.id}"
+    written = store.write(record, message)
+    print(f"published {record.path()} to {where} ({written})")
+    print(f"it withdraws {dropped.id}, which the board now hides; {kept.id} stays")
     return 0
 
 

@@ -12,7 +12,8 @@ RECORD is a record file (submissions/<uuid>.json) or the uuid of a row, looked u
 leaderboard dataset (`--leaderboard`, default the benchmark's public records repo;
 HF_ENDPOINT and HF_TOKEN are honoured) or in a local folder (`--leaderboard-dir`). The record
 is re-scored on the benchmark and track it names (`--benchmark` and `--track`, when given,
-must be those).
+must be those). A row the board no longer shows (superseded by a newer row, or withdrawn) is
+reproduced all the same, with a note saying what became of it.
 
 Example:
 
@@ -40,7 +41,7 @@ from pathlib import Path
 import ledger
 import spec
 from errors import UsageError
-from maintainer.board_checks import owner
+from maintainer.board_checks import owner, rows_of, withdrawals_of, withdrawn_text
 from maintainer.reproduce import compare
 from scripts._cli import (
     Chosen,
@@ -50,6 +51,7 @@ from scripts._cli import (
     describe,
     load_key,
     open_store,
+    read_board,
     read_input,
     run,
     score_submission,
@@ -80,9 +82,13 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     return parser
 
 
-def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
-    """The record RECORD names, and where it was found."""
+def load_record(
+    args: argparse.Namespace,
+) -> tuple[ledger.Record, str, list[ledger.Entry] | None]:
+    """The record RECORD names, where it was found, and its board's records when it was
+    looked up on one."""
     path = Path(args.record)
+    board_records: list[ledger.Entry] | None = None
     if path.is_file():
         data, where = read_input(path, "record"), str(path)
     else:
@@ -98,10 +104,30 @@ def load_record(args: argparse.Namespace) -> tuple[ledger.Record, str]:
         if not found:
             raise UsageError(f"--record {wanted}: no such row in {board}")
         data, where = store.read(found[0]), f"{found[0]} in {board}"
+        board_records = read_board(store)
     try:
-        return ledger.Record.from_json(data), where
+        entry = ledger.read_entry(data)
     except ledger.RecordError as exc:
         raise UsageError(f"{where} is not a valid record: {exc}") from None
+    if isinstance(entry, ledger.Withdrawal):
+        raise UsageError(
+            f"{where} is a withdrawal (of the row {entry.withdraws}), not a row: there is "
+            f"nothing to re-score; reproduce the row it withdraws, --record {entry.withdraws}"
+        )
+    return entry, where, board_records
+
+
+def fate(record: ledger.Record, chosen: Chosen, board: list[ledger.Entry]) -> str | None:
+    """What became of a row its board no longer shows, for a note; None for a shown row."""
+    bench, track = chosen.bench, chosen.track
+    rows = rows_of(board, bench, track)
+    status = ledger.history.status(record, rows, withdrawals_of(board, bench, track))
+    if status.withdrawal is not None:
+        return withdrawn_text(status.withdrawal)
+    if status.superseded_by is not None:
+        newer = status.superseded_by
+        return f"superseded by {newer.id}, {newer.method_name} by {newer.team_name}"
+    return None
 
 
 def record_chosen(chosen: Chosen, record: ledger.Record) -> Chosen:
@@ -122,7 +148,7 @@ def record_chosen(chosen: Chosen, record: ledger.Record) -> Chosen:
 
 
 def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
-    record, where = load_record(args)
+    record, where, board = load_record(args)
     chosen = record_chosen(chosen, record)
     track = chosen.track
     if ledger.record_track(record, chosen.bench) != track.id:
@@ -140,6 +166,9 @@ def reproduce(args: argparse.Namespace, chosen: Chosen) -> int:
 
     label = f"{record.method_name} by {record.team_name} ({where})"
     diffs = compare(record, result, key)
+    off = fate(record, chosen, board) if board is not None else None
+    if off is not None:
+        print(f"note: this row is no longer on the board ({off})", file=sys.stderr)
     if record.provenance.scorer_version != result.scorer_version:
         print(
             f"note: the record was scored by {record.provenance.scorer_version}, this is "

@@ -50,7 +50,7 @@ import spec
 from errors import SpecError, UsageError
 from maintainer import carry
 from maintainer import letter_map as letter_maps
-from maintainer.board_checks import check_board, current, row_name, rows_of
+from maintainer.board_checks import check_board, current, row_name, rows_of, withdrawals_of
 from scripts import _cli
 from scripts._cli import Chosen, Parser
 
@@ -197,7 +197,10 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
         )
     for line in left:
         print(f"left as it is: {line}")
-    papers = sum(r.source == "paper" for r in current(rows_of(everything, chosen.bench, track)))
+    on_board = current(
+        rows_of(everything, chosen.bench, track), withdrawals_of(everything, chosen.bench, track)
+    )
+    papers = sum(r.source == "paper" for r in on_board)
     outcome = (
         "nothing written (dry run)"
         if args.dry_run

@@ -30,10 +30,21 @@ class Links(Model):
 
 
 class Hub(Model):
-    """Where the benchmark lives on the Hub: the private key repo and the public records."""
+    """Where the benchmark lives on the Hub: the private key repo and the public records, and
+    how it stands in the Hub's Eval Results (scripts/hub_eval_results.py)."""
 
     private_repo: RepoId
     records_repo: RepoId
+    #: The benchmark's public dataset: the Hub's Eval Results keep its leaderboard, under the
+    #: ``eval.yaml`` at its root, and a model's results name it (``dataset.id``).
+    dataset: RepoId | None = None
+    #: The evaluation framework ``eval.yaml`` names: an identifier the Hub maintains (the list
+    #: in huggingface.js, packages/tasks/src/eval.ts); a benchmark is allow-listed on request.
+    evaluation_framework: Ident | None = None
+    #: The Space serving this leaderboard: a row's permalink, where a model's result links.
+    space: RepoId | None = None
+    #: Show the Hub's own results for ``dataset`` beside the board, marked unverified.
+    show_hub_results: bool = False
 
 
 class PaperTable(Model):
@@ -203,6 +214,12 @@ class Benchmark(Model):
                         f"paper: {n} tables give the rows of the track {name!r}; give each "
                         "track one table"
                     )
+        if self.hub.show_hub_results and self.hub.dataset is None:
+            problems.append(
+                "hub.show_hub_results: the Hub's results are those of hub.dataset, which is "
+                'not given; add it (dataset = "<org>/<name>", the benchmark\'s public dataset) '
+                "or set show_hub_results = false"
+            )
         unnamed = self.unnamed_records_track
         if unnamed is not None and unnamed not in known:
             problems.append(

@@ -179,6 +179,7 @@ def benchmark_facts_in(folders: list[Path], code: dict[Path, list[str]]) -> list
             bench.contact_email,
             bench.hub.private_repo,
             bench.hub.records_repo,
+            *(r for r in (bench.hub.dataset, bench.hub.space) if r is not None),
             *((bench.paper.team, bench.paper.url) if bench.paper else ()),
         }
         words = set(bench.input.choices.values())

@@ -1,4 +1,5 @@
-"""A row's card, pure: the record, every metric with its interval, its provenance and the
+"""A row's card, pure: the record, every metric with its interval, its provenance, its history
+(the rows it replaced and those that replaced it, each withdrawal with its reason) and the
 command that reproduces it, as HTML (``card_html``); ``reproduce_command`` is that command.
 
 Every text shown comes from a record or the spec and is escaped (``board_table.text``).
@@ -15,6 +16,8 @@ from spec import Benchmark, Track
 from web.board_layout import BoardLayout
 from web.board_table import is_missing, links_html, text
 from web.board_view import NOT_REPORTED, SOURCE_TEXT, input_label
+
+HUB = "https://huggingface.co"  # where a record's model_repo is
 
 
 def reproduce_command(
@@ -58,14 +61,33 @@ def card_html(
     added: ledger.AddedIn | None,
     reproduce: str | None,
     permalink: str,
+    withdrawal: ledger.Withdrawal | None = None,
+    history: Sequence[ledger.Step] = (),
 ) -> str:
     """One row's card: what the record says (description, links, metadata), every metric it
-    carries with its interval, its provenance, what it supersedes or was superseded by, and
-    the command that reproduces it. ``row`` is its board row (rank, intervals as shown);
-    None for a row no longer on the board (superseded)."""
+    carries with its interval, its provenance, what it supersedes or was superseded by, the
+    withdrawal that retracted it (``withdrawal``, with its reason), its ``history`` (ledger's
+    RowStatus.history: shown when it holds more than the row itself, or a withdrawal) and the
+    command that reproduces it. ``row`` is its board row (rank, intervals as shown); None for
+    a row no longer on the board (superseded or withdrawn)."""
     info = layout.info
     title = text(record.method_name)
     parts = [f'<h3 id="entry-card-title">{title}</h3>']
+    if withdrawal is not None:
+        instead = (
+            " The board shows "
+            f'<a href="{text(_entry_link(permalink, withdrawal.replaced_by))}">'
+            f"{_code(withdrawal.replaced_by)}</a> in its place."
+            if withdrawal.replaced_by is not None
+            else ""
+        )
+        reason = withdrawal.reason.strip()
+        stop = "" if reason.endswith((".", "!", "?")) else "."
+        parts.append(
+            f'<p class="withdrawn"><strong>Withdrawn</strong> on '
+            f"{withdrawal.created_at:%Y-%m-%d}: {text(reason)}{stop} It is no longer on "
+            f"the board.{instead}</p>"
+        )
     if superseded_by is not None:
         parts.append(
             f'<p class="superseded"><strong>Superseded</strong> by '
@@ -97,6 +119,15 @@ def card_html(
         about.insert(0, ("Rank", text(_rank_text(row, info, layout.metrics[track.ranking]))))
     if links:
         about.append((info["links"], links))
+    if record.model_repo is not None:  # a Hub repo id (ledger.record_text.repo_id)
+        model = f"{HUB}/{record.model_repo}"
+        about.append(
+            (
+                "Model on the Hub",
+                f'<a href="{text(model)}" target="_blank" rel="noopener noreferrer nofollow">'
+                f"{text(record.model_repo)}</a>",
+            )
+        )
     if record.note:
         about.append((info["note"], text(record.note)))
     parts.append(_dl(about))
@@ -128,6 +159,8 @@ def card_html(
         ("Permalink", f'<a class="permalink" href="{text(permalink)}">{text(permalink)}</a>')
     )
     parts.append("<h4>Provenance</h4>" + _dl(provenance))
+    if len(history) > 1 or any(step.withdrawal is not None for step in history):
+        parts.append("<h4>History</h4>" + _history(record, history, permalink))
     if reproduce is not None:
         parts.append(
             "<h4>Reproduce this row</h4><p>With the submitted file and the answer "
@@ -135,6 +168,34 @@ def card_html(
             f"<pre><code>{text(reproduce)}</code></pre>"
         )
     return f'<section class="card" aria-labelledby="entry-card-title">{"".join(parts)}</section>'
+
+
+def _history(record: ledger.Record, history: Sequence[ledger.Step], permalink: str) -> str:
+    """The chain of rows ``record`` belongs to, oldest first: each row (a link to its card,
+    but this one's), its key version and date, and its withdrawal with the reason."""
+    items = []
+    for step in history:
+        row = step.row
+        name = f"{text(row.method_name)} ({_code(row.id)})"
+        if row.id == record.id:
+            name = f"<strong>{name}</strong>, this row"
+        else:
+            name = f'<a href="{text(_entry_link(permalink, row.id))}">{name}</a>'
+        key = (
+            f"key {text(row.key_version or '(unversioned)')}"
+            if row.source == "rescored"
+            else "paper-reported"
+        )
+        line = f"{name}: {key}, dated {row.created_at:%Y-%m-%d}"
+        if row.supersedes is not None and step is not history[0]:
+            line += ", replacing the row above"
+        if step.withdrawal is not None:
+            w = step.withdrawal
+            line += (
+                f"; withdrawn on {w.created_at:%Y-%m-%d} by record {_code(w.id)}: {text(w.reason)}"
+            )
+        items.append(f"<li>{line}</li>")
+    return f'<ol class="card-history">{"".join(items)}</ol>'
 
 
 def _entry_link(permalink: str, entry: object) -> str:

@@ -342,8 +342,8 @@ def resort(
 def find_entry(
     tab: BoardTab, entry: str | None, preferred: Served
 ) -> tuple[Served, ledger.Record, ledger.Record | None] | None:
-    """The track, record and (if superseded) its successor of a record id; None if no board
-    has it. The preferred track is looked at first."""
+    """The track, record and (if superseded) its successor of a record id, a withdrawn row's
+    too; None if no board has it. The preferred track is looked at first."""
     if entry is None:
         return None
     for s in (preferred, *(t for t in tab.served if t is not preferred)):
@@ -375,10 +375,11 @@ def card(tab: BoardTab, entry: str, s: Served) -> tuple[Any, Any]:
             f"<code>{entry}</code>; it may have been removed.</p>",
         )
     s, record, newer = found
-    frame = current(tab, s)[1]
+    snapshot, frame = current(tab, s)
     rows = frame[frame["_id"] == str(record.id)]
     row = {str(k): v for k, v in rows.iloc[0].items()} if not rows.empty else None
     permalink = entry_query(record.id, s.track.id if tab.many else None)
+    status = snapshot.status(str(record.id))
     html = card_html(
         record,
         tab.bench,
@@ -389,6 +390,8 @@ def card(tab: BoardTab, entry: str, s: Served) -> tuple[Any, Any]:
         added=s.board.added_in(str(record.id)),
         reproduce=reproduce_command(record, tab.bench, s.track, _board_dir(s.board)),
         permalink=permalink,
+        withdrawal=status.withdrawal if status is not None else None,
+        history=status.history if status is not None else (),
     )
     return gr.update(visible=True), html
 

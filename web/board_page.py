@@ -13,8 +13,11 @@ status line what it ignored; after each rendering of the board the table's scrip
 view back (``history.replaceState``, no request of its own). The filters, the column group and
 the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
 twice; the search listens to ``.change`` (see build_board_tab). ``/leaderboard`` (and
-``/leaderboard_<track>``) give the boards as JSON. Every handler is safe for anyone to call: an
-event's inputs and its event data are checked before any work.
+``/leaderboard_<track>``) give the boards as JSON, ``/entry`` a row's card, on the board or
+not (board_entry). When the spec asks, the Hub's own results for the benchmark are shown below
+the board, apart and marked unverified, by events of their own (hub_results_view). Every
+handler is safe for anyone to call: an event's inputs and its event data are checked before any
+work.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from typing import Any
 import gradio as gr
 
 from spec import Benchmark
+from web import board_entry, board_landing, hub_results_view
 from web import board_handlers as handlers
-from web import board_landing
 from web.board_address import ADDRESS_JS, PERMALINK_JS
 from web.board_table import TABLE_JS
 from web.board_view import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
@@ -96,6 +99,9 @@ def build_board_tab(
             "Download JSON", size="sm", scale=0, min_width=120, elem_id="download-json"
         )
         refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90, elem_id="board-refresh")
+    # The Hub's own results, apart and unverified, when a track shows them (hub_results_view).
+    shows_hub = any(s.hub_results is not None for s in served)
+    hub_box = gr.HTML(visible=False, elem_id="hub-results") if shows_hub else None
     compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
     with gr.Tabs(elem_id="chart-tabs"):
         with gr.Tab("Side by side", id="chart-splits"):  # per split or scenario: any track
@@ -165,8 +171,17 @@ def build_board_tab(
         board_track.input(switch, board_track, [group, *chart_outputs], **private).then(
             view, filters, board_outputs, **private
         )
+    if hub_box is not None:  # its own events: a slow or failing Hub delays nothing else
+        hub_section = bound(hub_results_view.hub_section, tab)
+        demo.load(hub_section, track_input, hub_box, **private)
+        reread_hub = bound(hub_results_view.hub_section_reread, tab)
+        refresh.click(reread_hub, track_input, hub_box, **private)
+        if board_track is not None:
+            board_track.input(hub_section, board_track, hub_box, **private)
     # A real function each, named and described for the API page (handlers.leaderboard_api):
     # the first track's board, then on a several-track benchmark each track's.
     apis = [("leaderboard", first), *((f"leaderboard_{s.track.id}", s) for s in served if many)]
     for api_name, s in apis:
         gr.api(typed(handlers.leaderboard_api(tab, s)), api_name=api_name)  # type: ignore[attr-defined]
+    # A row's card as JSON, on the board or not (superseded, withdrawn): board_entry.
+    gr.api(typed(board_entry.entry_api(tab)), api_name="entry")  # type: ignore[attr-defined]

@@ -18,6 +18,9 @@ class Served:
     #: The current key (ledger.KeyLoader retries one that failed at boot).
     keys: Callable[[], ledger.KeyStatus]
     board: ledger.BoardCache
+    #: The Hub's own results for the benchmark, shown apart and unverified (spec
+    #: hub.show_hub_results; the first track's alone): None when not shown.
+    hub_results: ledger.HubResultsCache | None = None
 
 
 @dataclass(frozen=True)

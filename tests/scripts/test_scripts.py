@@ -33,6 +33,7 @@ from scripts import (
     seed_paper_baselines,
     validate_benchmark,
     validate_submission,
+    withdraw_row,
 )
 from tests.support import ROOT
 from tests.support.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
@@ -50,6 +51,7 @@ SCRIPTS = (
     "seed_paper_baselines.py",
     "validate_benchmark.py",
     "validate_submission.py",
+    "withdraw_row.py",
 )
 
 Main = Callable[[list[str] | None], int]
@@ -71,8 +73,20 @@ def row_flags(**overrides: str) -> list[str]:
     return [part for item in flags.items() for part in item]
 
 
-def publish_args(submission: Path, target: list[str], *extra: str, key: Path = KEY) -> list[str]:
-    return ["--submission", str(submission), "--private", str(key), *row_flags(), *target, *extra]
+def publish_args(
+    submission: Path,
+    target: list[str],
+    *extra: str,
+    key: Path = KEY,
+    row: dict[str, str] | None = None,
+) -> list[str]:
+    """publish_submission.py's arguments, the row flags of ``row_flags(**row)``."""
+    flags = row_flags(**(row or {}))
+    return ["--submission", str(submission), "--private", str(key), *flags, *target, *extra]
+
+
+#: Another method of the same team: a board lists a method once per key version.
+ALWAYS_A = {"--method-name": "Always-A"}
 
 
 def records_in(folder: Path) -> dict[str, bytes]:
@@ -158,6 +172,7 @@ MAINS: dict[str, Main] = {
     "seed_paper_baselines.py": seed_paper_baselines.main,
     "validate_benchmark.py": validate_benchmark.main,
     "validate_submission.py": validate_submission.main,
+    "withdraw_row.py": withdraw_row.main,
 }
 
 
@@ -304,7 +319,7 @@ def test_the_same_submission_is_refused_unless_it_supersedes_its_row(
     assert records_in(board) == before
 
     # another row's uuid, an unknown uuid, or a malformed one: refused, nothing written
-    assert publish_submission.main(publish_args(always_a, target)) == 0
+    assert publish_submission.main(publish_args(always_a, target, row=ALWAYS_A)) == 0
     other = next(
         ledger.Record.from_json(d)
         for d in records_in(board).values()
@@ -486,7 +501,7 @@ def test_publish_to_the_hub_commits_once_and_refuses_a_duplicate(
     assert hub.head(BOARD_REPO) == head  # no commit
 
     assert publish_submission.main(publish_args(SAMPLE, [], "--supersedes", str(record.id))) == 0
-    assert publish_submission.main(publish_args(always_a, [])) == 0
+    assert publish_submission.main(publish_args(always_a, [], row=ALWAYS_A)) == 0
     files = hub_records(hub)
     assert len(files) == 3 and files[path] == data  # never overwritten
     superseding = [

@@ -21,9 +21,13 @@ Endpoints: ``GET /api/whoami-v2``; ``POST /api/repos/create``;
 ``POST .../paths-info/{rev}`` (``expand``: each path's ``lastCommit``, the last commit that
 changed it); ``POST .../preupload/{rev}`` (always "regular");
 ``POST .../commit/{rev}`` (NDJSON ``header``/``file``/``deletedFile``/``deletedFolder``,
-``parentCommit`` checked: 412 when stale); ``HEAD``/``GET [/datasets|/spaces]/{ns}/{name}/resolve/
-{rev}/{path}`` (``X-Repo-Commit``, quoted ``ETag``, ``Range``). Errors carry ``X-Error-Code`` and
-``X-Error-Message`` as the Hub's do; a private repo answers 401 without a valid token.
+``parentCommit`` checked: 412 when stale; ``create_pr=1`` opens a pull request instead, its
+commit on ``refs/pr/{num}``, which every read route takes as a revision);
+``GET .../discussions/{num}`` (a pull request's details); ``GET /api/datasets/{ns}/{name}/
+leaderboard`` (the Hub's Eval Results of a benchmark dataset, tests/support/hub_evals.py);
+``HEAD``/``GET [/datasets|/spaces]/{ns}/{name}/resolve/{rev}/{path}`` (``X-Repo-Commit``, quoted
+``ETag``, ``Range``). Errors carry ``X-Error-Code`` and ``X-Error-Message`` as the Hub's do; a
+private repo answers 401 without a valid token.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+
+from tests.support import hub_evals
 
 READ_TOKEN = "hf_loopbackReadToken0123456789abcdef"
 WRITE_TOKEN = "hf_loopbackWriteToken0123456789abcdef"
@@ -76,11 +82,30 @@ class Commit:
 
 
 @dataclass
+class PullRequest:
+    """A pull request (a discussion that carries commits), on ``refs/pr/{num}``."""
+
+    num: int
+    title: str
+    description: str
+    author: str
+    base: Commit  # the commit of main it was opened on
+    commits: list[Commit]
+    created: datetime
+    status: str = "open"  # "open", "merged" or "closed"
+
+    @property
+    def head(self) -> Commit:
+        return self.commits[-1]
+
+
+@dataclass
 class Repo:
     repo_type: str
     repo_id: str
     private: bool
     commits: list[Commit] = field(default_factory=list)
+    pulls: dict[int, PullRequest] = field(default_factory=dict)
 
     @property
     def head(self) -> Commit:
@@ -89,10 +114,25 @@ class Repo:
     def at(self, revision: str) -> Commit | None:
         if revision == "main":
             return self.head
-        for commit in reversed(self.commits):
+        pull = re.fullmatch(r"refs/pr/(\d+)", revision)
+        if pull is not None:
+            found = self.pulls.get(int(pull[1]))
+            return found.head if found is not None else None
+        for commit in reversed(
+            [*self.commits, *(c for p in self.pulls.values() for c in p.commits)]
+        ):
             if commit.sha == revision:
                 return commit
         return None
+
+    def history(self, revision: Commit) -> list[Commit]:
+        """The commits up to ``revision``, oldest first (a pull request's on its base)."""
+        for pull in self.pulls.values():
+            if revision in pull.commits:
+                end = pull.commits.index(revision)
+                return [*self.history(pull.base), *pull.commits[: end + 1]]
+        end = next(i for i, c in enumerate(self.commits) if c is revision)
+        return self.commits[: end + 1]
 
     def last_change(self, revision: Commit, path: str) -> Commit | None:
         """The last commit up to ``revision`` that changed ``path`` (a file or a folder)."""
@@ -101,8 +141,7 @@ class Repo:
             folder = path.rstrip("/") + "/"
             return {p: d for p, d in commit.files.items() if p == path or p.startswith(folder)}
 
-        end = next(i for i, c in enumerate(self.commits) if c is revision)
-        history = self.commits[: end + 1]
+        history = self.history(revision)
         for i in range(len(history) - 1, -1, -1):
             if i == 0 or state(history[i]) != state(history[i - 1]):
                 return history[i] if state(history[i]) else None
@@ -349,6 +388,24 @@ class HubServer:
     def commit_messages(self, repo_id: str, repo_type: str = "dataset") -> list[str]:
         return [c.message for c in self.repo(repo_id, repo_type).commits]
 
+    def pull_requests(self, repo_id: str, repo_type: str = "model") -> list[PullRequest]:
+        """The repo's pull requests, in the order they were opened."""
+        with self._lock:
+            return [p for _, p in sorted(self.repo(repo_id, repo_type).pulls.items())]
+
+    def merge(self, repo_id: str, num: int, repo_type: str = "model") -> str:
+        """Merge pull request ``num`` into main (as its repo's owner would); the new head."""
+        with self._lock:
+            repo = self.repo(repo_id, repo_type)
+            pull = repo.pulls[num]
+            tree = dict(repo.head.files)
+            tree.update(pull.head.files)
+            for path in set(pull.base.files) - set(pull.head.files):
+                tree.pop(path, None)
+            repo.commits.append(self._new_commit(repo.head.sha, f"Merge #{num}", tree))
+            pull.status = "merged"
+            return repo.head.sha
+
     def _new_commit(self, parent: str | None, message: str, files: Mapping[str, bytes]) -> Commit:
         self._counter += 1
         seed = f"{parent}:{self._counter}:{message}".encode()
@@ -434,6 +491,11 @@ class HubServer:
             if method == "GET" and (not rest or rest.startswith("revision/")):
                 revision = unquote(rest.removeprefix("revision/")) if rest else "main"
                 return self._info(token, repo_type, repo_id, revision, query)
+            if rest == "leaderboard" and method == "GET" and repo_type == "dataset":
+                return self._leaderboard(token, repo_id)
+            discussion = re.fullmatch(r"discussions/(\d+)", rest)
+            if discussion and method == "GET":
+                return self._discussion(token, repo_type, repo_id, int(discussion[1]))
             sub = re.fullmatch(r"(tree|paths-info|preupload|commit)/([^/]+)(?:/(.*))?", rest)
             if sub:
                 kind, revision, path = sub[1], unquote(sub[2]), unquote(sub[3] or "")
@@ -442,7 +504,7 @@ class HubServer:
                 if kind == "paths-info" and method == "POST":
                     return self._paths_info(token, repo_type, repo_id, revision, headers, body)
                 if kind == "preupload" and method == "POST":
-                    return self._preupload(token, repo_type, repo_id, revision, body)
+                    return self._preupload(token, repo_type, repo_id, revision, query, body)
                 if kind == "commit" and method == "POST":
                     return self._commit(token, repo_type, repo_id, revision, query, body)
         m = re.fullmatch(r"/(?:(datasets|spaces)/)?([^/]+)/([^/]+)/resolve/([^/]+)/(.+)", raw_path)
@@ -477,6 +539,14 @@ class HubServer:
         repo = self._readable(token, repo_type, repo_id)
         if not token.write or not token.can_read(repo_id):
             raise _HttpError(403, "You don't have the rights to write to this repo (read token)")
+        return repo
+
+    def _proposable(self, token: Token | None, repo_type: str, repo_id: str) -> Repo:
+        if token is None:
+            raise _HttpError(401, "You must be authenticated to open a pull request")
+        repo = self._readable(token, repo_type, repo_id)
+        if not token.write:
+            raise _HttpError(403, "You don't have the rights to open a pull request (read token)")
         return repo
 
     @staticmethod
@@ -654,9 +724,15 @@ class HubServer:
         repo_type: str,
         repo_id: str,
         revision: str,
+        query: Mapping[str, list[str]],
         body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
-        repo = self._writable(token, repo_type, repo_id)
+        create_pr = query.get("create_pr", ["0"])[0].lower() in ("1", "true")
+        repo = (
+            self._proposable(token, repo_type, repo_id)
+            if create_pr
+            else self._writable(token, repo_type, repo_id)
+        )
         commit = self._revision(repo, revision)
         files = json.loads(body).get("files", [])
         answer = [
@@ -679,11 +755,15 @@ class HubServer:
         query: Mapping[str, list[str]],
         body: bytes,
     ) -> tuple[int, dict[str, str], bytes]:
-        repo = self._writable(token, repo_type, repo_id)
+        create_pr = query.get("create_pr", ["0"])[0].lower() in ("1", "true")
+        # As the Hub: a token of write scope may open a pull request on any repo it can read.
+        repo = (
+            self._proposable(token, repo_type, repo_id)
+            if create_pr
+            else self._writable(token, repo_type, repo_id)
+        )
         if revision != "main":
             raise _HttpError(400, f"this server commits to main only, not {revision}")
-        if query.get("create_pr"):
-            raise _HttpError(400, "this server does not support pull requests")
         lines = [json.loads(line) for line in body.splitlines() if line.strip()]
         header = next((line["value"] for line in lines if line.get("key") == "header"), None)
         if header is None or not header.get("summary"):
@@ -691,7 +771,11 @@ class HubServer:
         with self._lock:
             head = repo.head
             parent = header.get("parentCommit")
-            if parent is not None and not head.sha.startswith(parent):
+            if parent is not None and create_pr:
+                head = repo.at(parent) or next(
+                    (c for c in repo.commits if c.sha.startswith(parent)), head
+                )
+            elif parent is not None and not head.sha.startswith(parent):
                 raise _HttpError(412, "A commit has happened since. Please refresh and try again.")
             tree = dict(head.files)
             for line in lines:
@@ -713,7 +797,22 @@ class HubServer:
             if header.get("description"):
                 message = f"{message}\n\n{header['description']}"
             commit = self._new_commit(head.sha, message, tree)
-            repo.commits.append(commit)
+            pull_url = None
+            if create_pr:
+                assert token is not None
+                num = 1 + max([0, *repo.pulls])
+                repo.pulls[num] = PullRequest(
+                    num,
+                    header["summary"],
+                    header.get("description") or "",
+                    token.user,
+                    head,
+                    [commit],
+                    commit.date,
+                )
+                pull_url = f"{self.url}/{_PREFIX[repo_type]}{repo_id}/discussions/{num}"
+            else:
+                repo.commits.append(commit)
         url = f"{self.url}/{_PREFIX[repo_type]}{repo_id}/commit/{commit.sha}"
         return _json(
             {
@@ -721,9 +820,73 @@ class HubServer:
                 "commitOid": commit.sha,
                 "commitUrl": url,
                 "hookOutput": "",
-                "pullRequestUrl": None,
+                "pullRequestUrl": pull_url,
             }
         )
+
+    def _discussion(
+        self, token: Token | None, repo_type: str, repo_id: str, num: int
+    ) -> tuple[int, dict[str, str], bytes]:
+        """A pull request's details, as get_discussion_details reads them."""
+        repo = self._readable(token, repo_type, repo_id)
+        pull = repo.pulls.get(num)
+        if pull is None:
+            raise _HttpError(404, "Discussion not found")
+        author = {"name": pull.author, "type": "user"}
+        events = [
+            {
+                "id": f"{num:024x}",
+                "type": "comment",
+                "createdAt": _hub_date(pull.created),
+                "author": author,
+                "data": {"edited": False, "hidden": False, "latest": {"raw": pull.description}},
+            },
+            *(
+                {
+                    "id": c.sha[:24],
+                    "type": "commit",
+                    "createdAt": _hub_date(c.date),
+                    "author": author,
+                    "data": {"subject": c.message.splitlines()[0], "oid": c.sha},
+                }
+                for c in pull.commits
+            ),
+        ]
+        return _json(
+            {
+                "num": num,
+                "title": pull.title,
+                "author": author,
+                "createdAt": _hub_date(pull.created),
+                "status": pull.status,
+                "repo": {"name": repo_id, "type": repo_type},
+                "isPullRequest": True,
+                "events": events,
+                "changes": {"base": "refs/heads/main"},
+                "filesWithConflicts": [],
+            }
+        )
+
+    def _leaderboard(
+        self, token: Token | None, dataset_id: str
+    ) -> tuple[int, dict[str, str], bytes]:
+        """The Hub's Eval Results of a benchmark dataset (tests/support/hub_evals.py)."""
+        dataset = self._readable(token, "dataset", dataset_id)
+        eval_yaml = dataset.head.files.get(hub_evals.EVAL_YAML)
+        if eval_yaml is None:
+            raise _HttpError(404, f"{dataset_id} is not a benchmark: it has no leaderboard")
+        with self._lock:
+            models = [
+                hub_evals.ModelFiles(
+                    repo.repo_id,
+                    dict(repo.head.files),
+                    {n: dict(p.head.files) for n, p in repo.pulls.items() if p.status == "open"},
+                )
+                for (kind, _), repo in self._repos.items()
+                if kind == "model"
+                and (not repo.private or (token is not None and token.can_read(repo.repo_id)))
+            ]
+        return _json(hub_evals.leaderboard(dataset_id, eval_yaml, models))
 
     def _resolve(
         self,

@@ -13,7 +13,11 @@ import app
 import ledger
 
 #: What each endpoint returns, as gradio_client words a JSON schema.
-RETURNS = {"/score": "dict(str, Any)", "/leaderboard": "list[dict(str, Any)]"}
+RETURNS = {
+    "/score": "dict(str, Any)",
+    "/leaderboard": "list[dict(str, Any)]",
+    "/entry": "dict(str, Any)",
+}
 
 
 @pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])

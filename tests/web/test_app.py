@@ -470,9 +470,9 @@ def test_leaderboard_api_returns_the_table_best_first(client: Client) -> None:
     assert {r["rank"] for r in rows} <= {1, 2, 3}
 
 
-def test_only_score_and_leaderboard_are_public_api(client: Client) -> None:
+def test_only_score_leaderboard_and_entry_are_public_api(client: Client) -> None:
     info = client.http.get("/gradio_api/info").json()
-    assert sorted(info["named_endpoints"]) == ["/leaderboard", "/score"]
+    assert sorted(info["named_endpoints"]) == ["/entry", "/leaderboard", "/score"]
     assert info["unnamed_endpoints"] == {}
 
 

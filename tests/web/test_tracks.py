@@ -158,7 +158,7 @@ def test_a_one_track_benchmark_has_no_track_switch(
         props = egomem.props()
         assert "board-track" not in props and "score-track" not in props
         info = egomem.http.get("/gradio_api/info").json()
-        assert sorted(info["named_endpoints"]) == ["/leaderboard", "/score"]
+        assert sorted(info["named_endpoints"]) == ["/entry", "/leaderboard", "/score"]
         assert len(info["named_endpoints"]["/score"]["parameters"]) == 1
 
 
@@ -184,6 +184,7 @@ def test_both_tracks_are_on_the_page_and_in_the_api(page: Page) -> None:
     ]
     info = page.http.get("/gradio_api/info").json()
     assert sorted(info["named_endpoints"]) == [
+        "/entry",
         "/leaderboard",
         "/leaderboard_decision",
         "/leaderboard_understanding",
