@@ -219,6 +219,14 @@ contact_email = {_toml(f"{bench_id}@example.org")}  # to write: where listing re
 [hub]
 private_repo = {_toml(f"your-org/{bench_id}-private")}
 records_repo = {_toml(f"your-org/{bench_id}-leaderboard")}
+# The Hub's Eval Results (scripts/hub_eval_results.py), all optional: the benchmark's public
+# dataset, the evaluation framework its eval.yaml names (an identifier the Hub maintains and
+# allow-lists on request), the Space serving this board, and whether the board shows the
+# Hub's own results for the dataset beside it, marked unverified.
+# dataset = "your-org/<dataset>"
+# evaluation_framework = "<framework id>"
+# space = "your-org/<space>"
+# show_hub_results = false
 
 # What a listed model saw: the board's input column and the listing request's choices.
 [input]
