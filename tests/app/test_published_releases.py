@@ -2,7 +2,8 @@
 layout of ``tests.support.published_releases`` is scaffolded with its flags alone, served by
 ``python app.py`` with its real key, and the authors' predictions file, uploaded under its own
 name (``preds.jsonl`` is JSON Lines), scores the release's official counts over /score, its
-metrics at the precision of the release's own table (``--decimals``).
+metrics at the precision of the release's own table (``--decimals``); the authors' row, listed
+by ``publish_submission.py``, is on the served board with their numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts import new_benchmark
+from scripts import new_benchmark, publish_submission
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
 from tests.support.published_releases import (
@@ -32,6 +33,13 @@ def test_the_app_serves_it_and_scores_the_official_numbers(layout: str, tmp_path
     assert new_benchmark.main(args) == 0
     board = tmp_path / "board"
     board.mkdir()
+    # The maintainer lists the authors' row, as the README's maintainer does.
+    assert publish_submission.main(
+        ["--benchmark", str(out), "--leaderboard-dir", str(board), "--submission",
+         str(release.predictions), "--private", str(release.key), "--team-name", "Authors",
+         "--method-name", "Their model", "--model-size", "7B", "--uses-external", "no",
+         "--uses-frames", "default"]
+    ) == 0  # fmt: skip
     env = {
         "LEADERBOARD_BENCHMARK": str(out),
         "LEADERBOARD_ANSWER_KEY": str(release.key),
@@ -42,7 +50,10 @@ def test_the_app_serves_it_and_scores_the_official_numbers(layout: str, tmp_path
         rows = http.call("leaderboard", [])
         uploaded = http.upload(release.predictions.name, release.predictions.read_bytes())
         outcome = http.call("score", [file_data(uploaded, release.predictions.name)])
-    assert page.status_code == 200 and rows.ok and rows.data == [[]]  # a board with no rows yet
+    assert page.status_code == 200 and rows.ok
+    [[row]] = rows.data  # the authors' row, at full precision
+    assert row["method_name"] == "Their model"
+    assert row["overall"] == official_numbers(release)["overall"]
     assert outcome.ok, outcome.message
     [numbers] = outcome.data
     tallies = official_tallies(release)
