@@ -38,6 +38,7 @@ Example:
 from __future__ import annotations
 
 from errors import SpecError
+from spec.accuracy import AccuracyTrack, Aggregate, Overall
 from spec.base import (
     PAPER_PREFIX,
     BoardColumn,
@@ -66,14 +67,7 @@ from spec.loading import (
     load_benchmark,
     parse_benchmark,
 )
-from spec.multiple_choice import (
-    Aggregate,
-    Fields,
-    MultipleChoiceTrack,
-    Options,
-    OutOfOption,
-    Overall,
-)
+from spec.multiple_choice import Fields, MultipleChoiceTrack, Options, OutOfOption
 from spec.tracks import KINDS, Track
 
 __all__ = [
@@ -84,6 +78,7 @@ __all__ = [
     "PAPER_PREFIX",
     "ROOT",
     "SPEC_FILENAME",
+    "AccuracyTrack",
     "Aggregate",
     "Benchmark",
     "BoardColumn",

@@ -41,6 +41,14 @@ Example:
 
 from __future__ import annotations
 
+from evaluator.accuracy import (
+    aggregate,
+    counts_problems,
+    intervals_from_counts,
+    metrics_from_counts,
+    record_problems,
+    score_rows,
+)
 from evaluator.kinds.multiple_choice.answers import (
     abstentions,
     entry_fields,
@@ -67,16 +75,10 @@ from evaluator.kinds.multiple_choice.release import (
 )
 from evaluator.kinds.multiple_choice.scoring import (
     ANSWERS_FORMAT,
-    aggregate,
     answers_sha256,
     chance,
     chance_warning,
-    counts_problems,
-    intervals_from_counts,
-    metrics_from_counts,
-    record_problems,
     score,
-    score_rows,
     summary,
 )
 

@@ -1,31 +1,29 @@
-"""Scoring a multiple-choice submission: counts per group, the metric tree, intervals, chance,
-and the answers as content (``answers_sha256``). The definitions are the kind's docstring's."""
+"""Scoring a multiple-choice submission: counts per group, chance, and the answers as content
+(``answers_sha256``); the metric tree, intervals and words are every accuracy kind's
+(``evaluator.accuracy``). The definitions are the kind's docstring's."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import operator
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import compress, islice
 
 from errors import SubmissionError
-from evaluator.disclosure import too_few, withheld_reason
+from evaluator import accuracy
+from evaluator.accuracy import aggregate, intervals_from_counts, metrics_from_counts, withheld
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
 from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
-from evaluator.stats import mean_interval, wilson_interval
 from evaluator.submissions import in_order
-from spec import Aggregate, MultipleChoiceTrack
+from spec import MultipleChoiceTrack
 
 _DIGEST_SLICE = 4096  # answers joined per update of answers_sha256
 ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
-#: The rows a multiple-choice metric's value turns on, as a withheld metric's reason names them.
-TOLD_ROWS = ("answered question", "answered questions")
 
 
 def score(key: AnswerKey, data: bytes) -> ScoreResult:
@@ -69,102 +67,6 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         answers_sha256=_key_digest(key, answers),
         withheld=withheld(track, told_rows, sum(told)),
     )
-
-
-def withheld(track: MultipleChoiceTrack, told: Mapping[str, int], told_all: int) -> dict[str, str]:
-    """The metrics a visitor is not shown (``evaluator.disclosure``), each with why, in display
-    order: ``told`` gives each group's rows whose outcome the key decides (``told_all`` all
-    of them).
-
-    Those rows are the file's answered questions that are not out of option: an abstention and
-    an out-of-option row score 0 whatever the key says, so a group's count over one answered
-    question and 99 abstentions is that one question's outcome. Counting all the group's
-    questions instead would let a file that answers one question per group read each one's
-    outcome; the visitor knows which questions they answered, so withholding tells nothing
-    more. A group is withheld when fewer than ``min_rows`` (but some) of its rows are told;
-    ``overall``, the answerable overall and an aggregate when theirs are, or when one of their
-    groups is (with the values shown they would give it: ``overall`` less every other group).
-    """
-    limit = track.min_rows
-    out: dict[str, str] = {}
-    for group in track.groups:
-        if too_few(told[group.key], limit):
-            out[group.key] = withheld_reason(told[group.key], TOLD_ROWS, limit)
-    everyone = tuple(g.key for g in track.groups)
-    answerable = track.out_of_option.answerable if track.out_of_option is not None else None
-    wholes = [(track.overall.key, told_all, everyone)]
-    for summary in track.summaries:
-        members = track.members(summary)
-        rows = told_all if summary is answerable else sum(told[m] for m in members)
-        wholes.append((summary.key, rows, everyone if summary is answerable else members))
-    for key, rows, members in wholes:
-        given = next((m for m in members if m in out), None)
-        if too_few(rows, limit):
-            out[key] = withheld_reason(rows, TOLD_ROWS, limit)
-        elif given is not None:
-            out[key] = (
-                f"withheld: with the values shown it would give {track.labels[given]}, which "
-                "is withheld"
-            )
-    return {k: out[k] for k in track.metric_keys if k in out}
-
-
-def _macro(track: MultipleChoiceTrack) -> dict[str, Aggregate]:
-    return {a.key: a for a in track.summaries if a.aggregation == "macro"}
-
-
-def metrics_from_counts(
-    track: MultipleChoiceTrack, counts: Mapping[str, Count]
-) -> dict[str, float]:
-    """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
-    out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
-    for key, aggregate in _macro(track).items():
-        members = [out[m] for m in track.members(aggregate) if m in out]
-        if key in out and len(members) == len(track.members(aggregate)):
-            out[key] = sum(members) / len(members)
-    return out
-
-
-def intervals_from_counts(
-    track: MultipleChoiceTrack, counts: Mapping[str, Count]
-) -> dict[str, tuple[float, float]]:
-    """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
-    out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
-    for key, aggregate in _macro(track).items():
-        members = [counts[m] for m in track.members(aggregate) if m in counts]
-        if key not in counts or not members or any(c.total <= 0 for c in members):
-            continue
-        out[key] = mean_interval([(c.correct, c.total) for c in members])
-    return out
-
-
-def aggregate(
-    track: MultipleChoiceTrack,
-    per_group: Mapping[str, Count],
-    answerable: Count | None = None,
-    overall: Count | None = None,
-) -> dict[str, Count]:
-    """Counts of every metric key, in display order, from the counts of every group.
-
-    ``overall`` is given, or sums the first grouping (each grouping covers every row); an
-    aggregate sums its members; ``answerable`` is the count over rows that are not out of
-    option.
-    """
-    if overall is None:
-        first = [per_group[g.key] for g in track.groupings[0].groups]
-        overall = Count(correct=sum(c.correct for c in first), total=sum(c.total for c in first))
-    out: dict[str, Count] = {track.overall.key: overall}
-    for summary in track.summaries:
-        if track.out_of_option is not None and summary is track.out_of_option.answerable:
-            if answerable is not None:
-                out[summary.key] = answerable
-            continue
-        members = [per_group[k] for k in track.members(summary)]
-        out[summary.key] = Count(
-            correct=sum(c.correct for c in members), total=sum(c.total for c in members)
-        )
-    out.update({g.key: per_group[g.key] for g in track.groups})
-    return out
 
 
 def chance(key: AnswerKey) -> float:
@@ -258,97 +160,7 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
     return _digest((i, answers[i]) for i in sorted(answers, key=id_order))
 
 
-def counts_problems(track: MultipleChoiceTrack, counts: Mapping[str, Count]) -> list[str]:
-    """What is wrong with a re-scored record's counts on their own: a count of every metric
-    key of the track, and of nothing else."""
-    missing = [k for k in track.metric_keys if k not in counts]
-    extra = sorted(k for k in counts if k not in track.metric_keys)
-    if not missing and not extra:
-        return []
-    found = ([f"missing {', '.join(missing)}"] if missing else []) + (
-        [f"unexpected {', '.join(extra)}"] if extra else []
-    )
-    return [
-        f"counts: must have exactly the keys {', '.join(track.metric_keys)} ({'; '.join(found)})"
-    ]
-
-
-def record_problems(
-    track: MultipleChoiceTrack,
-    metrics: Mapping[str, float],
-    counts: Mapping[str, Count],
-    intervals: Mapping[str, tuple[float, float]] | None,
-) -> list[str]:
-    """Where a re-scored record's numbers do not follow from its counts: its counts' keys
-    (``counts_problems``), then each metric its count's accuracy, a macro mean its groups'
-    mean. A record keeps no intervals: they follow from its counts."""
-    problems = counts_problems(track, counts)
-    if problems:
-        return problems
-    recomputed = metrics_from_counts(track, counts)
-    off = [
-        k
-        for k in track.metric_keys
-        if not math.isclose(metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)
-    ]
-    return [f"metrics do not match counts for {', '.join(off)}"] if off else []
-
-
 def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
     """A score in words: the ranking metric, its count and interval, the abstentions, the key
     version, and the below-chance warning if it has one."""
-    ranking = track.ranking
-    abstained = (
-        f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
-        "without an answer (scored as wrong)"
-    )
-    if ranking in result.withheld:
-        value, facts = "withheld", [result.withheld[ranking], abstained]
-    else:
-        count, (low, high) = result.counts[ranking], result.intervals[ranking]
-        value = track.format_metric(ranking, result.metrics[ranking])
-        facts = [
-            f"{count.correct} of {count.total} correct",
-            f"95 % CI {track.interval_text('percent', low, high)}",
-        ]
-        facts.append(abstained)
-    if result.key_version:
-        facts.append(f"answer key {result.key_version}")
-    return Summary(
-        headline=f"{track.labels[ranking]}: {value}",
-        facts=tuple(facts),
-        warning=chance_warning(track, result),
-    )
-
-
-def score_rows(track: MultipleChoiceTrack, result: ScoreResult) -> list[dict[str, str | int]]:
-    """A row per metric of the track, by its long name, at the decimals the track shows a
-    percent with (the numbers at full precision are the result's). A macro mean is not
-    correct / questions, so its row shows no "Correct" count; a metric a visitor is not shown
-    (``evaluator.disclosure``) shows "withheld" and why."""
-    rows: list[dict[str, str | int]] = []
-    for key in track.metric_keys:
-        if key in result.withheld:
-            rows.append(
-                {
-                    "Split": track.names[key],
-                    "Accuracy (%)": "withheld",
-                    "Correct": "—",
-                    "Questions": track.sizes[key],
-                    "95% CI": result.withheld[key].removeprefix("withheld: "),
-                }
-            )
-            continue
-        if key not in result.counts:
-            continue
-        count, (low, high) = result.counts[key], result.intervals[key]
-        rows.append(
-            {
-                "Split": track.names[key],
-                "Accuracy (%)": track.number("percent", result.metrics[key]),
-                "Correct": "—" if key in track.macro_keys else count.correct,
-                "Questions": count.total,
-                "95% CI": track.interval_text("percent", low, high),
-            }
-        )
-    return rows
+    return accuracy.summary(track, result, chance_warning(track, result))

@@ -1,0 +1,212 @@
+"""The numbers of a track scored as accuracies, whatever its kind reads (``spec.accuracy``):
+from the counts of its groups, every metric of its tree (micro, macro), their intervals, what a
+visitor is not shown of them, a record's numbers checked, and a score in words and as a table.
+
+A kind counts its rows right and wrong per group (``evaluator.kinds.multiple_choice``,
+``evaluator.kinds.short_answer``, whose docstrings define their metrics); the rest is here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from evaluator.disclosure import too_few, withheld_reason
+from evaluator.kinds.base import Summary
+from evaluator.results import Count, ScoreResult
+from evaluator.stats import mean_interval, wilson_interval
+from spec import AccuracyTrack, Aggregate
+
+#: The rows a metric's value turns on, as a withheld metric's reason names them.
+TOLD_ROWS = ("answered question", "answered questions")
+
+
+def withheld(track: AccuracyTrack, told: Mapping[str, int], told_all: int) -> dict[str, str]:
+    """The metrics a visitor is not shown (``evaluator.disclosure``), each with why, in display
+    order: ``told`` gives each group's rows whose outcome the key decides (``told_all`` all
+    of them).
+
+    Those rows are the file's answered questions that an answer can get right (not out of
+    option): an abstention and a row no answer gets right score 0 whatever the key says, so a
+    group's count over one answered question and 99 abstentions is that one question's
+    outcome. Counting all the group's questions instead would let a file that answers one
+    question per group read each one's outcome; the visitor knows which questions they
+    answered, so withholding tells nothing more. A group is withheld when fewer than
+    ``min_rows`` (but some) of its rows are told; ``overall``, the answerable overall and an
+    aggregate when theirs are, or when one of their groups is (with the values shown they
+    would give it: ``overall`` less every other group).
+    """
+    limit = track.min_rows
+    out: dict[str, str] = {}
+    for group in track.groups:
+        if too_few(told[group.key], limit):
+            out[group.key] = withheld_reason(told[group.key], TOLD_ROWS, limit)
+    everyone = tuple(g.key for g in track.groups)
+    answerable = track.answerable
+    wholes = [(track.overall.key, told_all, everyone)]
+    for summary in track.summaries:
+        members = track.members(summary)
+        rows = told_all if summary is answerable else sum(told[m] for m in members)
+        wholes.append((summary.key, rows, everyone if summary is answerable else members))
+    for key, rows, members in wholes:
+        given = next((m for m in members if m in out), None)
+        if too_few(rows, limit):
+            out[key] = withheld_reason(rows, TOLD_ROWS, limit)
+        elif given is not None:
+            out[key] = (
+                f"withheld: with the values shown it would give {track.labels[given]}, which "
+                "is withheld"
+            )
+    return {k: out[k] for k in track.metric_keys if k in out}
+
+
+def _macro(track: AccuracyTrack) -> dict[str, Aggregate]:
+    return {a.key: a for a in track.summaries if a.aggregation == "macro"}
+
+
+def metrics_from_counts(track: AccuracyTrack, counts: Mapping[str, Count]) -> dict[str, float]:
+    """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
+    out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
+    for key, aggregate in _macro(track).items():
+        members = [out[m] for m in track.members(aggregate) if m in out]
+        if key in out and len(members) == len(track.members(aggregate)):
+            out[key] = sum(members) / len(members)
+    return out
+
+
+def intervals_from_counts(
+    track: AccuracyTrack, counts: Mapping[str, Count]
+) -> dict[str, tuple[float, float]]:
+    """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
+    out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
+    for key, aggregate in _macro(track).items():
+        members = [counts[m] for m in track.members(aggregate) if m in counts]
+        if key not in counts or not members or any(c.total <= 0 for c in members):
+            continue
+        out[key] = mean_interval([(c.correct, c.total) for c in members])
+    return out
+
+
+def aggregate(
+    track: AccuracyTrack,
+    per_group: Mapping[str, Count],
+    answerable: Count | None = None,
+    overall: Count | None = None,
+) -> dict[str, Count]:
+    """Counts of every metric key, in display order, from the counts of every group.
+
+    ``overall`` is given, or sums the first grouping (each grouping covers every row); an
+    aggregate sums its members; ``answerable`` is the count over rows an answer can get right
+    (``track.answerable``: not out of option).
+    """
+    if overall is None:
+        first = [per_group[g.key] for g in track.groupings[0].groups]
+        overall = Count(correct=sum(c.correct for c in first), total=sum(c.total for c in first))
+    out: dict[str, Count] = {track.overall.key: overall}
+    for summary in track.summaries:
+        if summary is track.answerable:
+            if answerable is not None:
+                out[summary.key] = answerable
+            continue
+        members = [per_group[k] for k in track.members(summary)]
+        out[summary.key] = Count(
+            correct=sum(c.correct for c in members), total=sum(c.total for c in members)
+        )
+    out.update({g.key: per_group[g.key] for g in track.groups})
+    return out
+
+
+def counts_problems(track: AccuracyTrack, counts: Mapping[str, Count]) -> list[str]:
+    """What is wrong with a re-scored record's counts on their own: a count of every metric
+    key of the track, and of nothing else."""
+    missing = [k for k in track.metric_keys if k not in counts]
+    extra = sorted(k for k in counts if k not in track.metric_keys)
+    if not missing and not extra:
+        return []
+    found = ([f"missing {', '.join(missing)}"] if missing else []) + (
+        [f"unexpected {', '.join(extra)}"] if extra else []
+    )
+    return [
+        f"counts: must have exactly the keys {', '.join(track.metric_keys)} ({'; '.join(found)})"
+    ]
+
+
+def record_problems(
+    track: AccuracyTrack,
+    metrics: Mapping[str, float],
+    counts: Mapping[str, Count],
+    intervals: Mapping[str, tuple[float, float]] | None,
+) -> list[str]:
+    """Where a re-scored record's numbers do not follow from its counts: its counts' keys
+    (``counts_problems``), then each metric its count's accuracy, a macro mean its groups'
+    mean. A record keeps no intervals: they follow from its counts."""
+    problems = counts_problems(track, counts)
+    if problems:
+        return problems
+    recomputed = metrics_from_counts(track, counts)
+    off = [
+        k
+        for k in track.metric_keys
+        if not math.isclose(metrics[k], recomputed[k], rel_tol=1e-9, abs_tol=1e-9)
+    ]
+    return [f"metrics do not match counts for {', '.join(off)}"] if off else []
+
+
+def summary(track: AccuracyTrack, result: ScoreResult, warning: str | None) -> Summary:
+    """A score in words: the ranking metric, its count and interval, the abstentions, the key
+    version, and ``warning`` (the kind's below-chance warning, if it has one)."""
+    ranking = track.ranking
+    abstained = (
+        f"{result.n_abstained} question{'s' if result.n_abstained != 1 else ''} "
+        "without an answer (scored as wrong)"
+    )
+    if ranking in result.withheld:
+        value, facts = "withheld", [result.withheld[ranking], abstained]
+    else:
+        count, (low, high) = result.counts[ranking], result.intervals[ranking]
+        value = track.format_metric(ranking, result.metrics[ranking])
+        facts = [
+            f"{count.correct} of {count.total} correct",
+            f"95 % CI {track.interval_text('percent', low, high)}",
+        ]
+        facts.append(abstained)
+    if result.key_version:
+        facts.append(f"answer key {result.key_version}")
+    return Summary(
+        headline=f"{track.labels[ranking]}: {value}",
+        facts=tuple(facts),
+        warning=warning,
+    )
+
+
+def score_rows(track: AccuracyTrack, result: ScoreResult) -> list[dict[str, str | int]]:
+    """A row per metric of the track, by its long name, at the decimals the track shows a
+    percent with (the numbers at full precision are the result's). A macro mean is not
+    correct / questions, so its row shows no "Correct" count; a metric a visitor is not shown
+    (``evaluator.disclosure``) shows "withheld" and why."""
+    rows: list[dict[str, str | int]] = []
+    for key in track.metric_keys:
+        if key in result.withheld:
+            rows.append(
+                {
+                    "Split": track.names[key],
+                    "Accuracy (%)": "withheld",
+                    "Correct": "—",
+                    "Questions": track.sizes[key],
+                    "95% CI": result.withheld[key].removeprefix("withheld: "),
+                }
+            )
+            continue
+        if key not in result.counts:
+            continue
+        count, (low, high) = result.counts[key], result.intervals[key]
+        rows.append(
+            {
+                "Split": track.names[key],
+                "Accuracy (%)": track.number("percent", result.metrics[key]),
+                "Correct": "—" if key in track.macro_keys else count.correct,
+                "Questions": count.total,
+                "95% CI": track.interval_text("percent", low, high),
+            }
+        )
+    return rows
