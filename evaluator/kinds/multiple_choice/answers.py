@@ -9,14 +9,13 @@ or an object holding it; a prediction is a letter, or written as the key writes 
 
 from __future__ import annotations
 
-import json
 import operator
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from errors import DataFileError, SubmissionError
-from evaluator.files import levelled_rows, with_ids
+from errors import SubmissionError
+from evaluator import documents
 from evaluator.kinds.multiple_choice.key import QuestionSet
 from evaluator.kinds.multiple_choice.layouts import index_of, keeps_texts, reads_texts
 from evaluator.kinds.multiple_choice.shapes import (
@@ -28,16 +27,11 @@ from evaluator.kinds.multiple_choice.shapes import (
 )
 from evaluator.messages import Problems, letters_text, nth, ordinal, preview
 from evaluator.submissions import (
-    MAX_ENTRIES_PER_QUESTION,
     EntryWords,
     check_count,
     entry_columns,
-    json_lines,
     read_entries,
-    read_json,
-    read_text,
     told_of_a_stand_in,
-    wrapped_list,
 )
 from spec import MultipleChoiceTrack
 
@@ -49,10 +43,7 @@ _INDICES = frozenset({int, type(None)})
 #: abstention).
 Columns = tuple[list[int | str], list[str]]
 
-_LINES = ", or JSON Lines with one such object a line"
 _NOT_AN_ANSWER = "?"  # what a prediction that names no option reads as on the fast road
-#: Entries of a file written by levels whose ids are looked at to tell it is one.
-SHAPE_LOOK = 200
 
 
 def entry_fields(track: MultipleChoiceTrack) -> tuple[str, ...]:
@@ -263,45 +254,9 @@ def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
     return list(found), list(found.values())
 
 
-def _document(track: MultipleChoiceTrack, text: str, rows: int) -> Any:
-    """What a submission's text holds: one JSON document, or the entries of JSON Lines (one
-    object a line; refused past as many lines as a submission of ``rows`` questions may hold).
-    SubmissionError, in the words of a submission, if it is neither."""
-    example = entry_example(track)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            return read_json(text, example, _LINES)  # raises, with its message
-    except (ValueError, RecursionError):
-        return read_json(text, example, _LINES)
-    limit = MAX_ENTRIES_PER_QUESTION * rows
-    read = json_lines(text, limit)
-    if read.error is not None:
-        error = read.error
-        reason = error.msg if isinstance(error, json.JSONDecodeError) else "unreadable"
-        raise SubmissionError(
-            [
-                f"line {read.bad_line} is not valid JSON ({reason}); a submission is a JSON "
-                f"list of objects like {example}{_LINES}"
-            ]
-        )
-    if not read.complete:
-        raise SubmissionError(
-            [
-                f"the file has more than {limit} lines of entries; expected one entry for each "
-                f"of the {rows} questions"
-            ]
-        )
-    return read.values
-
-
 def keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
-    """A key of an object keyed by id as the id it names: an integer id is written there as
-    its decimal digits."""
-    if track.fields.id_type == "integer" and re.fullmatch(r"-?\d{1,18}", name.strip()):
-        return int(name)
-    return name
+    """A key of an object keyed by id as the id it names (``evaluator.documents.keyed_id``)."""
+    return documents.keyed_id(track.fields, name)
 
 
 def keyed_entry(track: MultipleChoiceTrack, name: str, value: Any) -> dict[str, Any] | None:
@@ -332,65 +287,15 @@ def keyed_entry(track: MultipleChoiceTrack, name: str, value: Any) -> dict[str, 
     return {f.id: ident, f.prediction: value} if fits else None
 
 
-def _keyed_entries(
-    track: MultipleChoiceTrack, data: dict[str, Any], ids: Collection[int | str] | None
-) -> list[Any] | None:
-    """The entries of an object keyed by id, each value the prediction itself or an object
-    holding it (its other fields kept, as a list entry's are); None when it is not one: it
-    wraps a list, or (``ids`` given) none of its keys is an id of the questions."""
-    if wrapped_list(data, ("results", *WRAPPERS)) is not None:
-        return None
-    f = track.fields
-    keyed = [(keyed_id(track, k), v) for k, v in data.items()]
-    if ids is not None and not any(ident in ids for ident, _ in keyed):
-        return None
-    return [
-        {**value, f.id: ident} if isinstance(value, dict) else {f.id: ident, f.prediction: value}
-        for ident, value in keyed
-    ]
-
-
-def _levelled_entries(
-    track: MultipleChoiceTrack, data: dict[str, Any], ids: Collection[int | str] | None
-) -> list[Any] | None:
-    """The entries of an object written by the key's levels (``fields.levels``: the key's own
-    structure, each row holding a prediction, or the prediction itself); None when the track
-    has no levels, or the object is not written so (or, ``ids`` given, names none of them)."""
-    f = track.fields
-    if not f.levels:
-        return None
-    try:
-        entries = levelled_rows(f, data, bare=f.prediction)
-    except DataFileError:
-        return None
-    with_ids(f, entries)
-    if ids is not None and not any(
-        isinstance(e, dict) and isinstance(e.get(f.id), (int, str)) and e[f.id] in ids
-        for e in entries[:SHAPE_LOOK]
-    ):
-        return None
-    return entries
-
-
 def entries_of(
     track: MultipleChoiceTrack, data: bytes, rows: int, ids: Collection[int | str] | None
 ) -> list[Any]:
-    """A submission's entries, whatever shape it takes: a JSON list, JSON Lines, or an object
-    keyed by id (``ids``: the questions', to tell such an object from another; None takes any
-    object that wraps no list as one). SubmissionError with a hint for any other shape."""
-    example = entry_example(track)
-    text = read_text(data, f"a JSON list such as [{example}, ...]")
-    if text.lstrip().startswith("["):  # a list: the road of most files, as it always was
-        decoded = read_json(text, example, _LINES)
-    else:
-        decoded = _document(track, text, rows)
-        if isinstance(decoded, list) and len(decoded) == 1 and isinstance(decoded[0], dict):
-            only = decoded[0]  # one line: an entry, or an object keyed by id
-            named = only.get(track.fields.id) is not None or track.fields.join_id(only)
-            decoded = decoded if named else only
-    if isinstance(decoded, dict):
-        entries = _levelled_entries(track, decoded, ids) or _keyed_entries(track, decoded, ids)
-        decoded = decoded if entries is None else entries
+    """A submission's entries, whatever shape it takes (``evaluator.documents.entries_of``: a
+    JSON list, JSON Lines, an object keyed by id or written by the key's levels; ``ids``: the
+    questions', to tell such an object from another). SubmissionError with a hint for any
+    other shape."""
+    shape = documents.Shape(entry_example(track), track.fields.prediction, ("results", *WRAPPERS))
+    decoded = documents.entries_of(track.fields, data, rows, ids, shape)
     if not isinstance(decoded, list):
         raise SubmissionError([top_level_hint(track, decoded)])
     return decoded
