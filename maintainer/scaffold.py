@@ -47,6 +47,7 @@ from maintainer.release_inference import (
     with_levels,
 )
 from maintainer.release_layout import LETTERS, Release, encode, option_texts, read_release
+from maintainer.spec_toml import grouping_toml, metric_key, one, toml_value
 from spec.base import MIN_ROWS
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
@@ -67,121 +68,44 @@ class Written:
     ignored: Path | None = None
 
 
-def metric_key(value: str, taken: set[str]) -> str:
-    """A group's metric key from its value: lower case, digits and _, starting with a letter."""
-    key = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_") or "group"
-    key = key if key[0].isalpha() else f"g_{key}"
-    base, n = key[:60], 2
-    while key in taken:
-        key, n = f"{base}_{n}", n + 1
-    taken.add(key)
-    return key
-
-
-def _toml(value: object) -> str:
-    """A TOML value: strings as JSON writes them (a TOML basic string), lists of them."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(str(value), ensure_ascii=False)
-
-
-def _one(names: Sequence[str]) -> str | list[str]:
-    """A field, or a list of fields, as the spec writes it."""
-    return names[0] if len(names) == 1 else list(names)
-
-
-def _label(text: str) -> str:
-    """A board header from a value: as written, its first letter upper case, at most 60."""
-    text = text.strip()[:60] or "Group"
-    return text[0].upper() + text[1:]
-
-
 def _fields(found: Inferred) -> str:
     """The ``[tracks.fields]`` table: names, layout, and the names people use instead."""
     lines = [
-        f"id = {_toml(_one(found.id_fields))}",
-        f"id_type = {_toml(found.id_type)}",
+        f"id = {toml_value(one(found.id_fields))}",
+        f"id_type = {toml_value(found.id_type)}",
     ]
     if found.levels:
         lines.append(
             "# The JSON files are objects by these fields, from the top (a row's place in its "
             "list\n# is its position)."
         )
-        lines.append(f"levels = {_toml(found.levels)}")
-    lines.append(f"question = {_toml(found.question)}")
+        lines.append(f"levels = {toml_value(found.levels)}")
+    lines.append(f"question = {toml_value(found.question)}")
     lines.append(
         "# One field holding the options (a JSON object letter -> text, or a list of texts), a "
         "list of\n# fields, one per option in letter order (an empty one ends a row's options), "
         'or the question\'s\n# own field: the options end its text, one a line ("A. left").'
     )
-    lines.append(f"options = {_toml(_one(found.options))}")
-    lines.append(f"answer = {_toml(found.answer)}")
+    lines.append(f"options = {toml_value(one(found.options))}")
+    lines.append(f"answer = {toml_value(found.answer)}")
     lines.append(
-        f"answer_format = {_toml(found.answer_format)}  # letter, index (0-based), index1, text "
-        "or letter_text"
+        f"answer_format = {toml_value(found.answer_format)}  # letter, index (0-based), index1, "
+        "text or letter_text"
     )
-    lines.append(f"prediction = {_toml(found.prediction)}  # what a submission's entries call it")
+    lines.append(
+        f"prediction = {toml_value(found.prediction)}  # what a submission's entries call it"
+    )
     aliases = [n for n in PREDICTION_NAMES if n not in (found.prediction, *found.id_fields)]
     lines.append("# Names people use instead: a file using one is told to rename it.")
-    lines.append(f"prediction_aliases = {_toml(aliases)}")
+    lines.append(f"prediction_aliases = {toml_value(aliases)}")
     if found.prediction_forms:
         lines.append(
             "# Read as the benchmark's own scorer reads a prediction (about.md says so): "
             'letter_prefix,\n# "A. text" or "A)" as A; option_text, an option\'s whole text as '
             "its letter."
         )
-        lines.append(f"prediction_forms = {_toml(found.prediction_forms)}")
+        lines.append(f"prediction_forms = {toml_value(found.prediction_forms)}")
     return "\n".join(lines)
-
-
-def _grouping(found: Inferred, keys: Mapping[str, str]) -> str:
-    """The grouping, its aggregates and the board's view of them; without a grouping, the
-    track's size and a view of Overall alone."""
-    columns = '["rank_range", "source", "team", "size", "date", "ci"]'
-    if found.group_field is None:
-        return f"""
-# No grouping: {found.notes.get("group", "none")}.
-[[tracks.views]]
-title = "Overall"
-columns = {columns}
-"""
-    groups = "\n".join(
-        f"  {{ value = {_toml(_one(found.group_values[g]))}, key = {_toml(keys[g])}, "
-        f"label = {_toml(_label(g))}, size = {n} }},"
-        for g, n in found.groups.items()
-    )
-    aggregates = "".join(
-        f"""
-[[tracks.aggregates]]
-key = {_toml(keys[label])}
-label = {_toml(_label(label))}
-of = {_toml([keys[m] for m in members])}
-aggregation = {_toml(how)}  # micro: correct over all their rows; macro: the mean of theirs
-"""
-        for label, members, how in found.aggregates
-    )
-    shown = [keys[label] for label, _, _ in found.aggregates] + [keys[g] for g in found.groups]
-    return f"""
-# The questions grouped by {found.group_field!r}: one metric per group (size: its rows). A
-# group's value may be a list of values, to count several as one group.
-[[tracks.groupings]]
-id = {_toml(metric_key(found.group_field, {"overall", "overall_answerable"}))}
-field = {_toml(found.group_field)}
-title = {_toml(_label(found.group_field.replace("_", " ")))}
-groups = [
-{groups}
-]
-{aggregates}
-# The board's column groups (the app adds All and Details): the ranking metric, then these.
-[[tracks.views]]
-title = "Groups"
-metrics = {_toml(shown)}
-columns = {columns}
-"""
 
 
 def spec_text(
@@ -207,18 +131,18 @@ def spec_text(
 # What was inferred rather than given:
 {notes or "# - nothing: every part was given"}
 
-id = {_toml(bench_id)}
-title = {_toml(bench_id)}  # the benchmark's name as the page shows it
-description = {_toml(f"{found.size} multiple-choice questions.")}  # one line under the title
-contact_email = {_toml(f"{bench_id}@example.org")}  # to write: where listing requests go
+id = {toml_value(bench_id)}
+title = {toml_value(bench_id)}  # the benchmark's name as the page shows it
+description = {toml_value(f"{found.size} multiple-choice questions.")}  # one line under the title
+contact_email = {toml_value(f"{bench_id}@example.org")}  # to write: where listing requests go
 
 # [links] (all optional): paper, project, code, data, each an https:// address.
 
 # To write: the dataset holding the real key (private) and the one holding the board's records
 # (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
 [hub]
-private_repo = {_toml(f"your-org/{bench_id}-private")}
-records_repo = {_toml(f"your-org/{bench_id}-leaderboard")}
+private_repo = {toml_value(f"your-org/{bench_id}-private")}
+records_repo = {toml_value(f"your-org/{bench_id}-leaderboard")}
 # The Hub's Eval Results (scripts/hub_eval_results.py), all optional: the benchmark's public
 # dataset, the evaluation framework its eval.yaml names (an identifier the Hub maintains and
 # allow-lists on request), the Space serving this board, and whether the board shows the
@@ -241,19 +165,19 @@ choices = {{ "default" = "Default", "other" = "Other" }}
 id = "main"
 title = "Main"
 kind = "multiple_choice"
-scorer_version = {_toml(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
+scorer_version = {toml_value(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
 # A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
 # default; here no more than the smallest group, so a group answered in full is shown).
 min_rows = {min(MIN_ROWS, smallest)}
 decimals = {decimals}  # a percent's decimals wherever one is shown; records keep full values
-key = {{ name = {_toml(key.name)}, format = {_toml(key.format)} }}
-public = {{ name = {_toml(public_name)}, format = {_toml(public_format)} }}
+key = {{ name = {toml_value(key.name)}, format = {toml_value(key.format)} }}
+public = {{ name = {toml_value(public_name)}, format = {toml_value(public_format)} }}
 # Letters A-Z, upper case, from A without gaps; the fewest and most options a question has.
-options = {{ letters = {_toml(found.letters)}, min = {low}, max = {high} }}
+options = {{ letters = {toml_value(found.letters)}, min = {low}, max = {high} }}
 {overall}
 [tracks.fields]
 {_fields(found)}
-{_grouping(found, keys)}"""
+{grouping_toml(found, keys)}"""
 
 
 def _answer_as(found: Inferred, index: int, texts: Sequence[str], like: Any) -> Any:

@@ -1,0 +1,105 @@
+"""The TOML a scaffolded spec is written in: values, metric keys and labels made from a
+release's values, and the grouping, aggregates and views of a track of accuracies, for every
+kind the scaffold writes (``maintainer.scaffold``, ``maintainer.short_answer_release``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+
+class Grouped(Protocol):
+    """What the scaffold inferred of a release's groups (``Inferred``, ``ShortInferred``)."""
+
+    @property
+    def group_field(self) -> str | None: ...
+    @property
+    def groups(self) -> dict[str, int]: ...
+    @property
+    def group_values(self) -> dict[str, tuple[str, ...]]: ...
+    @property
+    def aggregates(self) -> tuple[tuple[str, tuple[str, ...], str], ...]: ...
+    @property
+    def notes(self) -> dict[str, str]: ...
+
+
+def metric_key(value: str, taken: set[str]) -> str:
+    """A group's metric key from its value: lower case, digits and _, starting with a letter."""
+    key = re.sub(r"[^a-z0-9]+", "_", value.lower()).strip("_") or "group"
+    key = key if key[0].isalpha() else f"g_{key}"
+    base, n = key[:60], 2
+    while key in taken:
+        key, n = f"{base}_{n}", n + 1
+    taken.add(key)
+    return key
+
+
+def toml_value(value: object) -> str:
+    """A TOML value: strings as JSON writes them (a TOML basic string), lists of them."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def one(names: Sequence[str]) -> str | list[str]:
+    """A field, or a list of fields, as the spec writes it."""
+    return names[0] if len(names) == 1 else list(names)
+
+
+def board_label(text: str) -> str:
+    """A board header from a value: as written, its first letter upper case, at most 60."""
+    text = text.strip()[:60] or "Group"
+    return text[0].upper() + text[1:]
+
+
+def grouping_toml(found: Grouped, keys: Mapping[str, str]) -> str:
+    """The grouping, its aggregates and the board's view of them; without a grouping, the
+    track's size and a view of Overall alone."""
+    columns = '["rank_range", "source", "team", "size", "date", "ci"]'
+    if found.group_field is None:
+        return f"""
+# No grouping: {found.notes.get("group", "none")}.
+[[tracks.views]]
+title = "Overall"
+columns = {columns}
+"""
+    groups = "\n".join(
+        f"  {{ value = {toml_value(one(found.group_values[g]))}, key = {toml_value(keys[g])}, "
+        f"label = {toml_value(board_label(g))}, size = {n} }},"
+        for g, n in found.groups.items()
+    )
+    aggregates = "".join(
+        f"""
+[[tracks.aggregates]]
+key = {toml_value(keys[label])}
+label = {toml_value(board_label(label))}
+of = {toml_value([keys[m] for m in members])}
+aggregation = {toml_value(how)}  # micro: correct over all their rows; macro: the mean of theirs
+"""
+        for label, members, how in found.aggregates
+    )
+    shown = [keys[label] for label, _, _ in found.aggregates] + [keys[g] for g in found.groups]
+    return f"""
+# The questions grouped by {found.group_field!r}: one metric per group (size: its rows). A
+# group's value may be a list of values, to count several as one group.
+[[tracks.groupings]]
+id = {toml_value(metric_key(found.group_field, {"overall", "overall_answerable"}))}
+field = {toml_value(found.group_field)}
+title = {toml_value(board_label(found.group_field.replace("_", " ")))}
+groups = [
+{groups}
+]
+{aggregates}
+# The board's column groups (the app adds All and Details): the ranking metric, then these.
+[[tracks.views]]
+title = "Groups"
+metrics = {toml_value(shown)}
+columns = {columns}
+"""
