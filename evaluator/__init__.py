@@ -58,22 +58,25 @@ from evaluator.kinds.multiple_choice import (
     metrics_from_counts,
     parse_answer_key,
 )
+from evaluator.kinds.short_answer import ShortAnswerKey, ShortAnswerQuestions
 from evaluator.messages import MAX_EXAMPLES, counted, nth, ordinal
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import WILSON_Z, wilson_bounds, wilson_interval
 from evaluator.submissions import MAX_ENTRIES_PER_QUESTION
-from spec import DecisionTrack, MultipleChoiceTrack, Track
+from spec import DecisionTrack, MultipleChoiceTrack, ShortAnswerTrack, Track
 
 #: An answer key of any kind of track.
-AnyKey: TypeAlias = AnswerKey | DecisionKey
+AnyKey: TypeAlias = AnswerKey | DecisionKey | ShortAnswerKey
 #: The questions (or episodes) of any kind of track, as a public file has them.
-AnyQuestions: TypeAlias = QuestionSet | EpisodeSet
+AnyQuestions: TypeAlias = QuestionSet | EpisodeSet | ShortAnswerQuestions
 
 
 @overload
 def load_answer_key(track: MultipleChoiceTrack, data: bytes) -> AnswerKey: ...
 @overload
 def load_answer_key(track: DecisionTrack, data: bytes) -> DecisionKey: ...
+@overload
+def load_answer_key(track: ShortAnswerTrack, data: bytes) -> ShortAnswerKey: ...
 @overload
 def load_answer_key(track: Track, data: bytes) -> AnyKey: ...
 
@@ -90,6 +93,8 @@ def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet: ...
 @overload
 def load_questions(track: DecisionTrack, data: bytes) -> EpisodeSet: ...
 @overload
+def load_questions(track: ShortAnswerTrack, data: bytes) -> ShortAnswerQuestions: ...
+@overload
 def load_questions(track: Track, data: bytes) -> AnyQuestions: ...
 
 
@@ -105,6 +110,8 @@ def load_questions(track: Track, data: bytes) -> AnyQuestions:
 def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]: ...
 @overload
 def validate(questions: EpisodeSet, data: bytes) -> dict[int | str, Prediction]: ...
+@overload
+def validate(questions: ShortAnswerQuestions, data: bytes) -> dict[int | str, str | None]: ...
 @overload
 def validate(questions: AnyQuestions, data: bytes) -> Mapping[int | str, Any]: ...
 
@@ -193,6 +200,8 @@ __all__ = [
     "QuestionSet",
     "Rows",
     "ScoreResult",
+    "ShortAnswerKey",
+    "ShortAnswerQuestions",
     "SubmissionError",
     "aggregate",
     "answers_sha256",

@@ -9,10 +9,12 @@ A kind counts its rows right and wrong per group (``evaluator.kinds.multiple_cho
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 from evaluator.disclosure import too_few, withheld_reason
 from evaluator.kinds.base import Summary
+from evaluator.messages import MAX_EXAMPLES
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
 from spec import AccuracyTrack, Aggregate
@@ -210,3 +212,24 @@ def score_rows(track: AccuracyTrack, result: ScoreResult) -> list[dict[str, str 
             }
         )
     return rows
+
+
+def size_problems(track: AccuracyTrack, groups: Sequence[Sequence[str]]) -> list[str]:
+    """Where a key's rows disagree with the sizes the spec declares (``groups``: each row's
+    value of every grouping's field, in the track's order): each grouping's group sizes, or,
+    without groupings, the rows ``overall.size`` declares."""
+    problems = []
+    if not track.groupings and len(groups) != track.total:
+        problems.append(
+            f"the key has {len(groups)} rows; the spec declares {track.total} (overall.size)"
+        )
+    for i, grouping in enumerate(track.groupings):
+        found = Counter(row[i] for row in groups)
+        has = [(g, sum(found[v] for v in g.values)) for g in grouping.groups]
+        wrong = [f"{g.spelled} has {n} (expected {g.size})" for g, n in has if n != g.size]
+        if wrong:
+            problems.append(
+                f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "
+                f"from the spec: {'; '.join(wrong[:MAX_EXAMPLES])}"
+            )
+    return problems

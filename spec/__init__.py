@@ -8,7 +8,9 @@ model, or one of its tracks, as a parameter.
 The package, from the bottom: ``spec.base`` (the parts: names, files, groups, views, metrics,
 displays), ``spec.links`` (what a field that ends up in a link may say), one model per kind of
 track (``spec.multiple_choice``: letters, groupings, micro and macro aggregates;
-``spec.decision``: whether and when to assist), ``spec.tracks`` (``Track``, the union of the
+``spec.decision``: whether and when to assist; ``spec.short_answer``: multiple-choice and open
+questions, each read by a declared rule set; the accuracy kinds' metric tree is
+``spec.accuracy``), ``spec.tracks`` (``Track``, the union of the
 kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``), ``spec.folder_files``
 (every file of a folder is read there: regular files inside it, bounded) and ``spec.loading``
 (reading a folder). Every kind gives generic code the same names: ``id``, ``title``, ``kind``,
@@ -68,6 +70,15 @@ from spec.loading import (
     parse_benchmark,
 )
 from spec.multiple_choice import Fields, MultipleChoiceTrack, Options, OutOfOption
+from spec.short_answer import (
+    PRESETS,
+    ChoiceLetters,
+    QuestionTypes,
+    Rules,
+    RuleSet,
+    ShortAnswerFields,
+    ShortAnswerTrack,
+)
 from spec.tracks import KINDS, Track
 
 __all__ = [
@@ -76,12 +87,14 @@ __all__ = [
     "DEMO_FOLDER",
     "KINDS",
     "PAPER_PREFIX",
+    "PRESETS",
     "ROOT",
     "SPEC_FILENAME",
     "AccuracyTrack",
     "Aggregate",
     "Benchmark",
     "BoardColumn",
+    "ChoiceLetters",
     "DataFile",
     "DecisionFields",
     "DecisionTrack",
@@ -99,6 +112,11 @@ __all__ = [
     "Overall",
     "Paper",
     "PaperTable",
+    "QuestionTypes",
+    "RuleSet",
+    "Rules",
+    "ShortAnswerFields",
+    "ShortAnswerTrack",
     "SpecError",
     "Track",
     "TrackBase",

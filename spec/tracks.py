@@ -14,11 +14,13 @@ from pydantic import Discriminator, Tag
 from spec.base import Model
 from spec.decision import DecisionTrack
 from spec.multiple_choice import MultipleChoiceTrack
+from spec.short_answer import ShortAnswerTrack
 
 #: Each kind's name (its ``kind`` literal) -> its model.
 KINDS: Mapping[str, type[Model]] = {
     "multiple_choice": MultipleChoiceTrack,
     "decision": DecisionTrack,
+    "short_answer": ShortAnswerTrack,
 }
 #: What an entry that names no known kind is checked as: its ``kind`` is then reported wrong,
 #: with everything else wrong in the entry.
@@ -34,6 +36,7 @@ def _track_kind(value: Any) -> str:
 #: A track of any kind, told apart by its ``kind``.
 Track = Annotated[
     Annotated[MultipleChoiceTrack, Tag("kind=multiple_choice")]
-    | Annotated[DecisionTrack, Tag("kind=decision")],
+    | Annotated[DecisionTrack, Tag("kind=decision")]
+    | Annotated[ShortAnswerTrack, Tag("kind=short_answer")],
     Discriminator(_track_kind),
 ]

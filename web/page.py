@@ -31,6 +31,7 @@ from urllib.parse import quote
 import gradio as gr
 
 import ledger
+from evaluator import kind_of
 from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track, about_text, citation_text
 from web.board_page import build_board_tab
@@ -138,6 +139,18 @@ def build_demo(
     return build_page(bench, [Served(track, keys, board)], limiter, clock)
 
 
+def about_markdown(bench: Benchmark) -> str:
+    """The About tab's text: the benchmark's about.md, then what each track's kind writes of
+    how it scores, from its spec (``Kind.about``: a short-answer track's rules), under a
+    heading of its own."""
+    parts = [about_text(bench).rstrip()]
+    for track in bench.tracks:
+        body = kind_of(track).about(track).strip()
+        if body:
+            parts.append(f"## How {md_escape(track.title)} scores a response\n\n{body}")
+    return "\n\n".join(parts) + "\n"
+
+
 def build_page(
     bench: Benchmark,
     served: Sequence[Served],
@@ -158,7 +171,7 @@ def build_page(
     """
     log = app_logger(bench)
     boot = [s.keys() for s in served]
-    about, citation = about_text(bench), citation_text(bench)  # regular files, bounded
+    about, citation = about_markdown(bench), citation_text(bench)  # regular files, bounded
     demo: gr.Blocks
     # No delete_cache: Gradio's cleanup dies under a burst of uploads; uploads.UploadCache
     # cleans the folder instead (launch_kwargs).

@@ -16,6 +16,7 @@ from typing import Any
 
 import evaluator.kinds.decision as decision
 import evaluator.kinds.multiple_choice as multiple_choice
+import evaluator.kinds.short_answer as short_answer
 from evaluator.kinds.base import Kind, Summary
 from spec import Track
 
@@ -23,6 +24,7 @@ from spec import Track
 KINDS: Mapping[str, Kind[Any, Any, Any]] = {
     multiple_choice.NAME: multiple_choice,
     decision.NAME: decision,
+    short_answer.NAME: short_answer,
 }
 
 
@@ -31,4 +33,4 @@ def kind_of(track: Track) -> Kind[Any, Any, Any]:
     return KINDS[track.kind]
 
 
-__all__ = ["KINDS", "Kind", "Summary", "decision", "kind_of", "multiple_choice"]
+__all__ = ["KINDS", "Kind", "Summary", "decision", "kind_of", "multiple_choice", "short_answer"]

@@ -103,6 +103,10 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     def score_rows(self, track: TrackT, result: ScoreResult) -> list[dict[str, str | int]]:
         """A score as a table: a row per metric, its cells as shown (column -> cell)."""
 
+    def about(self, track: TrackT) -> str:
+        """What the About tab adds on how the track scores, Markdown written from its spec (a
+        short-answer track's rules); "" when the benchmark's about.md says it all."""
+
     # --- records and releases -------------------------------------------------------------
 
     def counts_problems(self, track: TrackT, counts: Mapping[str, Count]) -> list[str]:

@@ -541,7 +541,7 @@ BROKEN_DECISION: list[tuple[str, Edit, str]] = [
         "kind-misspelt",
         lambda d: _decision(d).update(kind="decisions"),
         "tracks[1].kind: expected 'multiple_choice', got \"decisions\" (checked as a "
-        "multiple-choice track; the other kind is 'decision')",
+        "multiple-choice track; the other kinds are 'decision', 'short_answer')",
     ),
     (
         "paper-table-of-no-track",

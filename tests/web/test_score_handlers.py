@@ -452,9 +452,10 @@ def test_a_file_below_chance_is_offered_no_listing_request(
     egomem: handlers.ScoreTab, uploads: Uploads
 ) -> None:
     key = _key(EGOMEM, MEMORY)
+    assert isinstance(key, evaluator.AnswerKey)
     wrong = [
         {"example_id": i, "predicted_answer": min(item.letters - {item.correct or ""})}
-        for i, item in key.items.items()  # type: ignore[union-attr]
+        for i, item in key.items.items()
     ]
     summary, *_, rank, _copy, listing = _page(egomem, uploads, json.dumps(wrong).encode())
     assert "below chance" in summary

@@ -156,6 +156,12 @@ JSON_LINES = True
 #: A score takes about what a multiple-choice one does (the F1 bootstrap is drawn at once).
 SCORE_OFF_LOOP = False
 
+
+def about(track: object) -> str:
+    """What the About tab adds on how the track scores: nothing (its about.md says it)."""
+    return ""
+
+
 __all__ = [
     "ASSIST",
     "ASSIST_TYPE",
@@ -184,6 +190,7 @@ __all__ = [
     "EpisodeSet",
     "Prediction",
     "Tally",
+    "about",
     "abstentions",
     "agreement_problems",
     "answers_sha256",

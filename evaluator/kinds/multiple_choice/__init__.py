@@ -88,6 +88,11 @@ JSON_LINES = True  # a submission may be JSON Lines too (answers.entries_of)
 SCORE_OFF_LOOP = False
 
 
+def about(track: object) -> str:
+    """What the About tab adds on how the track scores: nothing (its about.md says it)."""
+    return ""
+
+
 __all__ = [
     "ANSWERS_FORMAT",
     "JSON_LINES",
@@ -98,6 +103,7 @@ __all__ = [
     "Item",
     "Question",
     "QuestionSet",
+    "about",
     "abstentions",
     "aggregate",
     "agreement_problems",

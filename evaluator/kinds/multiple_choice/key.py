@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from errors import AnswerKeyError, DataFileError, PublicFileError
+from evaluator import accuracy
 from evaluator.files import read_rows
 from evaluator.kinds.multiple_choice.layouts import (
     answer_hint,
@@ -392,20 +393,8 @@ def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet:
 def size_problems(key: AnswerKey) -> list[str]:
     """Where the key disagrees with the sizes its spec declares (the release checks' part that
     needs only the key): group sizes and the number of out-of-option rows."""
-    track, problems = key.track, []
-    if not track.groupings and len(key) != track.total:
-        problems.append(
-            f"the key has {len(key)} rows; the spec declares {track.total} (overall.size)"
-        )
-    for i, grouping in enumerate(track.groupings):
-        found = Counter(q.groups[i] for q in key.questions)
-        has = [(g, sum(found[v] for v in g.values)) for g in grouping.groups]
-        wrong = [f"{g.spelled} has {n} (expected {g.size})" for g, n in has if n != g.size]
-        if wrong:
-            problems.append(
-                f"{len(wrong)} of the {len(grouping.groups)} {grouping.field} groups differ "
-                f"from the spec: {'; '.join(wrong[:MAX_EXAMPLES])}"
-            )
+    track = key.track
+    problems = accuracy.size_problems(track, [q.groups for q in key.questions])
     flag = track.out_of_option
     if flag is not None:
         n = sum(q.out_of_option for q in key.questions)
