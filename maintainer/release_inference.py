@@ -76,6 +76,9 @@ class Overrides:
     aggregates: tuple[tuple[str, tuple[str, ...], str], ...] = ()
     prediction_forms: tuple[str, ...] = ()
     decimals: int = DEFAULT_DECIMALS  # a percent's, as the authors' table prints it
+    #: A regular expression over the id whose named group is the grouping field (a
+    #: short-answer release's ``fields.id_pattern``).
+    group_from_id: str | None = None
 
 
 NO_OVERRIDES = Overrides()
@@ -109,6 +112,27 @@ class Inferred:
     def options_in_question(self) -> bool:
         """Whether the options are written at the end of the question's text."""
         return self.options == (self.question,)
+
+    def said(self) -> str:
+        """What was inferred, in a line."""
+        joined = ", joined" if len(self.id_fields) > 1 else ""
+        options = (
+            f"at the end of {self.question}"
+            if self.options_in_question
+            else ", ".join(self.options)
+        )
+        grouped = (
+            f"grouped by {self.group_field}: "
+            + ", ".join(f"{v} {n}" for v, n in self.groups.items())
+            if self.group_field is not None
+            else f"not grouped ({self.notes.get('group', 'none')})"
+        )
+        return (
+            f"id {' and '.join(self.id_fields)} ({self.id_type}{joined}), question "
+            f"{self.question}, options {options}, answer {self.answer} ({self.answer_format}), "
+            f"letters {self.letters} ({self.min_options}-{self.max_options} options), {grouped}; "
+            f"a submission's answer is its entries' {self.prediction!r}"
+        )
 
 
 def _first(names: Sequence[str], columns: Sequence[str]) -> str | None:

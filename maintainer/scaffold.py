@@ -36,7 +36,7 @@ import evaluator
 import ledger
 import spec
 from errors import LeaderboardError, ScaffoldError
-from maintainer import release
+from maintainer import release, short_answer_release
 from maintainer.release_inference import (
     DEFAULT_DECIMALS,
     NO_OVERRIDES,
@@ -47,6 +47,7 @@ from maintainer.release_inference import (
     with_levels,
 )
 from maintainer.release_layout import LETTERS, Release, encode, option_texts, read_release
+from maintainer.short_answer_release import ShortInferred
 from maintainer.spec_toml import grouping_toml, metric_key, one, toml_value
 from spec.base import MIN_ROWS
 
@@ -62,7 +63,7 @@ class Written:
 
     folder: Path
     files: tuple[Path, ...]
-    inferred: Inferred
+    inferred: Inferred | ShortInferred
     public: Path  # the release's public file (given, or written under release/)
     ignore: tuple[str, ...] = ()
     ignored: Path | None = None
@@ -255,10 +256,25 @@ def scaffold(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ScaffoldError(f"{out} is not empty: give a new folder")
     key = with_levels(read_release(key_path.name, ledger.read_regular_file(key_path)), overrides)
-    found = infer(key, overrides)
     public_name = public_path.name if public_path is not None else public_name_for(key.name)
     if public_name == key.name:
         raise ScaffoldError(f"the public file cannot have the key's name {key.name}: rename it")
+    try:
+        found = infer(key, overrides)
+    except ScaffoldError:
+        short = short_answer_release.infer_short(key, overrides)
+        if short is None:
+            raise
+        files = short_answer_release.files(
+            bench_id, key, short, public_name, overrides.decimals, release=public_path is None
+        )
+        public = public_path or out / "release" / public_name
+        return _written(bench_id, out, files, short, public, key)
+    if overrides.group_from_id:
+        raise ScaffoldError(
+            "--group-from-id reads the groups of a short-answer release (answers that are texts "
+            f"or lists, no options); {key.name} is read as multiple-choice: give --group FIELD"
+        )
     demo = demo_rows(key, found)
     files = {
         spec.SPEC_FILENAME: spec_text(
@@ -274,8 +290,19 @@ def scaffold(
         files[f"release/{public_name}"] = _public_bytes(
             public_name, without_answers(key.rows, found), key
         )
+    return _written(bench_id, out, files, found, public_path or out / "release" / public_name, key)
+
+
+def _written(
+    bench_id: str,
+    out: Path,
+    files: Mapping[str, bytes],
+    found: Inferred | ShortInferred,
+    public: Path,
+    key: Release,
+) -> Written:
+    """The folder's ``files`` written and checked, the key's name kept out of git."""
     _write_checked(out, files)
-    public = public_path if public_path is not None else out / "release" / public_name
     lines = ignore_lines(out, key.name)
     ignored = add_ignore_lines(out, bench_id, lines)
     return Written(out, tuple(out / name for name in files), found, public, lines, ignored)

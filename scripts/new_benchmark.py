@@ -89,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--group", help="the field to group the questions by")
     parser.add_argument(
+        "--group-from-id",
+        metavar="REGEX",
+        help="the groups are written in the ids: a regular expression matching every id whole, "
+        'whose named group is the grouping field, e.g. "validation_(?P<subject>.+)_\\d+" (a '
+        "short-answer release)",
+    )
+    parser.add_argument(
         "--no-group",
         action="store_true",
         help="no grouping, even when a field could be one: the track shows Overall alone",
@@ -171,31 +178,17 @@ def main(argv: list[str] | None = None) -> int:
         ),
         prediction_forms=args.prediction_forms,
         decimals=args.decimals,
+        group_from_id=args.group_from_id,
     )
     try:
         written = scaffold(args.id, args.key, args.out, args.public, overrides)
     except (LeaderboardError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    found = written.inferred
     print(f"wrote {written.folder}: {len(written.files)} files")
     for path in written.files:
         print(f"  {path}")
-    joined = ", joined" if len(found.id_fields) > 1 else ""
-    options = (
-        f"at the end of {found.question}" if found.options_in_question else ", ".join(found.options)
-    )
-    grouped = (
-        f"grouped by {found.group_field}: " + ", ".join(f"{v} {n}" for v, n in found.groups.items())
-        if found.group_field is not None
-        else f"not grouped ({found.notes.get('group', 'none')})"
-    )
-    print(
-        f"id {' and '.join(found.id_fields)} ({found.id_type}{joined}), question "
-        f"{found.question}, options {options}, answer {found.answer} ({found.answer_format}), "
-        f"letters {found.letters} ({found.min_options}-{found.max_options} options), {grouped}; "
-        f"a submission's answer is its entries' {found.prediction!r}"
-    )
+    print(written.inferred.said())
     if written.ignored is not None:
         print(f"kept the key out of git: {written.ignored} now ignores " + " ".join(written.ignore))
     else:

@@ -117,6 +117,7 @@ def test_json_samples_with_a_list_of_texts_and_text_answers(tmp_path: Path) -> N
     key.write_text(json.dumps({"samples": samples}))
     written = scaffold.scaffold("colours", key, tmp_path / "colours")
     found = written.inferred
+    assert isinstance(found, release_inference.Inferred)  # text answers, options: multiple choice
     assert (found.answer_format, found.options, found.groups) == (
         "text",
         ("options",),
