@@ -124,7 +124,8 @@ def levelled_rows(fields: IdFields, document: Any, bare: str | None = None) -> l
     """The rows of a JSON document written by levels (``fields.levels``): an object keyed by
     the first level's values, each holding an object keyed by the next one's, down to a row
     (an object) or a list of rows. Each row takes its path's values under the levels' names
-    and, in a list, its place (from 0) under ``fields.position``. A leaf that is not an object
+    and, in a list, its place (from 0) under ``fields.position`` (a list is rows only when the
+    id names that place: keyed by id alone, a list is a value). A leaf that is not an object
     is kept as it is (the rows' own checks name it), or with ``bare`` (a submission's
     prediction field) is that field's value. DataFileError names a level that is not an object.
 
@@ -136,6 +137,8 @@ def levelled_rows(fields: IdFields, document: Any, bare: str | None = None) -> l
     [{'predicted_answer': 'B', 'example_id': 7}]
     """
     levels = fields.levels
+    # Rows in lists only when the id names their place: keyed by id alone, a list is a value.
+    listed = fields.position in (fields.id_parts or (fields.id,))
     rows: list[Any] = []
 
     def placed(value: Any, path: dict[str, int | str], position: int | None) -> Any:
@@ -160,7 +163,7 @@ def levelled_rows(fields: IdFields, document: Any, bare: str | None = None) -> l
         node, path = stack.pop()
         depth = len(path)
         if depth == len(levels):
-            if isinstance(node, list):
+            if isinstance(node, list) and listed:
                 rows.extend(placed(value, path, n) for n, value in enumerate(node))
             else:
                 rows.append(placed(node, path, None))

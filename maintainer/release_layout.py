@@ -131,8 +131,9 @@ def name_levels(key: Release, names: Sequence[str]) -> Release:
             f"--id-fields (one name each, e.g. --id-fields "
             f"{','.join(['video', 'dimension', 'part'][:depth])}); got {shown}"
         )
+    ids = [*names, POSITION] if key.listed else list(names)
     fields = spec.base.IdFields.model_validate(
-        {"id": names[0] if depth == 1 else list(names), "levels": list(names)}
+        {"id": ids[0] if len(ids) == 1 else ids, "levels": list(names)}
     )
     try:
         rows = levelled_rows(fields, key.document)

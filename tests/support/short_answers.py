@@ -160,7 +160,7 @@ def reference_right(question_type: str, answer: Any, response: Any) -> bool:
     if not isinstance(response, str):
         response = str(response)  # a number is read as its text
     if question_type == "multiple-choice":
-        return response == answer
+        return bool(response == answer)
     answers = answer if isinstance(answer, list) else [answer]
     normal_answers = [v for a in answers for v in _normal(a)]
     for candidate in _candidates(response):

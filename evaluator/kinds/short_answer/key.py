@@ -218,6 +218,13 @@ def _valid_rows(track: ShortAnswerTrack, data: Sequence[Any], *, key: bool) -> l
     what = "the answer key" if key else f"the public file {track.public.name}"
     f = track.fields
     unmatched = with_derived(track, data)
+    if unmatched:  # before the rows' own checks, which would miss the fields it gives
+        raise error(
+            f"invalid {what.removeprefix('the ')}: "
+            + agree(f"{len(unmatched)} [id does|ids do]", len(unmatched))
+            + f" not match fields.id_pattern {f.id_pattern!r} ({examples(unmatched)}); every "
+            "id must give each of its named groups"
+        )
     bad = [p for i, record in enumerate(data) for p in question_problems(track, record, i, key=key)]
     if bad:
         raise error(
@@ -226,12 +233,6 @@ def _valid_rows(track: ShortAnswerTrack, data: Sequence[Any], *, key: bool) -> l
         )
     rows: list[dict[str, Any]] = list(data)
     problems = []
-    if unmatched:
-        problems.append(
-            agree(f"{len(unmatched)} [id does|ids do]", len(unmatched))
-            + f" not match fields.id_pattern {f.id_pattern!r} ({examples(unmatched)}); every "
-            "id must give each of its named groups"
-        )
     dupes = sorted(i for i, n in Counter(r[f.id] for r in rows).items() if n > 1)
     if dupes:
         problems.append(
