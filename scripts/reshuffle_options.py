@@ -227,10 +227,9 @@ def _lettered(chosen: _cli.Chosen) -> MultipleChoiceTrack:
         track = chosen.track
         lettered = ", ".join(t.id for t in chosen.bench.tracks_of(MultipleChoiceTrack))
         raise ReshuffleError(
-            f"{chosen.bench.id}/{track.id} is a {track.kind} track: its episodes have no option "
-            "letters, so there is nothing to rotate or remap (a decision answer is true or false "
-            f"and a time); rotate a multiple-choice track of {chosen.bench.id} "
-            f"({lettered or 'none'}) with --track"
+            f"{chosen.bench.id}/{track.id} is a {track.kind} track: {track.rotation_refusal}; "
+            f"rotate a multiple-choice track of {chosen.bench.id} ({lettered or 'none'}) with "
+            "--track"
         ) from None
 
 

@@ -148,6 +148,14 @@ class DecisionTrack(TrackBase):
         """The metric a row of that source ("rescored" or "paper") is ranked by."""
         return self.paper_ranking if source == "paper" else self.ranking
 
+    @property
+    def rotation_refusal(self) -> str | None:
+        """Why the key's letters cannot be rotated (``scripts/reshuffle_options.py``)."""
+        return (
+            "its episodes have no option letters, so there is nothing to rotate or remap (a "
+            "decision answer is true or false and a time)"
+        )
+
     def reference_of(self, metrics: Mapping[str, float]) -> str | None:
         """What a row is when it is a reference, not an entry (None for an entry): a constant
         policy, one decision on every episode, which its recall and false-alarm rate tell

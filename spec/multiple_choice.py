@@ -120,6 +120,11 @@ class MultipleChoiceTrack(AccuracyTrack):
         return self.out_of_option.rows if self.out_of_option is not None else 0
 
     @property
+    def rotation_refusal(self) -> str | None:
+        """Why the key's letters cannot be rotated: never, their options move with them."""
+        return None
+
+    @property
     def json_cells(self) -> tuple[str, ...]:
         """The fields whose CSV cell holds JSON: the options, unless they are columns."""
         f = self.fields

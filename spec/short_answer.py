@@ -229,6 +229,16 @@ class ShortAnswerTrack(AccuracyTrack):
         return False if value in self.types.open else None
 
     @property
+    def rotation_refusal(self) -> str | None:
+        """Why the key's letters cannot be rotated (``scripts/reshuffle_options.py``)."""
+        return (
+            "its multiple-choice questions have letters but no option texts in the release, so "
+            "they cannot be rotated (a rotation moves each option's text to another letter, and "
+            "a letter without its text cannot be moved consistently), and an open answer has no "
+            "letter at all; its key keeps its letters, and a submission is never remapped"
+        )
+
+    @property
     def json_cells(self) -> tuple[str, ...]:
         """The fields whose CSV cell holds JSON: the options (an answer cell is text)."""
         return (self.fields.options,) if self.fields.options else ()
