@@ -5,12 +5,14 @@ this package, so a score means the same thing everywhere. What is scored (groups
 letters, field names) comes from the track of a benchmark's spec; the package knows no
 benchmark.
 
-Each kind of track is a module of ``evaluator.kinds`` (``multiple_choice``, ``decision``; their
-docstrings define every metric); the functions here hand a track, key or questions to its
-kind. Beside them the helpers every kind shares: ``files`` (rows of a key or public file and
-the key version they name), ``submissions`` (a submission's text, JSON and entries),
-``results`` (``ScoreResult``, ``Count``), ``stats`` (intervals), ``messages`` (English) and
-``disclosure`` (what a visitor is shown of a score: ``disclosed``).
+Each kind of track is a module of ``evaluator.kinds`` (``multiple_choice``, ``decision``,
+``short_answer``; their docstrings define every metric); the functions here hand a track, key
+or questions to its kind. Beside them the helpers every kind shares: ``files`` (rows of a key
+or public file and the key version they name), ``submissions`` (a submission's text, JSON and
+entries), ``documents`` (a submission's document read into entries, whatever its shape),
+``accuracy`` (the metric tree of a kind scored as accuracies), ``results`` (``ScoreResult``,
+``Count``), ``stats`` (intervals), ``messages`` (English) and ``disclosure`` (what a visitor is
+shown of a score: ``disclosed``).
 
 Validation needs no answers: ``load_questions`` reads a public file into the questions alone
 (ids and option letters; a decision track's episode ids), ``validate`` checks a submission

@@ -12,6 +12,8 @@
 - ``paper_rows``: a paper's reported rows as records.
 - ``release_layout``: a release file as its authors publish it, read into rows and written back.
 - ``release_inference``: what a spec says of such a release, inferred from its rows.
+- ``short_answer_release``: the same of a short-answer release (texts and letters as answers).
+- ``spec_toml``: the TOML a scaffolded spec is written in.
 - ``scaffold``: a new benchmark folder from a release.
 
 The scripts own the flags, the messages and the writing; these modules raise the error tree's

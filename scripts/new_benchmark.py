@@ -1,4 +1,5 @@
-"""Write a new benchmark folder from a multiple-choice release as its authors publish it.
+"""Write a new benchmark folder from a release as its authors publish it: multiple-choice, or
+short-answer (multiple-choice and open questions).
 
 Reads the answer key (CSV, JSON Lines, or JSON: a list, {"samples": [...]}, an object keyed by
 id, or an object nested by levels down to lists of rows) and infers the rest: the id field (or
@@ -9,10 +10,14 @@ letter, a 0- or 1-based index, the option's text, or "B. <its text>"), the lette
 counts, and a grouping field with its groups and sizes (none when no field has a few values of
 enough questions each: the track then shows Overall alone). What a submission's entries call
 their answer is not in the key: give --prediction if the release's own evaluation reads another
-field than predicted_answer. Writes into --out: a commented benchmark.toml (check it: the repos
-and contact are placeholders), stub about.md and citation.bib, a synthetic demo in the
-release's own layout (questions marked [SYNTHETIC DEMO], answers drawn anew), a sample
-submission, and release/<public file> when no --public was given (the key without answers). It
+field than predicted_answer. A release without options whose answers are letters, texts or
+lists of accepted texts is a short-answer track: the field telling a multiple-choice question
+(every answer a letter) from an open one is inferred, and the rule sets that read responses
+are written as data; --group-from-id names the groups written in its ids. Writes into
+--out: a commented benchmark.toml (check it: the repos and contact are placeholders), stub
+about.md and citation.bib, a synthetic demo in the release's own layout (questions marked
+[SYNTHETIC DEMO], answers drawn anew), a sample submission, and release/<public file> when no
+--public was given (the key without answers). It
 then checks that the spec loads and the demo release passes validate_benchmark's checks, and
 keeps the key's file name out of git (the lines it adds to the repository's .gitignore, or
 prints when --out is in none).
@@ -27,6 +32,10 @@ Example:
     # {video: {dimension: [{question, answer}, ...]}}, grouped by dimension, two codes as one:
     python scripts/new_benchmark.py --id mybench --key release/test.json --out /tmp/mybench \\
         --id-fields video,dimension --group dimension --merge "Motion=speed,direction"
+    # short answers keyed by id ("validation_Art_Theory_3"), subjects in the ids, a discipline:
+    python scripts/new_benchmark.py --id mybench --key release/answer_dict_val.json \\
+        --out /tmp/mybench --group-from-id "validation_(?P<subject>.+)_\\d+" \\
+        --aggregate "Art and Design=Art,Art_Theory,Design,Music"
     # then:
     python scripts/validate_benchmark.py --benchmark benchmarks/mybench \\
         --private release/val_key.csv --public benchmarks/mybench/release/val_public.csv

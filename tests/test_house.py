@@ -247,6 +247,9 @@ KIND_TYPES = (
     "DecisionKey",
     "QuestionSet",
     "EpisodeSet",
+    "ShortAnswerTrack",
+    "ShortAnswerKey",
+    "ShortAnswerQuestions",
 )
 
 

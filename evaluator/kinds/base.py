@@ -1,11 +1,12 @@
 """What a kind of track implements: the protocol each kind's module satisfies.
 
 A kind is one module (a package, if it is long): ``evaluator.kinds.multiple_choice``,
-``evaluator.kinds.decision``. It reads its key and public files, validates and scores a
-submission, checks a record's numbers and a release's files, and words its results. Its
-spec model (``spec.<kind>``) holds what a benchmark declares of it. Kinds import this module
-and the shared helpers of ``evaluator`` (files, messages, results, stats, submissions), never
-the registry (``evaluator.kinds``) nor each other.
+``evaluator.kinds.decision``, ``evaluator.kinds.short_answer``. It reads its key and public
+files, validates and scores a submission, checks a record's numbers and a release's files, and
+words its results (and, when its spec declares how it reads answers, the About's account of
+it). Its spec model (``spec.<kind>``) holds what a benchmark declares of it. Kinds import this
+module and the shared helpers of ``evaluator`` (accuracy, documents, files, messages, results,
+stats, submissions), never the registry (``evaluator.kinds``) nor each other.
 """
 
 from __future__ import annotations
