@@ -14,6 +14,7 @@ Before issue 29 the scaffold refused the key ("cannot find answer_dict_val.json'
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from scripts import (
     validate_benchmark,
     validate_submission,
 )
+from tests.support import ROOT
 from tests.support.short_answers import (
     DISCIPLINES,
     ShortRelease,
@@ -130,3 +132,23 @@ def test_the_rotation_script_refuses_letters_whose_options_it_cannot_see(
     assert "shortbench/main is a short_answer track" in err
     assert "no option texts" in err and "cannot be rotated" in err
     assert not (tmp_path / "rotated").exists()
+
+
+def test_the_readme_walk_through_runs_as_written(release: ShortRelease, tmp_path: Path) -> None:
+    """README, "Add a benchmark", short answers: its commands through bash, the release and the
+    folder in the test's own folder; the last line serves what they wrote."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**A release of short answers**") :]
+    start = section.index("```sh\n") + 6
+    block = section[start : section.index("```\n", start)]
+    *commands, serve = [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    assert serve == "LEADERBOARD_BENCHMARK=benchmarks/shortbench make run"
+    script = "\n".join(commands).replace("benchmarks/shortbench", str(tmp_path / "shortbench"))
+    script = script.replace("release/answer_dict_val.json", str(release.key))
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The main release is consistent: 180 rows" in done.stdout
+    track = spec.load_benchmark(str(tmp_path / "shortbench")).track()
+    assert track.labels["art_and_design"] == "Art and Design" and track.decimals == 1
