@@ -7,6 +7,7 @@ withholding, chance, the release checks and the About's account of the rules.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -300,3 +301,34 @@ def test_the_about_says_what_the_declared_rules_do() -> None:
         rules={"open": "loose", "sets": {"loose": {"numeric": True, "tolerance": 0.5}}}
     )
     assert "within 0.5 of one" in short_answer.about(loose)
+
+
+def test_multiple_choice_questions_with_options_take_their_own_letters() -> None:
+    """A release may carry a question's options (and its text): its letters are its options',
+    its chance 1 / their number, and the public file must describe both."""
+    track = make_track(
+        fields={**TRACK.fields.model_dump(), "question": "question", "options": "options"},
+        groupings=[],
+        overall={"size": 3},
+        views=[{"title": "Overall"}],
+    )
+    rows = {
+        "val_A_1": {"question_type": "multiple-choice", "question": "Which?",
+                    "options": ["red", "blue", "green"], "ground_truth": "C"},
+        "val_A_2": {"question_type": "multiple-choice", "question": "Which two?",
+                    "options": {"A": "one", "B": "two"}, "ground_truth": "B"},
+        "val_A_3": {"question_type": "short-answer", "question": "How many?",
+                    "ground_truth": "3"},
+    }  # fmt: skip
+    key = key_of(rows, track)
+    assert [q.letters for q in key.questions] == [("A", "B", "C"), ("A", "B"), ()]
+    assert key.chance == (Fraction(1, 3) + Fraction(1, 2)) / 3
+    with pytest.raises(AnswerKeyError, match='one of the letters A-B, got "C"'):
+        key_of({**rows, "val_A_2": {**rows["val_A_2"], "ground_truth": "C"}}, track)
+    public = json.loads(_public(rows))
+    public["val_A_1"]["options"] = ["red", "green", "blue"]
+    public["val_A_3"]["question"] = "How many? (again)"
+    with pytest.raises(ReleaseError) as caught:
+        release.check_release(track, json.dumps(rows).encode(), json.dumps(public).encode())
+    assert "1 question whose options differ (val_A_1)" in str(caught.value)
+    assert "1 question whose question texts differ (val_A_3)" in str(caught.value)

@@ -19,7 +19,7 @@ from errors import AnswerKeyError, DataFileError, PublicFileError
 from evaluator import accuracy
 from evaluator.files import read_rows
 from evaluator.kinds.short_answer.rules import Accepted, accepted
-from evaluator.messages import MAX_EXAMPLES, agree, examples, nth, short
+from evaluator.messages import MAX_EXAMPLES, agree, examples, nth, preview, short
 from spec import ShortAnswerTrack
 
 
@@ -182,7 +182,7 @@ def question_problems(
     choice = track.is_choice(record.get(types.field)) if types is not None else False
     if types is not None and choice is None:
         declared = ", ".join(repr(v) for v in (*types.choice, *types.open))
-        found = short(record.get(types.field))
+        found = preview(record.get(types.field))
         out.append(f"{where}: {types.field}: expected one of {declared}, got {found}")
     if choice and options_of(track, record) is None:
         out.append(
@@ -201,12 +201,12 @@ def question_problems(
             if not (isinstance(raw, str) and raw in letters):
                 out.append(
                     f"{where}: {f.answer}: a multiple-choice answer is one of the letters "
-                    f"{letters[0]}-{letters[-1]}, got {short(raw)}"
+                    f"{letters[0]}-{letters[-1]}, got {preview(raw)}"
                 )
         elif answers_of(raw) is None:
             out.append(
                 f"{where}: {f.answer}: an open answer is a text, a number, or a list of them "
-                f"(each accepted), got {short(raw)}"
+                f"(each accepted), got {preview(raw)}"
             )
     return out
 
