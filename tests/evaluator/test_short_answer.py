@@ -312,7 +312,7 @@ def test_multiple_choice_questions_with_options_take_their_own_letters() -> None
         overall={"size": 3},
         views=[{"title": "Overall"}],
     )
-    rows = {
+    rows: dict[str, dict[str, Any]] = {
         "val_A_1": {"question_type": "multiple-choice", "question": "Which?",
                     "options": ["red", "blue", "green"], "ground_truth": "C"},
         "val_A_2": {"question_type": "multiple-choice", "question": "Which two?",

@@ -15,7 +15,9 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from errors import SubmissionError
-from evaluator import documents
+from evaluator.documents import Shape
+from evaluator.documents import entries_of as document_entries
+from evaluator.documents import keyed_id as document_keyed_id
 from evaluator.kinds.multiple_choice.key import QuestionSet
 from evaluator.kinds.multiple_choice.layouts import index_of, keeps_texts, reads_texts
 from evaluator.kinds.multiple_choice.shapes import (
@@ -256,7 +258,7 @@ def _careful_columns(questions: QuestionSet, entries: list[Any]) -> Columns:
 
 def keyed_id(track: MultipleChoiceTrack, name: str) -> int | str:
     """A key of an object keyed by id as the id it names (``evaluator.documents.keyed_id``)."""
-    return documents.keyed_id(track.fields, name)
+    return document_keyed_id(track.fields, name)
 
 
 def keyed_entry(track: MultipleChoiceTrack, name: str, value: Any) -> dict[str, Any] | None:
@@ -294,8 +296,8 @@ def entries_of(
     JSON list, JSON Lines, an object keyed by id or written by the key's levels; ``ids``: the
     questions', to tell such an object from another). SubmissionError with a hint for any
     other shape."""
-    shape = documents.Shape(entry_example(track), track.fields.prediction, ("results", *WRAPPERS))
-    decoded = documents.entries_of(track.fields, data, rows, ids, shape)
+    shape = Shape(entry_example(track), track.fields.prediction, ("results", *WRAPPERS))
+    decoded = document_entries(track.fields, data, rows, ids, shape)
     if not isinstance(decoded, list):
         raise SubmissionError([top_level_hint(track, decoded)])
     return decoded

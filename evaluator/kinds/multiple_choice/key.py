@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from errors import AnswerKeyError, DataFileError, PublicFileError
-from evaluator import accuracy
+from evaluator.accuracy import size_problems as tree_size_problems
 from evaluator.files import read_rows
 from evaluator.kinds.multiple_choice.layouts import (
     answer_hint,
@@ -394,7 +394,7 @@ def size_problems(key: AnswerKey) -> list[str]:
     """Where the key disagrees with the sizes its spec declares (the release checks' part that
     needs only the key): group sizes and the number of out-of-option rows."""
     track = key.track
-    problems = accuracy.size_problems(track, [q.groups for q in key.questions])
+    problems = tree_size_problems(track, [q.groups for q in key.questions])
     flag = track.out_of_option
     if flag is not None:
         n = sum(q.out_of_option for q in key.questions)

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from itertools import compress, islice
 
 from errors import SubmissionError
-from evaluator import accuracy
 from evaluator.accuracy import aggregate, intervals_from_counts, metrics_from_counts, withheld
+from evaluator.accuracy import summary as accuracy_summary
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
@@ -163,4 +163,4 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
 def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
     """A score in words: the ranking metric, its count and interval, the abstentions, the key
     version, and the below-chance warning if it has one."""
-    return accuracy.summary(track, result, chance_warning(track, result))
+    return accuracy_summary(track, result, chance_warning(track, result))

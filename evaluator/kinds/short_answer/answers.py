@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from errors import SubmissionError
-from evaluator import documents
+from evaluator.documents import Shape, keyed_id
+from evaluator.documents import entries_of as document_entries
 from evaluator.kinds.short_answer.key import ShortAnswerQuestions
 from evaluator.messages import Problems, json_type, nth, ordinal, preview
 from evaluator.submissions import (
@@ -46,8 +47,8 @@ def _example(track: ShortAnswerTrack) -> str:
     return f'{{"{f.id}": {ident}, "{f.prediction}": "<the model\'s answer>"}}'
 
 
-def submission_shape(track: ShortAnswerTrack) -> documents.Shape:
-    return documents.Shape(_example(track), track.fields.prediction, WRAPPERS)
+def submission_shape(track: ShortAnswerTrack) -> Shape:
+    return Shape(_example(track), track.fields.prediction, WRAPPERS)
 
 
 def _words(track: ShortAnswerTrack) -> EntryWords:
@@ -76,7 +77,7 @@ def keyed_entry(track: ShortAnswerTrack, name: str, value: Any) -> dict[str, Any
     None when ``name`` is not shaped as the track's ids or ``value`` is neither an object nor a
     response (a text, a number, or null)."""
     f = track.fields
-    ident = documents.keyed_id(f, name)
+    ident = keyed_id(f, name)
     if (
         (f.id_type == "integer" and not isinstance(ident, int))
         or not name.strip()
@@ -104,7 +105,7 @@ def response_text(raw: object) -> str | bool | None:
 
 def entries_of(track: ShortAnswerTrack, data: bytes, rows: int, ids: Any) -> list[Any]:
     """A submission's entries, whatever shape it takes; SubmissionError for any other shape."""
-    decoded = documents.entries_of(track.fields, data, rows, ids, submission_shape(track))
+    decoded = document_entries(track.fields, data, rows, ids, submission_shape(track))
     if isinstance(decoded, list):
         return decoded
     if isinstance(decoded, dict):

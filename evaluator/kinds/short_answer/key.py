@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from errors import AnswerKeyError, DataFileError, PublicFileError
-from evaluator import accuracy
+from evaluator.accuracy import size_problems as tree_size_problems
 from evaluator.files import read_rows
 from evaluator.kinds.short_answer.rules import Accepted, accepted
 from evaluator.messages import MAX_EXAMPLES, agree, examples, nth, preview, short
@@ -322,7 +322,7 @@ def load_questions(track: ShortAnswerTrack, data: bytes) -> ShortAnswerQuestions
 def size_problems(key: ShortAnswerKey) -> list[str]:
     """Where the key disagrees with the sizes its spec declares: group sizes, or the rows of a
     track without groups."""
-    return accuracy.size_problems(key.track, [q.groups for q in key.questions])
+    return tree_size_problems(key.track, [q.groups for q in key.questions])
 
 
 def same_questions(a: ShortAnswerKey, b: ShortAnswerKey) -> bool:

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from itertools import compress
 
 from errors import SubmissionError
-from evaluator import accuracy, documents
 from evaluator.accuracy import aggregate, intervals_from_counts, metrics_from_counts, withheld
+from evaluator.accuracy import summary as accuracy_summary
+from evaluator.documents import entries_of as document_entries
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
 from evaluator.kinds.short_answer.answers import response_text, submission_shape, validate
@@ -99,7 +100,7 @@ def chance_warning(track: ShortAnswerTrack, result: ScoreResult) -> str | None:
 def summary(track: ShortAnswerTrack, result: ScoreResult) -> Summary:
     """A score in words: the ranking metric, its count and interval, the abstentions, the key
     version, and the below-chance warning if it has one."""
-    return accuracy.summary(track, result, chance_warning(track, result))
+    return accuracy_summary(track, result, chance_warning(track, result))
 
 
 def _order(pair: tuple[int | str, object]) -> tuple[int, int, str]:
@@ -120,7 +121,7 @@ def answers_sha256(track: ShortAnswerTrack, data: bytes) -> str | None:
     the scored result's for every file that scores: a number read as its text, null and "" both
     an abstention, other fields ignored, in any shape a submission takes."""
     try:
-        decoded = documents.entries_of(track.fields, data, len(data), None, submission_shape(track))
+        decoded = document_entries(track.fields, data, len(data), None, submission_shape(track))
     except SubmissionError:
         return None
     if not isinstance(decoded, list):
