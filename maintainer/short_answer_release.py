@@ -123,10 +123,10 @@ def _type_field(
     return None, (), ()
 
 
-def with_id_fields(key: Release, pattern: str) -> Release:
-    """The release's rows each given the fields a named group of ``pattern`` reads from its id
-    (``--group-from-id``); ScaffoldError for a pattern that is none, or an id it does not
-    match."""
+def with_id_fields(key: Release, pattern: str, ident: str) -> Release:
+    """The release's rows each given the fields a named group of ``pattern`` reads from their
+    id (the field ``ident``; ``--group-from-id``); ScaffoldError for a pattern that is none, or
+    an id it does not match."""
     try:
         compiled = re.compile(pattern)
     except re.error as exc:
@@ -138,22 +138,22 @@ def with_id_fields(key: Release, pattern: str) -> Release:
             f"--group-from-id {pattern!r} has no named group: name the part of the id that is "
             'the group, e.g. "validation_(?P<subject>.+)_\\d+"'
         )
-    ident = key.levels[0] if len(key.levels) == 1 else None
-    names = [c for c in key.columns if c in ("id", "example_id", "qid", "question_id")]
-    column = ident or (names[0] if names else None)
-    if column is None:
-        raise ScaffoldError("--group-from-id needs a key keyed by id, or an id field named id")
+    taken = [n for n in compiled.groupindex if n in key.columns]
+    if taken:
+        raise ScaffoldError(
+            f"--group-from-id {pattern!r}: the rows have a field {taken[0]!r} already; name the "
+            "group after what it holds, e.g. (?P<subject>...)"
+        )
     rows = []
     for row in key.rows:
-        match = compiled.fullmatch(str(row.get(column)))
+        match = compiled.fullmatch(str(row.get(ident)))
         if match is None or None in match.groupdict().values():
             raise ScaffoldError(
-                f"--group-from-id {pattern!r} does not match the id {row.get(column)!r}; the "
+                f"--group-from-id {pattern!r} does not match the id {row.get(ident)!r}; the "
                 "pattern must match every id whole"
             )
         rows.append({**row, **match.groupdict()})
-    columns = [*key.columns, *(n for n in compiled.groupindex if n not in key.columns)]
-    return replace(key, rows=rows, columns=columns)
+    return replace(key, rows=rows, columns=[*key.columns, *compiled.groupindex])
 
 
 def infer_short(key: Release, overrides: Overrides) -> ShortInferred | None:
@@ -181,7 +181,11 @@ def infer_short(key: Release, overrides: Overrides) -> ShortInferred | None:
     used = [r[answer] for r in rows if type_field and r[type_field] in choice]
     last = max((LETTERS.index(a) for a in used), default=1)
     pattern = overrides.group_from_id
-    grouped = with_id_fields(key, pattern) if pattern else key
+    if pattern and not single:
+        raise ScaffoldError(
+            f"--group-from-id reads one id field; this key's id is {'+'.join(id_fields)}"
+        )
+    grouped = with_id_fields(key, pattern, id_fields[0]) if pattern else key
     group_overrides = overrides
     if pattern and overrides.group is None and not overrides.no_group:
         group_overrides = replace(overrides, group=next(iter(re.compile(pattern).groupindex)))

@@ -30,6 +30,7 @@ from scripts import (
     validate_submission,
 )
 from tests.support import ROOT
+from tests.support.published_releases import write_published
 from tests.support.short_answers import (
     DISCIPLINES,
     ShortRelease,
@@ -152,3 +153,36 @@ def test_the_readme_walk_through_runs_as_written(release: ShortRelease, tmp_path
     assert "The main release is consistent: 180 rows" in done.stdout
     track = spec.load_benchmark(str(tmp_path / "shortbench")).track()
     assert track.labels["art_and_design"] == "Art and Design" and track.decimals == 1
+
+
+@pytest.mark.parametrize(
+    ("pattern", "said"),
+    [
+        (r"validation_(.+)_\d+", "has no named group: name the part of the id that is the group"),
+        (r"val_(?P<subject>.+)_\d+", "does not match the id 'validation_Art_Theory_1'"),
+        (r"validation_(?P<question_type>.+)_\d+", "the rows have a field 'question_type'"),
+        (r"validation_(?P<subject>.+", "is not a regular expression"),
+    ],
+)
+def test_a_group_from_id_that_gives_no_group_is_refused_and_leaves_nothing(
+    release: ShortRelease,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    pattern: str,
+    said: str,
+) -> None:
+    out = tmp_path / "bench"
+    args = ["--id", "x", "--key", str(release.key), "--out", str(out), "--group-from-id", pattern]
+    assert new_benchmark.main(args) == 1
+    assert said in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_group_from_id_on_a_multiple_choice_release_is_refused_with_the_flag_to_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    published = write_published(tmp_path / "release", "keyed")
+    args = ["--id", "x", "--key", str(published.key), "--out", str(tmp_path / "x")]
+    assert new_benchmark.main([*args, "--group-from-id", r"q(?P<block>\d)\d+"]) == 1
+    err = capsys.readouterr().err
+    assert "is read as multiple-choice: give --group FIELD" in err
