@@ -84,7 +84,7 @@ def _matching(rule: RuleSet) -> list[str]:
     if text:
         forms.append(f"{'any other' if rule.numeric else 'a'} text is {', and '.join(text)}")
     if forms:
-        sentences.append(f"Candidates and answers alike are {'; '.join(forms)}.")
+        sentences.append(f"Candidates and answers are normalised alike: {'; '.join(forms)}.")
     if rule.numeric:
         within = (
             f" or lies within {rule.tolerance:g} of one" if rule.tolerance else " (no tolerance)"
@@ -112,21 +112,25 @@ def rule_text(rule: RuleSet) -> str:
 def about(track: ShortAnswerTrack) -> str:
     """The About tab's account of how ``track`` scores (under a heading the page gives it):
     which rule set reads which questions, each set's rules, and what a response may be."""
-    types = track.types
+    types, rules = track.types, track.rules
     used: dict[str, list[str]] = {}
-    if types is None or types.choice:
-        values = " or ".join(map(code, types.choice)) if types else ""
-        which = f"multiple-choice questions ({types.field} {values})" if types else ""
-        used.setdefault(track.rules.choice, []).append(which)
-    if types is None or types.open:
-        values = " or ".join(map(code, types.open)) if types else ""
-        which = f"open questions ({types.field} {values})" if types else "every question"
-        used.setdefault(track.rules.open, []).append(which)
-    for value, name in track.rules.by.items():
+    unless = " whose set is not named below" if rules.by else ""
+    if types is None:
+        used.setdefault(rules.open, []).append(f"every question{unless}")
+    else:
+        for name, kind, values in (
+            (rules.choice, "multiple-choice", types.choice),
+            (rules.open, "open", types.open),
+        ):
+            if values:
+                shown = " or ".join(map(code, values))
+                used.setdefault(name, []).append(
+                    f"{kind} questions ({types.field} {shown}){unless}"
+                )
+    for value, name in rules.by.items():
         used.setdefault(name, []).append(f"questions whose {track.rule_field} is {code(value)}")
     listed = [
-        f"- {code(name)}, for {' and '.join(w for w in whom if w) or 'multiple-choice questions'}: "
-        f"{rule_text(track.rule_sets[name])}"
+        f"- {code(name)}, for {' and '.join(whom)}: {rule_text(track.rule_sets[name])}"
         for name, whom in used.items()
     ]
     head = (
