@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from evaluator.disclosure import too_few, withheld_reason
 from evaluator.kinds.base import Summary
-from evaluator.messages import MAX_EXAMPLES
+from evaluator.messages import MAX_EXAMPLES, counted
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
 from spec import AccuracyTrack, Aggregate
@@ -233,3 +233,39 @@ def size_problems(track: AccuracyTrack, groups: Sequence[Sequence[str]]) -> list
                 f"from the spec: {'; '.join(wrong[:MAX_EXAMPLES])}"
             )
     return problems
+
+
+def hidden_groups(track: AccuracyTrack, told: Mapping[str, int], told_all: int) -> list[str]:
+    """What a consistent release would still hide from its visitors (``Kind.release_warnings``):
+    a group with fewer questions a file can answer right (``told``: each group's, ``told_all``
+    all of them; out-of-option rows aside) than the track's ``min_rows`` is withheld from the
+    score of every file that answers any of them, and with it Overall and the aggregates that
+    would give it away (``withheld``, on the rows of a file that answers every question). One
+    warning a group, naming it and the fix."""
+    hidden = withheld(track, told, told_all)
+    limit = track.min_rows
+    summaries = {s.key: s for s in track.summaries}
+    everyone = {track.overall.key} | (
+        {track.answerable.key} if track.answerable is not None else set()
+    )
+    warnings = []
+    for group in track.groups:
+        n = told[group.key]
+        if group.key not in hidden or not too_few(n, limit):
+            continue
+        through = [
+            track.labels[k]
+            for k in hidden
+            if k in everyone or (k in summaries and group.key in track.members(summaries[k]))
+        ]
+        flagged = f"; {group.size - n} more are out of option" if n != group.size else ""
+        named = " and ".join(filter(None, (", ".join(through[:-1]), *through[-1:])))
+        with_it = f", nor {named}, which would give it away," if through else ""
+        warnings.append(
+            f"min_rows = {limit} is above the {counted(n, 'question', 'questions')} of the group "
+            f"{track.labels[group.key]} ({group.key}{flagged}): a visitor's score never shows "
+            f"it{with_it} whenever the file answers any of its questions; lower min_rows to "
+            f"{n} (the track {track.id}'s, in benchmark.toml) or merge the group with another "
+            "(a group's value may be a list of values)"
+        )
+    return warnings

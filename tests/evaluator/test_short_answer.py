@@ -332,3 +332,11 @@ def test_multiple_choice_questions_with_options_take_their_own_letters() -> None
         release.check_release(track, json.dumps(rows).encode(), json.dumps(public).encode())
     assert "1 question whose options differ (val_A_1)" in str(caught.value)
     assert "1 question whose question texts differ (val_A_3)" in str(caught.value)
+
+
+def test_a_min_rows_above_a_subject_is_warned_of_with_the_fix() -> None:
+    assert evaluator.release_warnings(key_of()) == []
+    warnings = evaluator.release_warnings(key_of(track=make_track(min_rows=23)))
+    assert len(warnings) == 2
+    assert warnings[0].startswith("min_rows = 23 is above the 22 questions of the group Alpha")
+    assert "lower min_rows to 22" in warnings[0]

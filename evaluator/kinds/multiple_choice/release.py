@@ -11,11 +11,10 @@ from collections.abc import Mapping, Sequence
 from itertools import compress
 from typing import Any
 
-from evaluator.disclosure import too_few
+from evaluator.accuracy import hidden_groups
 from evaluator.kinds.multiple_choice.key import AnswerKey
 from evaluator.kinds.multiple_choice.layouts import options_of, options_problem, question_text
 from evaluator.kinds.multiple_choice.printed import misprinted
-from evaluator.kinds.multiple_choice.scoring import withheld
 from evaluator.messages import counted, first_few
 from evaluator.public_files import has, row_problems, where
 from spec import MultipleChoiceTrack
@@ -175,40 +174,13 @@ def release_summary(key: AnswerKey) -> str:
 
 def release_warnings(key: AnswerKey) -> list[str]:
     """What a consistent release would still hide from its visitors: a group with fewer
-    questions a file can answer (out-of-option rows aside) than the track's ``min_rows`` is
-    withheld from the score of every file that answers any of them, and with it Overall and
-    the aggregates that would give it away (``scoring.withheld``, on the rows of a file that
-    answers every question). One warning a group, naming it and the fix."""
+    questions a file can answer (out-of-option rows aside) than the track's ``min_rows``
+    (``evaluator.accuracy.release_warnings``, on the rows of a file that answers every
+    question)."""
     track, table = key.track, key.columns
     answerable = [correct is not None for correct in table.corrects]
     told: dict[str, int] = {}
     for grouping, of in zip(track.groupings, table.groups, strict=True):
         open_ = Counter(compress(of, answerable))
         told.update({g.key: open_[i] for i, g in enumerate(grouping.groups)})
-    hidden = withheld(track, told, sum(answerable))
-    limit = track.min_rows
-    summaries = {s.key: s for s in track.summaries}
-    everyone = {track.overall.key} | (
-        {track.out_of_option.answerable.key} if track.out_of_option is not None else set()
-    )
-    warnings = []
-    for group in track.groups:
-        n = told[group.key]
-        if group.key not in hidden or not too_few(n, limit):
-            continue
-        through = [
-            track.labels[k]
-            for k in hidden
-            if k in everyone or (k in summaries and group.key in track.members(summaries[k]))
-        ]
-        flagged = f"; {group.size - n} more are out of option" if n != group.size else ""
-        named = " and ".join(filter(None, (", ".join(through[:-1]), *through[-1:])))
-        with_it = f", nor {named}, which would give it away," if through else ""
-        warnings.append(
-            f"min_rows = {limit} is above the {counted(n, 'question', 'questions')} of the group "
-            f"{track.labels[group.key]} ({group.key}{flagged}): a visitor's score never shows "
-            f"it{with_it} whenever the file answers any of its questions; lower min_rows to "
-            f"{n} (the track {track.id}'s, in benchmark.toml) or merge the group with another "
-            "(a group's value may be a list of values)"
-        )
-    return warnings
+    return hidden_groups(track, told, sum(answerable))

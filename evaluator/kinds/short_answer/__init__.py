@@ -69,6 +69,7 @@ from evaluator.kinds.short_answer.release import (
     agreement_problems,
     public_problems,
     release_summary,
+    release_warnings,
 )
 from evaluator.kinds.short_answer.scoring import (
     ANSWERS_FORMAT,
@@ -111,6 +112,7 @@ __all__ = [
     "public_problems",
     "record_problems",
     "release_summary",
+    "release_warnings",
     "same_questions",
     "score",
     "score_rows",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluator.accuracy import hidden_groups
 from evaluator.kinds.short_answer.key import (
     ShortAnswerKey,
     options_of,
@@ -119,3 +120,16 @@ def release_summary(key: ShortAnswerKey) -> str:
         f"groups in both; {choice} multiple-choice and {len(key) - choice} open questions, "
         f"{read}; {groupings}"
     )
+
+
+def release_warnings(key: ShortAnswerKey) -> list[str]:
+    """What a consistent release would still hide from its visitors: a group with fewer
+    questions than the track's ``min_rows`` (``evaluator.accuracy.hidden_groups``; every
+    question of a short-answer key can be answered right)."""
+    track = key.track
+    told = {
+        group.key: sum(key.items[i].groups[n] == g for i in key.ids)
+        for n, grouping in enumerate(track.groupings)
+        for g, group in enumerate(grouping.groups)
+    }
+    return hidden_groups(track, told, len(key))
