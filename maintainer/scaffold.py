@@ -48,7 +48,7 @@ from maintainer.release_inference import (
 )
 from maintainer.release_layout import LETTERS, Release, encode, option_texts, read_release
 from maintainer.short_answer_release import ShortInferred
-from maintainer.spec_toml import grouping_toml, metric_key, one, toml_value
+from maintainer.spec_toml import grouping_toml, metric_key, one, spec_head, toml_value
 from spec.base import MIN_ROWS
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
@@ -127,41 +127,8 @@ def spec_text(
     smallest = min(found.groups.values(), default=found.size)
     overall = "" if found.groups else f"overall = {{ size = {found.size} }}\n"
     size, low, high = found.size, found.min_options, found.max_options
-    return f"""# {bench_id}: written by scripts/new_benchmark.py from {key.name} ({size} questions).
-# Check every line, then: scripts/validate_benchmark.py on the real key and public file.
-# What was inferred rather than given:
-{notes or "# - nothing: every part was given"}
-
-id = {toml_value(bench_id)}
-title = {toml_value(bench_id)}  # the benchmark's name as the page shows it
-description = {toml_value(f"{found.size} multiple-choice questions.")}  # one line under the title
-contact_email = {toml_value(f"{bench_id}@example.org")}  # to write: where listing requests go
-
-# [links] (all optional): paper, project, code, data, each an https:// address.
-
-# To write: the dataset holding the real key (private) and the one holding the board's records
-# (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
-[hub]
-private_repo = {toml_value(f"your-org/{bench_id}-private")}
-records_repo = {toml_value(f"your-org/{bench_id}-leaderboard")}
-# The Hub's Eval Results (scripts/hub_eval_results.py), all optional: the benchmark's public
-# dataset, the evaluation framework its eval.yaml names (an identifier the Hub maintains and
-# allow-lists on request), the Space serving this board, and whether the board shows the
-# Hub's own results for the dataset beside it, marked unverified.
-# dataset = "your-org/<dataset>"
-# evaluation_framework = "<framework id>"
-# space = "your-org/<space>"
-# show_hub_results = false
-
-# What a listed model saw: the board's input column and the listing request's choices.
-[input]
-label = "Input"
-choices = {{ "default" = "Default", "other" = "Other" }}
-
-# [paper] (optional): the paper's rows, from paper_baselines.csv beside this file (method,
-# group, note and one column per metric key); track, table, team, date, url, namespace (a uuid),
-# and questions = N when the paper measured on another question set than this key's.
-
+    description = f"{found.size} multiple-choice questions."
+    return f"""{spec_head(bench_id, key.name, size, notes, description)}
 [[tracks]]
 id = "main"
 title = "Main"

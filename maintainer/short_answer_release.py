@@ -36,7 +36,7 @@ from maintainer.release_inference import (
     _is_int,
 )
 from maintainer.release_layout import LETTERS, Release, encode
-from maintainer.spec_toml import grouping_toml, metric_key, one, toml_value
+from maintainer.spec_toml import grouping_toml, metric_key, one, spec_head, toml_value
 from spec.base import MIN_ROWS
 
 #: Names a release gives its answer field, tried before the multiple-choice ones.
@@ -261,27 +261,8 @@ open = {toml_value(found.open)}
         if found.type_field
         else ""
     )
-    size = found.size
-    return f"""# {bench_id}: written by scripts/new_benchmark.py from {key.name} ({size} questions).
-# Check every line, then: scripts/validate_benchmark.py on the real key and public file.
-# What was inferred rather than given:
-{notes or "# - nothing: every part was given"}
-
-id = {toml_value(bench_id)}
-title = {toml_value(bench_id)}  # the benchmark's name as the page shows it
-description = {toml_value(f"{found.size} questions, multiple-choice and open.")}
-contact_email = {toml_value(f"{bench_id}@example.org")}  # to write: where listing requests go
-
-# To write: the dataset holding the real key (private) and the one holding the board's records
-# (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
-[hub]
-private_repo = {toml_value(f"your-org/{bench_id}-private")}
-records_repo = {toml_value(f"your-org/{bench_id}-leaderboard")}
-
-[input]
-label = "Input"
-choices = {{ "default" = "Default", "other" = "Other" }}
-
+    description = f"{found.size} questions, multiple-choice and open."
+    return f"""{spec_head(bench_id, key.name, found.size, notes, description)}
 [[tracks]]
 id = "main"
 title = "Main"

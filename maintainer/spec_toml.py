@@ -103,3 +103,44 @@ title = "Groups"
 metrics = {toml_value(shown)}
 columns = {columns}
 """
+
+
+def spec_head(bench_id: str, key_name: str, size: int, notes: str, description: str) -> str:
+    """The top of a scaffolded ``benchmark.toml``, whatever its tracks' kind: what was
+    inferred (``notes``, comment lines), the benchmark's identity, its repos on the Hub and the
+    board's input choices, each to check or write."""
+    return f"""# {bench_id}: written by scripts/new_benchmark.py from {key_name} ({size} questions).
+# Check every line, then: scripts/validate_benchmark.py on the real key and public file.
+# What was inferred rather than given:
+{notes or "# - nothing: every part was given"}
+
+id = {toml_value(bench_id)}
+title = {toml_value(bench_id)}  # the benchmark's name as the page shows it
+description = {toml_value(description)}  # one line under the title
+contact_email = {toml_value(f"{bench_id}@example.org")}  # to write: where listing requests go
+
+# [links] (all optional): paper, project, code, data, each an https:// address.
+
+# To write: the dataset holding the real key (private) and the one holding the board's records
+# (public). Nothing is read from them until HF_TOKEN or a Hub board is configured.
+[hub]
+private_repo = {toml_value(f"your-org/{bench_id}-private")}
+records_repo = {toml_value(f"your-org/{bench_id}-leaderboard")}
+# The Hub's Eval Results (scripts/hub_eval_results.py), all optional: the benchmark's public
+# dataset, the evaluation framework its eval.yaml names (an identifier the Hub maintains and
+# allow-lists on request), the Space serving this board, and whether the board shows the
+# Hub's own results for the dataset beside it, marked unverified.
+# dataset = "your-org/<dataset>"
+# evaluation_framework = "<framework id>"
+# space = "your-org/<space>"
+# show_hub_results = false
+
+# What a listed model saw: the board's input column and the listing request's choices.
+[input]
+label = "Input"
+choices = {{ "default" = "Default", "other" = "Other" }}
+
+# [paper] (optional): the paper's rows, from paper_baselines.csv beside this file (method,
+# group, note and one column per metric key); track, table, team, date, url, namespace (a uuid),
+# and questions = N when the paper measured on another question set than this key's.
+"""
