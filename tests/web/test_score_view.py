@@ -42,6 +42,33 @@ def test_the_guess_parses_a_bounded_number_of_lines(
     assert calls <= 1 + track_fit.LINES_TRIED
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[" + b"[]," * (UNDER // 3) + b"[]]",  # issue 30: 1.7 million empty lists, ~0.8 s
+        b'{"results": [' + b"{}," * (UNDER // 3) + b"{}]}",
+        b"{" + b",".join(b'"%d": "B"' % i for i in range(UNDER // 12)) + b"}",
+        b"[[" + b"[]," * (UNDER // 3) + b"[]]]",  # one entry of the whole file
+    ],
+    ids=["a list of empty lists", "a wrapped list", "keyed by id", "one huge entry"],
+)
+def test_the_guess_parses_no_more_than_the_file_s_start(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guess parsed the whole file (a second of work for 5 MB of empty lists); now at most
+    its first SAMPLE_BYTES, whatever the file holds."""
+    parsed: list[int] = []
+    real = json.JSONDecoder.raw_decode
+
+    def raw_decode(self: json.JSONDecoder, text: str, idx: int = 0) -> Any:
+        parsed.append(len(text))  # what json.loads parses comes here too
+        return real(self, text, idx)
+
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", raw_decode)
+    track_fit.fitting_track(BENCH, data)
+    assert parsed and max(parsed) <= track_fit.SAMPLE_BYTES
+
+
 def test_json_lines_still_tell_their_track() -> None:
     decision = BENCH.track("decision")
     entries = json.loads((BENCH.demo_dir / "decision_sample_submission.json").read_bytes())
