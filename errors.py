@@ -10,6 +10,7 @@ message. Every message says what was expected, what was found and how to fix it:
     ├── AnswerKeyError            the answer key does not validate
     ├── PublicFileError           the public file does not validate
     ├── SubmissionError           a submission cannot be scored; .problems lists each
+    │   └── KeyedRefusal          ... refused by a check that reads the answer key
     ├── ConfigError               a configuration variable (ledger.config)
     ├── UnreadableFileError       a local path that is no readable regular file (ledger.files)
     ├── RecordError               a record file does not validate (ledger.records)
@@ -75,6 +76,12 @@ class SubmissionError(LeaderboardError, ValueError):
         else:
             lines = "\n".join(f"- {p}" for p in self.problems)
             super().__init__(f"{head} ({len(self.problems)} problems):\n{lines}")
+
+
+class KeyedRefusal(SubmissionError):
+    """A submission refused by a check that reads the answer key, not the public rows alone
+    (a decision file's times that look like milliseconds): what it says turns on the key, so
+    the Space counts it against the score limit like a score (``evaluator.kinds.base.Kind``)."""
 
 
 class ConfigError(LeaderboardError, ValueError):

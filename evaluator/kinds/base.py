@@ -38,6 +38,19 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     ``TrackT`` is its spec model, ``KeyT`` its answer key (with ``track``, ``key_version``,
     ``sha256``, ``asked`` and a length) and ``QuestionsT`` what a public file asks (with
     ``track``, ``key_version`` and a length).
+
+    **What an answer may turn on** (the rule every kind keeps; the benchmarks' About texts
+    state it as "What one scored file reveals"): nothing a visitor receives from ``score``,
+    refused or scored, may turn on fewer rows of the key than the track's ``min_rows``.
+
+    - A score's metrics that would are withheld (``ScoreResult.withheld``, worded by
+      ``evaluator.disclosure``), decided from what the visitor's own file makes of the rows
+      (which it answered, assisted, timed), so that withholding tells nothing either.
+    - A refusal is ``validate``'s, made on the public rows alone (``key.asked``), or it reads
+      the key: then it is made over at least ``min_rows`` rows or not at all, and it is a
+      ``KeyedRefusal``, which the Space counts against the score limit like a score. Without
+      both, whether a file is refused would be a free oracle on single rows (issue 30: a
+      decision check over one episode read its reviewed time to 2 ms, for free).
     """
 
     #: The spec's name of the kind (a track's ``kind``).
@@ -89,7 +102,9 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     # --- scores ---------------------------------------------------------------------------
 
     def score(self, key: KeyT, data: bytes) -> ScoreResult:
-        """A submission's score; SubmissionError lists every problem."""
+        """A submission's score; SubmissionError lists every problem (``validate``'s), or a
+        KeyedRefusal from a check that reads the key (see the class: over ``min_rows`` rows at
+        least)."""
 
     def chance(self, key: KeyT) -> float | None:
         """What answering every row at random scores in expectation, in the ranking metric's

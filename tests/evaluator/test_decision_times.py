@@ -12,6 +12,7 @@ import pytest
 
 import evaluator
 import spec
+from errors import KeyedRefusal
 from spec.decision import TIME
 
 ARGUS = spec.load_benchmark("egoargus")
@@ -39,3 +40,27 @@ def test_times_in_milliseconds_are_refused_with_how_to_write_seconds() -> None:
 def test_times_in_seconds_are_scored_however_far_off(factor: float) -> None:
     result = evaluator.score(KEY, _scaled(factor))
     assert result.metrics["timing_n"] > 0
+
+
+def test_a_refusal_by_the_times_is_a_keyed_refusal() -> None:
+    """The check reads the key, so its refusal is one the Space counts as a score."""
+    with pytest.raises(KeyedRefusal):
+        evaluator.score(KEY, _scaled(1000))
+
+
+@pytest.mark.parametrize("timed", [1, 2, DECISION.min_rows - 1])
+def test_fewer_timed_episodes_than_min_rows_are_never_judged_by_their_times(timed: int) -> None:
+    """Issue 30: one episode timed at 1,000 times its reviewed time was refused, at once its
+    reviewed time scored; the answer told the time. Under ``min_rows`` episodes timed against
+    a reviewed time the file is scored, whatever its times, and says nothing of them (its
+    timing means are withheld)."""
+    assert isinstance(KEY, evaluator.DecisionKey)
+    reviewed = {e.id: e.time_s for e in KEY.episodes if e.time_s}
+    ids = list(reviewed)[:timed]
+    for factor in (1, 1000):
+        entries = [
+            {**e, TIME: reviewed[e["example_id"]] * factor if e["example_id"] in ids else None}
+            for e in SAMPLE
+        ]
+        result = evaluator.disclosed(DECISION, evaluator.score(KEY, json.dumps(entries).encode()))
+        assert "timing_mae_s" not in result.metrics, result.metrics

@@ -237,19 +237,32 @@ MILLISECONDS_FLOOR = 1000.0
 
 
 def millisecond_times(
-    times: Sequence[int | float | None], reviewed: Sequence[float | None]
+    times: Sequence[int | float | None], reviewed: Sequence[float | None], min_rows: int
 ) -> str | None:
     """Why the file's times (in key order) look like milliseconds, or None: over the episodes
     both time, the median time given is at least ``MILLISECONDS_FLOOR`` and the median ratio
     to the reviewed time past ``MILLISECONDS_RATIO``. The bound is the key's (the public file
     gives no episode's length), so the check is made where the key is, when a file is scored
-    (validate_submission.py cannot make it); the message tells no reviewed time."""
+    (validate_submission.py cannot make it); the message tells no reviewed time.
+
+    A check that reads the key follows the rule of every such check (``Kind.score``): it is
+    made over at least ``min_rows`` episodes (the track's) or not at all, and a refusal by it
+    counts against the score limit like a score (``KeyedRefusal``). Over fewer, the file is
+    scored as it is, and its timing means, over as few timed episodes, are withheld. Without
+    that, whether a file was refused turned on one episode's reviewed time, for free: probes
+    that each timed one episode read its time to 2 ms (issue 30).
+
+    >>> millisecond_times([9000.0] * 20, [9.0] * 20, 20)[:40]
+    'the "intervention_time_s" values look li'
+    >>> millisecond_times([9000.0] * 19, [9.0] * 19, 20) is None  # too few to judge by
+    True
+    """
     pairs = [
         (float(given), truth)
         for given, truth in zip(times, reviewed, strict=True)
         if given is not None and truth is not None and truth > 0
     ]
-    if not pairs:
+    if len(pairs) < min_rows:
         return None
     given = sorted(g for g, _ in pairs)[len(pairs) // 2]
     ratio = sorted(g / t for g, t in pairs)[len(pairs) // 2]

@@ -14,7 +14,7 @@ from itertools import compress, repeat
 
 import numpy as np
 
-from errors import SubmissionError
+from errors import KeyedRefusal
 from evaluator.disclosure import fewest, too_few, withheld_reason
 from evaluator.kinds.base import Summary
 from evaluator.kinds.decision.answers import Prediction, columns, millisecond_times
@@ -229,14 +229,15 @@ def wilson_intervals(
 
 def score(key: DecisionKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
-    be scored."""
+    be scored: ``validate``'s, or a KeyedRefusal when its times look like milliseconds against
+    the reviewed times (``millisecond_times``)."""
     track = key.track
     ids, assists_read, times_read = columns(key.asked, data)
     # in key order, as the tally counts
     assists, times = in_order(ids, key.ids, assists_read, times_read)
-    wrong_unit = millisecond_times(times, key.cells.times)
+    wrong_unit = millisecond_times(times, key.cells.times, track.min_rows)
     if wrong_unit is not None:
-        raise SubmissionError([wrong_unit])
+        raise KeyedRefusal([wrong_unit])
     t = tally_columns(key, assists, times)
     counts = counts_of(track, t)
     values = proportions(track, counts)
