@@ -40,6 +40,7 @@ from guard import (
     ProgressIds,
     ScoreLimiter,
     event_shares,
+    heap,
     log_refusals_briefly,
     queue_limits,
     score_limits,
@@ -196,6 +197,7 @@ def main() -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no request lines in the log
+    heap.return_memory()  # before any thread starts
     # uvicorn trusts X-Forwarded-For from loopback by default, which would let a local client
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
@@ -217,6 +219,7 @@ def main() -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     log_refusals_briefly(app_logger(config.benchmark))
+    heap.freeze_boot()  # the page, keys and boards: no collection walks them again
     try:
         demo.queue(default_concurrency_limit=8).launch(
             **launch_kwargs(cache, client_identity(config), events), prevent_thread_lock=True

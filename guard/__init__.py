@@ -12,7 +12,9 @@
 - ``guard.upload_progress``: Gradio's upload progress, bounded (``ProgressIds``, ``install``);
 - ``guard.temp_folders``: the app's own temporary folders, removed when it stops;
 - ``guard.sessions``: what Gradio builds for each new session (every API call is one), built
-  on first use (``lazy``, pinned to the installed Gradio's ``SessionState``).
+  on first use (``lazy``, pinned to the installed Gradio's ``SessionState``);
+- ``guard.heap``: memory a big file took comes back after it, and the objects built at boot
+  are left out of garbage collections (``return_memory``, ``freeze_boot``).
 
 Every event handler is reachable by anyone (hiding an event is not access control), so these
 are the app's only defences besides the evaluator's own validation; none of them knows a

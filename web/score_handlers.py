@@ -9,8 +9,9 @@ the score kept server-side, then shown from there).
 
 Every handler is safe for anyone to call: an event's inputs are checked before any work, the
 upload must be a file of Gradio's upload folder, and the score limit holds per client (a file
-refused by the evaluator gives its slot back, and the same bytes sent again are refused from
-memory, unchecked: ``score_refusals``).
+the evaluator refuses for its shape gives its slot back, one refused by a check that reads the
+key keeps it, as a score does; the same bytes sent again are refused from memory, before
+anything parses them: ``score_refusals``).
 
 Example (``score``, ``scored`` and the like are coroutines: Gradio awaits them):
 
@@ -43,7 +44,7 @@ from gradio.data_classes import FileData
 
 import evaluator
 import ledger
-from errors import NotAnUpload, RateLimited
+from errors import KeyedRefusal, NotAnUpload, RateLimited
 from evaluator.track_fit import fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
 from ledger import submission_file
@@ -68,7 +69,14 @@ from web.score_view import (
 )
 from web.served import Served, Tab
 
-THREAD_SCORE_BYTES = 256 * 1024  # a real submission is ~30 kB; larger ones are scored off-loop
+#: A file past this many bytes is hashed, guessed and scored in a worker thread, never on the
+#: event loop (a real EgoMemReason submission is ~27 kB; a hostile one of 64 kB scores in ~3 ms).
+THREAD_SCORE_BYTES = 64 * 1024
+#: What a refusal that read the key adds (errors.KeyedRefusal): why it cost a score.
+KEYED_NOTE = (
+    "This check reads the answer key, so this refusal counts against your score limit, as a "
+    "score does (About: What one scored file reveals)."
+)
 #: The score table's column widths, by its number of columns (a decision score's four: Metric,
 #: Value, Count, 95% CI; a multiple-choice score's five: Split, Accuracy, Correct, Questions,
 #: 95% CI), so that every column shows on a phone (Gradio's own sizes each by its longest cell:
@@ -178,6 +186,23 @@ def visitor_score(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
     return evaluator.disclosed(key.track, evaluator.score(key, data))
 
 
+#: The evaluator's refusal of a file: its message, and whether the check read the key.
+Refusal = tuple[str, bool]
+
+
+def score_or_refusal(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult | Refusal:
+    """``visitor_score``, or the refusal's words (``Refusal``) instead of the exception: only
+    those leave the thread a big file is checked in. The exception's traceback holds the parsed
+    file (a 5 MB list of 1.7 million empty lists: ~130 MB), and raised into the event loop it
+    made a reference cycle with anyio's future, which outlived the call until a full garbage
+    collection, rare in a busy server: memory grew with every such file and stayed (issue 30).
+    """
+    try:
+        return visitor_score(key, data)
+    except evaluator.SubmissionError as exc:
+        return str(exc), isinstance(exc, KeyedRefusal)
+
+
 async def scored_as(
     tab: ScoreTab, submission: object, track: object, request: gr.Request
 ) -> tuple[evaluator.ScoreResult, Served]:
@@ -198,34 +223,60 @@ async def scored(
     tab: ScoreTab, submission: object, chosen: Served | None, request: gr.Request
 ) -> tuple[evaluator.ScoreResult, Served]:
     """A file scored as ``chosen``'s track, or the one its entries tell (None): the score as
-    a visitor is shown it (``visitor_score``) and the track scored."""
-    # How the track was chosen: picked (by the visitor or the page), told (by the file's
-    # entries), or unknown (entries of no track's shape: the first scorer that can says what
-    # is wrong with them).
-    how = "picked"
+    a visitor is shown it (``visitor_score``) and the track scored.
+
+    Before anything parses the file, its sha256 is looked up among the refusals (a refusal
+    turns on the file, the track asked for and the keys it can be checked against): the same
+    bytes refused before cost one sha256, not their check nor a guess of their track."""
     if chosen is not None:
-        key = key_of(tab, chosen)  # an unavailable key is said before anything is read
+        key_of(tab, chosen)  # an unavailable key is said before anything is read
     try:
         data = _read_upload(submission, tab.upload_dir())
     except NotAnUpload as exc:
         # One short line, as guard logs what Gradio refuses before a handler.
         tab.log.warning("refused a score input in its handler: %s", exc.why)
         raise gr.Error(str(exc), print_exception=False) from None
+    asked = DETECT if chosen is None else chosen.track.id
+    keys = tuple(s.keys().key for s in (tab.served if chosen is None else (chosen,)))
+    digest = await _off_loop(data, file_digest, data)
+    async with tab.refusals.one_at_a_time(digest, asked):
+        told = tab.refusals.told(keys, asked, digest)
+        if told is None:
+            checked = await _checked(tab, data, chosen, request)
+            if not isinstance(checked, str):
+                return checked
+            told = checked
+            tab.refusals.keep(keys, asked, digest, told)
+    raise gr.Error(told, duration=None, print_exception=False)
+
+
+async def _off_loop(data: bytes, work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args)``, in a worker thread when ``data`` is over THREAD_SCORE_BYTES."""
+    if len(data) > THREAD_SCORE_BYTES:
+        return await to_thread.run_sync(work, *args)
+    return work(*args)
+
+
+async def _checked(
+    tab: ScoreTab, data: bytes, chosen: Served | None, request: gr.Request
+) -> tuple[evaluator.ScoreResult, Served] | str:
+    """``scored``'s work on a file not refused before: the track (the file's entries tell it
+    when none is ``chosen``), the score limit, the score; or the message of the evaluator's
+    refusal (``score_or_refusal``). A refusal that reads the key (``KeyedRefusal``) keeps its
+    score slot, any other gives it back."""
+    # How the track was chosen: picked (by the visitor or the page), told (by the file's
+    # entries), or unknown (entries of no track's shape: the first scorer that can says what
+    # is wrong with them).
+    how = "picked"
     if chosen is None:
-        fits = await to_thread.run_sync(fitting_track, tab.bench, data)
+        fits = await _off_loop(data, fitting_track, tab.bench, data)
         if fits is not None:
             chosen, how = tab.tracks[fits.id], "told"
         else:
             chosen = next((s for s in tab.served if s.keys().key is not None), tab.first)
             how = "unknown"
-        key = key_of(tab, chosen)
+    key = key_of(tab, chosen)
     track = chosen.track
-    # A refusal turns on the key, the track and how it was chosen (a guess says so).
-    about = f"{track.id} {how}"
-    digest = file_digest(data)
-    told = tab.refusals.told(key, about, digest)
-    if told is not None:  # refused before: no check, no slot
-        raise gr.Error(told, duration=None, print_exception=False)
     limits = tab.limiter.limits
     if limits.on_space and tab.hops_untold.acquire(blocking=False):
         # How the Spaces proxy lays the header out is documented nowhere: show the operator.
@@ -240,33 +291,33 @@ async def scored(
         stamp = tab.limiter.acquire(client)
     except RateLimited as exc:
         raise gr.Error(str(exc), print_exception=False) from None
-    try:
-        # A big file, or a score its kind says is slow, must not hold the event loop.
-        if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
-            result = await to_thread.run_sync(visitor_score, key, data)
-        else:
-            result = visitor_score(key, data)
-    except evaluator.SubmissionError as exc:
-        tab.limiter.release(client, stamp)
-        message = str(exc)
-        if tab.many and how == "picked":
-            fits = await to_thread.run_sync(fitting_track, tab.bench, data)
-            if fits is not None and fits.id != track.id:
-                message = wrong_track(track, fits)
-        elif how == "unknown":
-            message += (
-                f"\n\nThe file's entries carry no track's fields, so it was read as "
-                f"a file for the {track.title} track; for another track, pick it "
-                "above the upload."
-            )
-        tab.refusals.keep(key, about, digest, message)
-        raise gr.Error(message, duration=None, print_exception=False) from None
-    tab.log.info(
-        "scored one submission (%d bytes)%s",
-        len(data),
-        f" of the {track.id} track" if tab.many else "",
-    )
-    return result, chosen
+    # A big file, or a score its kind says is slow, must not hold the event loop.
+    if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
+        outcome = await to_thread.run_sync(score_or_refusal, key, data)
+    else:
+        outcome = score_or_refusal(key, data)
+    if isinstance(outcome, evaluator.ScoreResult):
+        tab.log.info(
+            "scored one submission (%d bytes)%s",
+            len(data),
+            f" of the {track.id} track" if tab.many else "",
+        )
+        return outcome, chosen
+    refused, keyed = outcome
+    if keyed:  # it read the key: counted as a score is
+        return f"{refused}\n\n{KEYED_NOTE}"
+    tab.limiter.release(client, stamp)
+    if tab.many and how == "picked":
+        fits = await _off_loop(data, fitting_track, tab.bench, data)
+        if fits is not None and fits.id != track.id:
+            refused = wrong_track(track, fits)
+    elif how == "unknown":
+        refused += (
+            f"\n\nThe file's entries carry no track's fields, so it was read as "
+            f"a file for the {track.title} track; for another track, pick it "
+            "above the upload."
+        )
+    return refused
 
 
 def numbers(tab: ScoreTab, result: evaluator.ScoreResult, s: Served) -> dict[str, Any]:

@@ -1,28 +1,36 @@
 """What the evaluator lately refused, so the same file sent again is refused without being read.
 
-A refusal gives the visitor's score slot back (a file that does not score costs no allowance),
-so without this one upload of a file that is slow to refuse could be sent again and again, each
-call costing its whole check. ``Refusals`` keeps the message of the last ``SIZE`` refusals by
-the file's sha256 and what the message turned on (the key it was checked against, the track
-and how the track was chosen): the same bytes then cost one sha256 of them, a few times less
-than their check (BENCHMARKS.md, P6). A rotated key is another key: its files are checked
+A refusal of a file's shape gives the visitor's score slot back (a file that does not score
+costs no allowance), so without this one upload of a file that is slow to refuse could be sent
+again and again, each call costing its whole check. ``Refusals`` keeps the message of the last
+``SIZE`` refusals by the file's sha256 and what the message turned on (the track asked for, or
+"auto", and the keys it could be checked against): the same bytes then cost one sha256 of them,
+read before anything parses the file (the guess of its track included: issue 30), a few times
+less than their check (BENCHMARKS.md, P6). A rotated key is another key: its files are checked
 afresh. Nothing about a file but its digest and the message it was given is kept, in memory.
 
->>> refusals, key, digest = Refusals(size=2), object(), file_digest(b"[1]")
->>> refusals.told(key, "memory", digest) is None
+The same file sent many times at once is checked once: ``one_at_a_time`` holds the others until
+the first is told, and they then find its refusal here (a file that scores is scored for each).
+
+>>> refusals, keys, digest = Refusals(size=2), (object(),), file_digest(b"[1]")
+>>> refusals.told(keys, "memory", digest) is None
 True
->>> refusals.keep(key, "memory", digest, "an entry is not an object")
->>> refusals.told(key, "memory", digest)
+>>> refusals.keep(keys, "memory", digest, "an entry is not an object")
+>>> refusals.told(keys, "memory", digest)
 'an entry is not an object'
->>> refusals.told(object(), "memory", digest) is None  # another key (a rotation)
+>>> refusals.told((object(),), "memory", digest) is None  # another key (a rotation)
 True
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 
 SIZE = 256  # refusals kept: their messages are a few kB at most
 
@@ -34,28 +42,55 @@ def file_digest(data: bytes) -> str:
 
 class Refusals:
     """The messages of the last ``size`` files refused, by (sha256, what the message turned
-    on); the key itself is held beside them and compared by identity, so a key that went
+    on); the keys themselves are held beside them and compared by identity, so a key that went
     away (a rotation) can never be taken for its successor."""
 
     def __init__(self, size: int = SIZE) -> None:
         self._size = size
-        self._kept: OrderedDict[tuple[str, str], tuple[object, str]] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, str], tuple[tuple[object, ...], str]] = OrderedDict()
         self._lock = threading.Lock()
+        self._checks: dict[tuple[str, str], _Check] = {}  # on the event loop only
 
-    def told(self, key: object, about: str, digest: str) -> str | None:
+    def told(self, keys: Sequence[object], about: str, digest: str) -> str | None:
         """The message the file of ``digest`` (``file_digest``) was refused with when checked
-        against ``key``, on what ``about`` names (the track and how it was chosen); None if it
-        was not."""
+        against ``keys`` (those it could be checked against, in order), asked as ``about``
+        says (the track, or "auto"); None if it was not."""
         with self._lock:
             kept = self._kept.get((digest, about))
-        return kept[1] if kept is not None and kept[0] is key else None
+        if kept is None or len(kept[0]) != len(keys):
+            return None
+        same = all(a is b for a, b in zip(kept[0], keys, strict=True))
+        return kept[1] if same else None
 
-    def keep(self, key: object, about: str, digest: str, message: str) -> None:
-        """Remember that the file of ``digest``, checked against ``key`` on ``about``, was
-        refused so."""
+    def keep(self, keys: Sequence[object], about: str, digest: str, message: str) -> None:
+        """Remember that the file of ``digest``, checked against ``keys`` as ``about`` asks,
+        was refused so."""
         entry = (digest, about)
         with self._lock:
-            self._kept[entry] = (key, message)
+            self._kept[entry] = (tuple(keys), message)
             self._kept.move_to_end(entry)
             while len(self._kept) > self._size:
                 self._kept.popitem(last=False)
+
+    @contextlib.asynccontextmanager
+    async def one_at_a_time(self, digest: str, about: str) -> AsyncIterator[None]:
+        """Held while the file of ``digest`` is checked as ``about`` asks: the same file asked
+        the same way waits, then finds the first one's refusal (``told``). On the event loop."""
+        entry = (digest, about)
+        check = self._checks.setdefault(entry, _Check())
+        check.users += 1
+        try:
+            async with check.lock:
+                yield
+        finally:
+            check.users -= 1
+            if not check.users:
+                del self._checks[entry]
+
+
+@dataclass
+class _Check:
+    """A file being checked: the lock its callers take in turn, and how many hold or await it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0

@@ -8,13 +8,21 @@ refuse could be sent again and again, each call costing its whole check.
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import threading
+import weakref
 from pathlib import Path
+from typing import Any
 
+import gradio as gr
 import pytest
 
 import evaluator
 import guard
 import ledger
+import spec
+from evaluator import track_fit
 from tests.web.test_score_handlers import (
     ARGUS,
     DECISION,
@@ -97,3 +105,95 @@ def test_another_key_or_track_checks_the_file_afresh(uploads: Uploads, checks: l
     }
     assert len(checks) == 2 + 3  # understanding, decision, auto: each once
     assert told["auto"] != told["understanding"]  # auto says how the track was chosen
+
+
+# --- issue 30: nothing parses a file before the memo is read --------------------------------
+
+
+def _argus(uploads: Uploads) -> handlers.ScoreTab:
+    return _tab(uploads, ARGUS, [_served(ARGUS, UNDERSTANDING), _served(ARGUS, DECISION)])
+
+
+def test_the_memo_is_read_before_the_file_is_parsed_for_its_track(
+    uploads: Uploads, checks: list[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Detect from the file" guessed the track (a parse of the whole file) before it read the
+    memo, so a refused file sent again cost its parse every time."""
+    guesses: list[bytes] = []
+    guess = track_fit.fitting_track
+
+    def counted(bench: spec.Benchmark, data: bytes) -> spec.Track | None:
+        guesses.append(data)
+        return guess(bench, data)
+
+    monkeypatch.setattr(handlers, "fitting_track", counted)
+    tab = _argus(uploads)
+    first = _refusal(handlers.score_any, tab, uploads.file(SLOW_TO_REFUSE), _request(), "auto")
+    again = _refusal(handlers.score_any, tab, uploads.file(SLOW_TO_REFUSE), _request(), "auto")
+    assert again == first
+    assert len(guesses) == 1 and len(checks) == 1
+
+
+def test_the_same_file_sent_many_times_at_once_is_checked_once(
+    uploads: Uploads, checks: list[bytes]
+) -> None:
+    """Sent at once, each call of a big file (checked in a thread) found no refusal yet, and
+    each parsed it."""
+    tab = _argus(uploads)
+    big = SLOW_TO_REFUSE * 4  # ~360 kB
+
+    async def at_once() -> list[BaseException | dict[str, Any]]:
+        calls = [handlers.score_any(tab, uploads.file(big), _request(), "auto") for _ in range(4)]
+        return await asyncio.gather(*calls, return_exceptions=True)
+
+    answers = asyncio.run(at_once())
+    assert all(isinstance(a, gr.Error) for a in answers), answers
+    assert len({str(a) for a in answers}) == 1
+    assert checks == [big]
+
+
+def test_a_file_past_a_small_size_is_scored_off_the_event_loop(
+    uploads: Uploads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 256 kB file was scored on the event loop, which stopped for the whole check."""
+    where: list[str] = []
+    scorer = handlers.visitor_score
+
+    def noted(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+        where.append(threading.current_thread().name)
+        return scorer(key, data)
+
+    monkeypatch.setattr(handlers, "visitor_score", noted)
+    tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)])
+    small = MEMORY_SAMPLE
+    padded = MEMORY_SAMPLE + b" " * (100 * 1024)  # a real file of 100 kB
+    assert len(small) <= handlers.THREAD_SCORE_BYTES < len(padded)
+    for data in (small, padded):
+        assert _run(handlers.score(tab, uploads.file(data), _request()))["metrics"]
+    assert where[0] == threading.main_thread().name and where[1] != where[0], where
+
+
+def test_no_refusal_outlives_its_call(uploads: Uploads, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evaluator's exception holds the parsed file in its traceback; raised into the event
+    loop it made a cycle with anyio's future and lived until a full collection (a 5 MB file's
+    ~130 MB each, kept). Only its words leave the thread now: freed as the call ends."""
+    alive: list[weakref.ref[BaseException]] = []
+
+    class Watched(evaluator.SubmissionError):
+        def __init__(self, problems: list[str]) -> None:
+            super().__init__(problems)
+            alive.append(weakref.ref(self))
+
+    def refuses(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+        raise Watched(["the file is hostile"])
+
+    monkeypatch.setattr(handlers, "visitor_score", refuses)
+    tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)])
+    gc.disable()
+    try:
+        for data in (b"[1]", b"[2]" + b" " * (100 * 1024)):  # on the loop, and in a thread
+            message = _refusal(handlers.score, tab, uploads.file(data), _request())
+            assert message.endswith("the file is hostile")
+        assert [ref() for ref in alive] == [None, None]
+    finally:
+        gc.enable()

@@ -1,0 +1,60 @@
+"""The server's memory under a flood of big files: it comes back, and collecting it is cheap
+(issue 30).
+
+A 5 MB submission parses into up to ~150 MB of objects (a list of 1.7 million empty lists).
+Two things made such files costly long after their check:
+
+- ``return_memory``: glibc's malloc kept much of the memory freed. Its threshold for giving a
+  large block a mapping of its own rises with every large block freed (after a 5 MB one, 5 MB
+  blocks come from the heap and stay there), and each worker thread that checks a file may get
+  a heap of its own: three such files left the server 70 MB larger for good. It fixes the
+  threshold (a block of ``MMAP_THRESHOLD`` or more is mapped apart, and unmapped when freed)
+  and the heaps (``ARENAS``), as MALLOC_MMAP_THRESHOLD_ and MALLOC_ARENA_MAX would if the
+  Space's runner set them; it must run before the server starts its threads. Off glibc it
+  does nothing.
+- ``freeze_boot``: a file of many small lists or objects makes Python's garbage collector run
+  a full collection, which walks every object the server holds (Gradio, pandas, the keys, the
+  boards: ~230,000 objects, ~300 ms on these machines), with the GIL held: a 256 kB file
+  checked on the event loop or in a thread stopped the loop 120-400 ms. The objects built at
+  boot live as long as the server; frozen (``gc.freeze``), collections skip them, and the same
+  file costs ~6 ms.
+
+>>> return_memory() in (True, False)
+True
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import logging
+import platform
+
+MMAP_THRESHOLD = 128 * 1024  # glibc's own starting value, kept from rising
+ARENAS = 2  # the event loop's heap and one for every worker thread
+_M_MMAP_THRESHOLD = -3  # mallopt's parameters (glibc's malloc.h)
+_M_ARENA_MAX = -8
+
+_log = logging.getLogger(__name__)
+
+
+def return_memory() -> bool:
+    """Set glibc's malloc as the module says; whether it could (False off glibc)."""
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        set_option = ctypes.CDLL(ctypes.util.find_library("c")).mallopt
+    except (OSError, AttributeError, TypeError):
+        return False
+    done = set_option(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) and set_option(_M_ARENA_MAX, ARENAS)
+    if not done:
+        _log.warning("glibc's malloc refused its settings; memory may not return after a flood")
+    return bool(done)
+
+
+def freeze_boot() -> None:
+    """What the process holds now (the page built, its keys and boards loaded) is left out of
+    every garbage collection from now on: call it once, just before serving."""
+    gc.collect()  # what boot left behind goes first, not into the frozen generation
+    gc.freeze()
