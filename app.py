@@ -49,6 +49,7 @@ from guard import (
     uploads,
 )
 from guard.clients import ClientIdentity, client_identity
+from guard.closed_routes import ClosedRoutes
 from web.page import (
     CSS_PATH,
     HEAD,
@@ -87,8 +88,9 @@ def launch_kwargs(
     apart as ``clients`` says (by default the peer address), upload and body limits, the
     upload cache and its cleanup (``cache``, by default as ``upload_policy()`` says), the
     queue's bounds (queue_limits), the upload progress Gradio keeps (guard.upload_progress),
-    sessions kept, theme, style, and no monitoring dashboard (Gradio's /monitoring is open to
-    anyone)."""
+    sessions kept, theme, style, no monitoring dashboard (Gradio's /monitoring is open to
+    anyone), no run history, and Gradio's routes that write files or fetch for a visitor
+    closed (guard.closed_routes)."""
     cache = cache or uploads.UploadCache(upload_policy())
     shares = event_shares.event_share(events, clients)  # first: a flood is refused unread
     return {
@@ -100,9 +102,11 @@ def launch_kwargs(
         "head": HEAD,
         "footer_links": ["api"],
         "enable_monitoring": False,
+        "run_history": False,  # nothing of a visitor's call recorded (guard.closed_routes)
         "i18n": STATUS_MESSAGES,
         "app_kwargs": {
             "middleware": [
+                Middleware(ClosedRoutes),
                 shares,
                 Middleware(ProgressIds, upload_progress.install()),
                 Middleware(BodyLimit),

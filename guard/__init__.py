@@ -6,6 +6,8 @@
 - ``guard.refusals``: brief log lines for refused payloads (``log_refusals_briefly``);
 - ``guard.routes``: events start only through the queue, and a request naming no event is
   a 404 and one line of log (``EventRoutes``);
+- ``guard.closed_routes``: Gradio's routes that write files or fetch for a visitor (deep
+  links, the screen recorder, files by URL), answered 404 (``ClosedRoutes``);
 - ``guard.upload_cache`` and ``guard.uploads``: Gradio's upload cache, bounded and cleaned,
   and the guard of its route (``UploadCache``);
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
