@@ -50,6 +50,7 @@ from guard import (
 )
 from guard.clients import ClientIdentity, client_identity
 from guard.closed_routes import ClosedRoutes
+from guard.headers import NoSniff
 from web.page import (
     CSS_PATH,
     HEAD,
@@ -89,8 +90,8 @@ def launch_kwargs(
     upload cache and its cleanup (``cache``, by default as ``upload_policy()`` says), the
     queue's bounds (queue_limits), the upload progress Gradio keeps (guard.upload_progress),
     sessions kept, theme, style, no monitoring dashboard (Gradio's /monitoring is open to
-    anyone), no run history, and Gradio's routes that write files or fetch for a visitor
-    closed (guard.closed_routes)."""
+    anyone), no run history, Gradio's routes that write files or fetch for a visitor closed
+    (guard.closed_routes), and nosniff on every answer (guard.headers)."""
     cache = cache or uploads.UploadCache(upload_policy())
     shares = event_shares.event_share(events, clients)  # first: a flood is refused unread
     return {
@@ -106,6 +107,7 @@ def launch_kwargs(
         "i18n": STATUS_MESSAGES,
         "app_kwargs": {
             "middleware": [
+                Middleware(NoSniff),
                 Middleware(ClosedRoutes),
                 shares,
                 Middleware(ProgressIds, upload_progress.install()),

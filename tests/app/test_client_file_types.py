@@ -112,7 +112,7 @@ def test_json_lines_score_through_the_readme_curl_example(
 def test_a_page_uploaded_is_served_back_as_a_download_never_as_a_page(server: AppServer) -> None:
     """The upload route takes any type: what it stores may be fetched back (Gradio serves the
     upload folder), but as an attachment, never as HTML or SVG that would run in the Space's
-    origin."""
+    origin, and with nosniff."""
     with httpx.Client(base_url=server.url, timeout=30) as http:
         for name, data in (("page.html", b"<script>alert(1)</script>"), ("a.svg", b"<svg/>")):
             stored = http.post("/gradio_api/upload", files={"files": (name, data)})
@@ -121,3 +121,5 @@ def test_a_page_uploaded_is_served_back_as_a_download_never_as_a_page(server: Ap
             assert served.status_code == 200 and served.content == data
             assert served.headers["content-type"] == "application/octet-stream", name
             assert served.headers["content-disposition"].startswith("attachment"), name
+            # and the browser may not guess otherwise (issue 30, finding 8: no nosniff before)
+            assert served.headers["x-content-type-options"] == "nosniff", name
