@@ -13,7 +13,11 @@ A request naming no event (an unknown API name or ``fn_index``, an event id or s
 queue does not hold) makes Gradio raise deep in a route: a 500 and a ~70-line traceback,
 ~5 kB of log per request. ``EventRoutes`` answers it 404 before Gradio sees it, with one line of
 log; any other exception a route lets out is logged as guard.refusals words it (one line when
-it rose in a package, a bounded traceback when in this app's code).
+it rose in a package, a bounded traceback when in this app's code). ``/call/v2/<api>`` takes
+the inputs by parameter name (``{"submission": ..., "track": "auto"}``); a body Gradio cannot
+map onto the endpoint's parameters (a name it lacks, a required one missing) or naming an
+event with no API page was a bare 500 (issue 30, finding 8): ``unmappable`` says what is wrong
+first, 422 (404 for a private event).
 
 >>> route_of("POST", "/gradio_api/run/score"), route_of("POST", "/gradio_api/call/v2/score")
 (Route(family='direct', name='score', event_id=None), Route(family='call', name='score', \
@@ -32,18 +36,20 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
+from gradio_client.utils import construct_args
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from guard.refusals import failure_report
 
-__all__ = ["API_PREFIX", "EventRoutes", "Refusal", "Route", "judge", "route_of"]
+__all__ = ["API_PREFIX", "EventRoutes", "Refusal", "Route", "judge", "route_of", "unmappable"]
 
 API_PREFIX = "/gradio_api"
 _log = logging.getLogger(__name__)
 
 _DIRECT = re.compile(rf"{API_PREFIX}/(?:run|api)/([^/]+)/?")
 _CALL = re.compile(rf"{API_PREFIX}/call/(?:v2/)?([^/]+)/?")
+_CALL_V2 = f"{API_PREFIX}/call/v2/"
 _RESULT = re.compile(rf"{API_PREFIX}/call/(?:v2/)?([^/]+)/([^/]+)/?")
 _JOIN = f"{API_PREFIX}/queue/join"
 _DATA = f"{API_PREFIX}/queue/data"
@@ -162,6 +168,49 @@ def judge(
     return None
 
 
+def unmappable(endpoints: Mapping[str, Any], name: str, body: Mapping[str, Any]) -> Refusal | None:
+    """How to refuse a ``/call/v2/<name>`` body that Gradio cannot map onto the endpoint's
+    parameters (``endpoints`` are its API page's ``named_endpoints``); None if it can.
+
+    >>> endpoints = {"/score": {"parameters": [
+    ...     {"parameter_name": "submission", "parameter_has_default": False},
+    ...     {"parameter_name": "track", "parameter_has_default": True,
+    ...      "parameter_default": "auto"}]}}
+    >>> unmappable(endpoints, "score", {"submission": {"path": "x"}}) is None
+    True
+    >>> print(unmappable(endpoints, "score", {"file": 1}).detail)  # doctest: +NORMALIZE_WHITESPACE
+    /gradio_api/call/v2/score takes its inputs by name: submission, track (track optional);
+    Parameter `file` is not a valid key-word argument.
+    >>> unmappable(endpoints, "page_score", {}).status
+    404
+    """
+    endpoint = endpoints.get(f"/{name}")
+    if endpoint is None:
+        shown = _shown(name)
+        return Refusal(
+            404,
+            f"No API endpoint is named {shown}: /gradio_api/info lists them.",
+            f"no API endpoint is named {shown}",
+        )
+    parameters = endpoint.get("parameters") or []
+    given = {k: v for k, v in body.items() if k != "oauth_token"}  # Gradio's own, apart
+    try:
+        construct_args(parameters, (), given)
+    except (TypeError, ValueError) as exc:
+        why = str(exc).partition(" Please click on")[0]
+        names = [str(p.get("parameter_name", "?")) for p in parameters]
+        optional = [
+            n for n, p in zip(names, parameters, strict=True) if p.get("parameter_has_default")
+        ]
+        shown = ", ".join(names) + (f" ({', '.join(optional)} optional)" if optional else "")
+        return Refusal(
+            422,
+            f"{_CALL_V2}{name} takes its inputs by name: {shown}; {why}",
+            f"a body that names no inputs of {_shown(name)}",
+        )
+    return None
+
+
 def _unheld(what: str) -> Refusal:
     return Refusal(
         404,
@@ -183,6 +232,13 @@ class EventRoutes:
     def __init__(self, app: ASGIApp, log: logging.Logger = _log) -> None:
         self.app = app
         self._log = log
+        self._api: tuple[int, Mapping[str, Any]] | None = None  # (id of the Blocks, endpoints)
+
+    def _endpoints(self, blocks: Any) -> Mapping[str, Any]:
+        """The page's named API endpoints (its API page's), read once: they never change."""
+        if self._api is None or self._api[0] != id(blocks):
+            self._api = (id(blocks), blocks.get_api_info()["named_endpoints"])
+        return self._api[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -206,6 +262,8 @@ class EventRoutes:
                 queue.pending_messages_per_session,
                 _events(queue) if route.family == "result" else {},
             )
+            if refusal is None and scope["path"].startswith(_CALL_V2) and route.name:
+                refusal = unmappable(self._endpoints(blocks), route.name, body)
             if refusal is not None:
                 self._log.warning(
                     "refused %s %s: %s", scope["method"], _shown(scope["path"]), refusal.reason
