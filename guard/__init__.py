@@ -8,8 +8,11 @@
   a 404 and one line of log (``EventRoutes``);
 - ``guard.closed_routes``: Gradio's routes that write files or fetch for a visitor (deep
   links, the screen recorder, files by URL), answered 404 (``ClosedRoutes``);
+- ``guard.headers``: ``X-Content-Type-Options: nosniff`` on every answer (``NoSniff``);
 - ``guard.upload_cache`` and ``guard.uploads``: Gradio's upload cache, bounded and cleaned,
   and the guard of its route (``UploadCache``);
+- ``guard.event_shares``: each client's share of the events it starts and of its GETs
+  (``EventShare``);
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
 - ``guard.upload_progress``: Gradio's upload progress, bounded (``ProgressIds``, ``install``);
 - ``guard.temp_folders``: the app's own temporary folders, removed when it stops;

@@ -14,8 +14,19 @@ took 10-20 times as long. Here instead:
 - ``EventBuckets``: a token bucket per client (guard.clients' address), in memory.
 - ``EventShare``: ASGI middleware in front of those routes; a client past its share is
   answered 429 at once, before its body is read or an event is made, with a message saying
-  when to try again (the browser shows it). Other routes, and the upload route (its own share,
-  guard.uploads), pass untouched. The score limit (guard.limits) is counted apart, as before.
+  when to try again (the browser shows it). The upload route (its own share, guard.uploads)
+  passes untouched. The score limit (guard.limits) is counted apart, as before.
+- A client's GETs are counted too (issue 30): a ``/config`` flood from one address took others'
+  page loads from 0.05 to 0.3-0.55 s. A page load is ~110 GETs: the page or its config, which
+  cost what an event does (each renders the page's whole config, ~5 ms), and ~110 scripts,
+  styles and fonts, ~1 ms each. So a GET of the page, its config or its API page
+  (``PAGE_ROUTES``) takes a token of the client's events, as an event does (a page load then
+  takes ~9 of the 60), and any other GET a token of a share of files of its own,
+  ``FILES_PER_EVENT`` times the events' rate and burst (by default 150 a second and 1,500 at
+  once: a dozen page loads at once, more than one a second on and on). No visitor's page is
+  refused, and the variables that lift the events' share lift both. The streams of events
+  already counted (results, the queue's data, the heartbeat) and the upload progress
+  (guard.upload_progress, bounded apart) are not counted.
 
 >>> now = [0.0]
 >>> buckets = EventBuckets(EventPolicy(rate_per_s=2, burst=3), clock=lambda: now[0])
@@ -56,6 +67,16 @@ EVENT_ROUTES = (
     "/gradio_api/run/",
     "/gradio_api/api/",
 )
+#: GETs counted as events: the page, its config and its API page, each the whole config.
+PAGE_ROUTES = frozenset({"/", "/config", "/gradio_api/info", "/gradio_api/openapi.json"})
+#: GETs not counted: streams of events counted when they started, the upload progress.
+STREAM_ROUTES = (
+    "/gradio_api/queue/data",
+    "/gradio_api/heartbeat/",
+    "/gradio_api/call/",
+    "/gradio_api/upload_progress",
+)
+FILES_PER_EVENT = 25  # the files' share (its rate and burst), in the events'
 
 
 @dataclass(frozen=True)
@@ -115,11 +136,28 @@ class EventBuckets:
                 del self._buckets[client]
 
 
+def share_of(method: str, path: str) -> str | None:
+    """Which of its client's shares a request takes a token of: "events" (an event's POST, or
+    a GET of the page), "files" (any other GET) or None (not counted).
+
+    >>> share_of("GET", "/config"), share_of("GET", "/assets/index.js")
+    ('events', 'files')
+    >>> share_of("GET", "/gradio_api/queue/data"), share_of("POST", "/config")
+    (None, None)
+    """
+    if method == "POST":
+        return "events" if path.startswith(EVENT_ROUTES) else None
+    if method not in ("GET", "HEAD") or path.startswith(STREAM_ROUTES):
+        return None
+    return "events" if (path.rstrip("/") or "/") in PAGE_ROUTES else "files"
+
+
 class EventShare:
-    """ASGI middleware: a POST that starts an event (``EVENT_ROUTES``) is let through within its
-    client's share (``EventBuckets``), else answered 429 with ``detail`` and ``error`` (what
-    the browser shows of a refused queue join, and of a refused ``/run``), ``Retry-After`` and
-    ``Connection: close`` (its body is never read)."""
+    """ASGI middleware: a POST that starts an event (``EVENT_ROUTES``) or a GET of the page is
+    let through within its client's share of the events (``EventBuckets``), any other GET
+    within its share of files (``share_of``), else answered 429 with ``detail`` and ``error``
+    (what the browser shows of a refused queue join, and of a refused ``/run``),
+    ``Retry-After`` and, for a POST, ``Connection: close`` (its body is never read)."""
 
     def __init__(
         self,
@@ -128,32 +166,41 @@ class EventShare:
         clients: ClientIdentity | None = None,
     ) -> None:
         self.app = app
-        self.buckets = EventBuckets(policy or EventPolicy())
+        policy = policy or EventPolicy()
+        self.buckets = EventBuckets(policy)
+        self.files = EventBuckets(
+            EventPolicy(policy.rate_per_s * FILES_PER_EVENT, policy.burst * FILES_PER_EVENT)
+        )
         self.clients = clients or ClientIdentity()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] != "POST"
-            or not scope["path"].startswith(EVENT_ROUTES)
-        ):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        wait = self.buckets.take(self.clients.of_scope(scope))
+        method = scope["method"]
+        share = share_of(method, scope["path"])
+        if share is None:
+            await self.app(scope, receive, send)
+            return
+        buckets = self.buckets if share == "events" else self.files
+        wait = buckets.take(self.clients.of_scope(scope))
         if not wait:
             await self.app(scope, receive, send)
             return
-        policy = self.buckets.policy
+        policy = buckets.policy
         seconds = max(1, math.ceil(wait))
+        what = "events and page loads" if share == "events" else "files"
         message = (
-            f"Too many requests from your address: at most {policy.burst} at once and "
+            f"Too many requests from your address: at most {policy.burst} {what} at once and "
             f"{policy.rate_per_s:g} a second on average. Try again in {seconds} s."
         )
-        response = JSONResponse(
-            {"detail": message, "error": message},
-            status_code=429,
-            headers={"Retry-After": str(seconds), "Connection": "close"},
-        )
+        # An event's POST is answered before its body is read: the connection must close.
+        # A GET has no body, and its client keeps the connection: a new one per refusal cost
+        # the server more than the refusal.
+        headers = {"Retry-After": str(seconds)}
+        if method == "POST":
+            headers["Connection"] = "close"
+        response = JSONResponse({"detail": message, "error": message}, 429, headers)
         await response(scope, receive, send)
 
 

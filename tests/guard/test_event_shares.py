@@ -32,6 +32,7 @@ PROXY = "198.51.100.250"
 ATTACKER, VISITOR = "203.0.113.66", "203.0.113.7"
 FLOOD_S = 8.0
 ATTACKERS = 16
+GETS_PER_S = 200  # a /config flood's pace, from all its threads (~5 ms of the server's each)
 
 
 def forwarded(client: str) -> dict[str, str]:
@@ -102,7 +103,93 @@ def test_a_flood_of_calls_is_refused_past_its_share_and_others_still_load(
     assert "Try again in" in refused.json()["error"] and int(refused.headers["retry-after"]) >= 1
 
 
+@pytest.mark.server
+def test_a_flood_of_page_gets_is_refused_past_its_share_and_others_still_load(
+    server: AppServer,
+) -> None:
+    """Issue 30, finding 8: GETs had no share; a /config flood from one address took another
+    visitor's page load to 6-10 times its quiet time. Now past its share it is refused, and
+    the refusal is cheap (the connection kept)."""
+    with GradioHTTP(server.url) as http:
+        board = http.page_event("board-table")
+
+    def page(into: list[tuple[str, float]]) -> None:
+        start = time.perf_counter()
+        with httpx.Client(base_url=server.url, headers=forwarded(VISITOR), timeout=30) as h:
+            status = h.get("/").status_code
+        kind, took = page_load(server.url, board)
+        into.append((f"{status} {kind}", time.perf_counter() - start + took))
+
+    baseline: list[tuple[str, float]] = []
+    for _ in range(5):
+        page(baseline)
+    answers: Counter[int] = Counter()
+    lock = threading.Lock()
+    stop = time.monotonic() + FLOOD_S
+
+    def attack() -> None:
+        # Paced: an attacker elsewhere is not slowed by the server's machine, as threads
+        # spinning on its own cores would be (the cheaper the refusal, the faster they spin).
+        with httpx.Client(base_url=server.url, timeout=30, headers=forwarded(ATTACKER)) as h:
+            sent = 0
+            while (now := time.monotonic()) < stop:
+                if sent > (now - stop + FLOOD_S) * GETS_PER_S / ATTACKERS:
+                    time.sleep(0.005)
+                    continue
+                code = h.get("/config").status_code
+                sent += 1
+                with lock:
+                    answers[code] += 1
+
+    threads = [threading.Thread(target=attack) for _ in range(ATTACKERS)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    during: list[tuple[str, float]] = []
+    while time.monotonic() < stop - 0.5 and len(during) < 12:
+        page(during)
+    for thread in threads:
+        thread.join(timeout=60)
+    slow = statistics.median(s for _, s in during) / statistics.median(s for _, s in baseline)
+    print(f"flood answers {dict(answers)}; visitor x{slow:.1f} the baseline")
+    assert {kind for kind, _ in during} == {"200 complete"}, during
+    policy = event_shares.EventPolicy()  # /config counts as an event
+    assert answers[200] <= policy.burst + policy.rate_per_s * (FLOOD_S + 2), dict(answers)
+    assert answers[429] > answers[200] and set(answers) <= {200, 429}, dict(answers)
+    assert slow <= 2.5  # before: x4 (a /config flood paced at 200 a second)
+
+
 # --- in process --------------------------------------------------------------------------------
+
+
+#: What Chromium asks for to load the page once (counted on EgoArgus' page): the page, ~110
+#: scripts, styles, fonts and the like, and the page's eight load events.
+PAGE_LOAD = [
+    ("GET", "/"),
+    ("GET", "/theme.css"),
+    ("GET", "/manifest.json"),
+    *(("GET", f"/assets/part-{i}.js") for i in range(110)),
+    *(("POST", "/gradio_api/queue/join") for _ in range(8)),
+    *(("GET", "/gradio_api/queue/data") for _ in range(4)),
+]
+
+
+def test_a_visitor_s_page_loads_are_never_refused() -> None:
+    """Six page loads at once (a class behind one address), then one a second for a minute
+    (issue 30: GETs are counted now, and must never refuse a page)."""
+    now = [0.0]
+    share = event_shares.EventShare(_ok, clients=ClientIdentity(True, 1))
+    share.buckets._clock = share.files._clock = lambda: now[0]
+
+    def load() -> bool:
+        shares = [event_shares.share_of(method, path) for method, path in PAGE_LOAD]
+        buckets = [share.buckets if s == "events" else share.files for s in shares if s]
+        return all(b.take("192.0.2.1") == 0.0 for b in buckets)
+
+    assert all(load() for _ in range(6))
+    for second in range(60):
+        now[0] = float(second + 1)
+        assert load(), second
 
 
 def test_each_client_has_a_bucket_of_its_own_that_refills_at_the_rate() -> None:
@@ -204,6 +291,9 @@ def test_the_middleware_counts_event_routes_per_client_and_passes_the_rest() -> 
         ("/gradio_api/call/leaderboard/abc", "GET"),  # reading a result starts nothing
         ("/gradio_api/upload", "POST"),  # the upload cache's share is its own
         ("/gradio_api/queue/data", "GET"),
-        ("/config", "GET"),
+        ("/assets/index.js", "GET"),  # the share of files: 25 times the events'
     ]
     assert [_request(p, "192.0.2.1", m)[0] for p, m in others] == [200] * 4
+    # The page and its config cost what an event does, and take its share (issue 30).
+    assert _request("/config", "192.0.2.1", "GET")[0] == 429
+    assert _request("/", "192.0.2.3", "GET")[0] == 200
