@@ -28,15 +28,17 @@ def withheld(track: AccuracyTrack, told: Mapping[str, int], told_all: int) -> di
     order: ``told`` gives each group's rows whose outcome the key decides (``told_all`` all
     of them).
 
-    Those rows are the file's answered questions that an answer can get right (not out of
-    option): an abstention and a row no answer gets right score 0 whatever the key says, so a
-    group's count over one answered question and 99 abstentions is that one question's
+    Those rows are the file's answered questions: an abstention scores 0 whatever the key says,
+    so a group's count over one answered question and 99 abstentions is that one question's
     outcome. Counting all the group's questions instead would let a file that answers one
     question per group read each one's outcome; the visitor knows which questions they
-    answered, so withholding tells nothing more. A group is withheld when fewer than
-    ``min_rows`` (but some) of its rows are told; ``overall``, the answerable overall and an
-    aggregate when theirs are, or when one of their groups is (with the values shown they
-    would give it: ``overall`` less every other group).
+    answered, so withholding tells nothing more. An answered question no answer gets right (out
+    of option) counts like any other: the public file does not flag it, so leaving it out told
+    which questions are flagged ("computed over 19" of 20 answered; issue 30).
+
+    A group is withheld when fewer than ``min_rows`` (but some) of its rows are told;
+    ``overall``, the answerable overall and an aggregate when theirs are, or when one of their
+    groups is (with the values shown they would give it: ``overall`` less every other group).
     """
     limit = track.min_rows
     out: dict[str, str] = {}

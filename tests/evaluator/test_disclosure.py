@@ -162,18 +162,39 @@ def test_abstaining_on_a_whole_group_tells_nothing_and_is_shown() -> None:
     assert shown.metrics[first.key] == 0.0 and shown.counts[first.key].correct == 0
 
 
-def test_out_of_option_rows_answered_count_as_no_rows() -> None:
-    """An out-of-option row can never be right: answering it tells nothing, so a group
-    answered only there is withheld by the other rows it answers (here none but one)."""
+def _answering(questions: list[multiple_choice.Question]) -> bytes:
+    """A file that answers ``questions`` (each with "A") and abstains on every other."""
+    answered = {q.id for q in questions}
+    entries = [
+        {"example_id": q.id, "predicted_answer": "A" if q.id in answered else None}
+        for q in UNDERSTANDING_KEY.questions
+    ]
+    return json.dumps(entries).encode()
+
+
+def test_an_out_of_option_row_answered_counts_as_the_public_file_counts_it() -> None:
+    """Issue 30, finding 4: the public file does not flag a row out of option, but the message
+    counted only the unflagged rows: 20 answered questions, one out of option, read "computed
+    over 19 answered questions", and withheld, which told that one of them is flagged. A count
+    is of the answered questions now, and the same twenty answered with or without the flagged
+    one are told the same."""
     questions = UNDERSTANDING_KEY.questions
-    flagged = [q for q in questions if q.out_of_option]
-    assert flagged, "the demo key has out-of-option rows"
-    target = next(q for q in questions if not q.out_of_option)
-    answered = {q.id: "A" for q in flagged} | {target.id: target.answer}
-    entries = [{"example_id": q.id, "predicted_answer": answered.get(q.id)} for q in questions]
-    full = evaluator.score(UNDERSTANDING_KEY, json.dumps(entries).encode())
-    shown = evaluator.disclosed(UNDERSTANDING, full)
-    assert shown.withheld["overall"] == "withheld: computed over 1 answered question, fewer than 20"
+    flagged = next(q for q in questions if q.out_of_option)
+    group = [q for q in questions if q.groups == flagged.groups and not q.out_of_option]
+    told = {}
+    for name, picked in (("with", [flagged, *group[:19]]), ("without", group[:20])):
+        shown = evaluator.disclosed(
+            UNDERSTANDING, evaluator.score(UNDERSTANDING_KEY, _answering(picked))
+        )
+        told[name] = shown.withheld
+    assert told["with"] == told["without"] == {}, told
+    nineteen = [flagged, *group[:18]]
+    shown = evaluator.disclosed(
+        UNDERSTANDING, evaluator.score(UNDERSTANDING_KEY, _answering(nineteen))
+    )
+    assert shown.withheld["overall"] == (
+        "withheld: computed over 19 answered questions, fewer than 20"
+    )
 
 
 # --- what a real file is shown -------------------------------------------------------------------

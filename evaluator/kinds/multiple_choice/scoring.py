@@ -34,9 +34,10 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     (answers,) = in_order(ids, key.ids, read)  # in key order, as the key's columns are
     table = key.columns
     hits = list(map(operator.eq, answers, table.corrects))  # "" and None never equal
-    # The rows whose outcome the key decides: answered, and not out of option (an abstention
-    # and an out-of-option row are wrong whatever the key says).
-    told = [bool(a) and c is not None for a, c in zip(answers, table.corrects, strict=True)]
+    # The rows whose outcome the key decides: the answered ones (an abstention is wrong whatever
+    # the key says). An out-of-option row answered counts: the public file does not say which
+    # rows are flagged, so only the key decides that it is wrong.
+    told = [bool(a) for a in answers]
     tallies, told_rows = [], {}
     for grouping, of, sizes in zip(track.groupings, table.groups, table.sizes, strict=True):
         right, open_ = Counter(compress(of, hits)), Counter(compress(of, told))
