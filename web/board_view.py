@@ -436,14 +436,16 @@ def board_csv(frame: pd.DataFrame, layout: BoardLayout, records: Sequence[ledger
     read the dashes right; a header line even for no rows.
 
     A text cell a spreadsheet would run as a formula (one starting with =, +, -, @, a tab or
-    a carriage return) gets a leading apostrophe, as OWASP advises; numbers stay numbers
-    ("-0.50" is a signed error). ``export_rows`` keeps full precision and the code names.
+    a carriage return) gets a leading apostrophe, as OWASP advises, the header's among them (a
+    column's name is a spec's label, and a benchmark folder arrives by pull request); numbers
+    stay numbers ("-0.50" is a signed error). ``export_rows`` keeps full precision and the code
+    names.
     """
     info = layout.info
     urls = {str(r.id): (r.publication_url or "", r.project_url or "") for r in records}
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(csv_header(layout))
+    writer.writerow([_inert_cell(name) for name in csv_header(layout)])
     for row in frame.to_dict("records"):
         cells: list[str] = []
         for column in layout.columns:

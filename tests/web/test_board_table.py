@@ -9,10 +9,12 @@ own values, never from board_table.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import re
 import shlex
+import shutil
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -946,3 +948,22 @@ def test_the_printed_command_reproduces_its_demo_row(
         str(bench.demo_key(track)),
     ]
     assert reproduce_row.main(wrong) == 1
+
+
+def test_a_formula_in_a_spec_label_is_neutralised_in_the_csv_header(tmp_path: Path) -> None:
+    """Issue 30, finding 5: the rows' cells were neutralised, the header's not: a benchmark
+    folder arrives by pull request, and a label ``=HYPERLINK(...)`` ran in the spreadsheet."""
+    folder = tmp_path / "bench"
+    shutil.copytree(spec.load_benchmark("egomemreason").folder, folder)
+    toml = folder / "benchmark.toml"
+    formula = '=HYPERLINK("https://example.org/x","Tracking")'
+    text = toml.read_text().replace('label = "Tracking"', f"label = '{formula}'", 1)
+    toml.write_text(text)
+    bench = spec.load_benchmark(str(folder))
+    track = bench.track()
+    layout = board_layout.board_layout(bench, track)
+    frame = board_view.board_frame([], bench, track)
+    header = board_view.board_csv(frame, layout, []).decode("utf-8-sig").splitlines()[0]
+    cells = next(csv.reader([header]))
+    assert formula not in cells, cells  # before: as it is
+    assert "'" + formula in cells, cells
