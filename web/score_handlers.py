@@ -47,6 +47,7 @@ import ledger
 from errors import KeyedRefusal, NotAnUpload, RateLimited
 from evaluator.track_fit import fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
+from guard.clients import SCORE_IPV6_PREFIX
 from ledger import submission_file
 from web.board_ranks import shown_interval
 from web.board_view import listed, quoted
@@ -286,7 +287,7 @@ async def _checked(
             forwarded_summary(request),
             limits.trusted_hops,
         )
-    client = client_address(request, limits.on_space, limits.trusted_hops)
+    client = client_address(request, limits.on_space, limits.trusted_hops, SCORE_IPV6_PREFIX)
     try:
         stamp = tab.limiter.acquire(client)
     except RateLimited as exc:

@@ -3,7 +3,7 @@
 1. CPU through the search box, and request bodies of any size: every event bounds its inputs
    before any work, and a body that is not an upload is refused (413) over MAX_REQUEST_BYTES.
 3. The score limit's client address: every X-Forwarded-For line, the rightmost public address,
-   LEADERBOARD_TRUSTED_PROXY_HOPS, IPv6 clients grouped by /64.
+   LEADERBOARD_TRUSTED_PROXY_HOPS, IPv6 clients grouped by /48 (by /64 before issue 30).
 4. Formulas in the CSV export are neutralised; the JSON export keeps the raw values.
 6. Gradio's monitoring dashboard is off.
 9. A payload Gradio refuses before the handler leaves one short line in the log, not a
@@ -43,6 +43,7 @@ import evaluator
 import guard
 import ledger
 import spec
+from guard.clients import SCORE_IPV6_PREFIX
 from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent, file_data
 from tests.support.procs import ServerProcess
@@ -265,19 +266,23 @@ def test_off_a_space_the_header_is_ignored_and_ipv6_peers_share_their_64() -> No
     assert guard.client_address(None, True) == "unknown"
 
 
-def test_ipv6_visitors_share_a_limit_per_64_and_only_per_64() -> None:
+def test_ipv6_visitors_share_a_score_limit_per_48_and_only_per_48() -> None:
+    """Per /64 before issue 30 (a site's /48 held 65,536 allowances); the shares still count a
+    /64 (tests/guard/test_clients.py)."""
     limiter = guard.ScoreLimiter(guard.ScoreLimits(limit=1, window_s=3600, on_space=True))
 
     def acquire(address: str) -> bool:
+        request = _request([f"1.1.1.1, {address}"])
         try:
-            limiter.acquire(guard.client_address(_request([f"1.1.1.1, {address}"]), True))
+            limiter.acquire(guard.client_address(request, True, 0, SCORE_IPV6_PREFIX))
         except errors.RateLimited:
             return False
         return True
 
     assert acquire("2001:db8:1:2::1")
     assert not acquire("2001:db8:1:2:ffff:ffff:ffff:fffe")  # the same /64
-    assert acquire("2001:db8:1:3::1")  # the next /64
+    assert not acquire("2001:db8:1:3::1")  # the same /48
+    assert acquire("2001:db8:2:3::1")  # the next /48
 
 
 def test_the_hop_summary_counts_entries_and_names_no_address() -> None:
