@@ -7,7 +7,8 @@ each episode's id, `assist` true, false or null, the time a number of seconds or
 public file carries no answers, so nothing here needs or opens the answer key, and nothing about
 it can be learnt: a file that passes is one the Score tab scores, and one that fails gets the
 very message the Score tab would give. (One check needs the key and is Score's alone: decision
-times that look like milliseconds, judged against the episodes' reviewed times.)
+times that look like milliseconds, judged against the episodes' reviewed times when the file
+times 20 episodes or more; a refusal by it counts against Score's limit like a score.)
 
 Exit status 0 and a one-line summary ("valid: 500 answers, 12 abstentions, for the 500
 questions of <benchmark>/<track> (key version ...)") when the file validates; 1 and the Score
