@@ -1,4 +1,5 @@
-"""P6: a visitor's page and score under each attack of the second security review (issue 22).
+"""P6: a visitor's page and score under each attack of the second and third security reviews
+(issues 22 and 30).
 
 Each attack runs against its own ``python app.py``, from one attacker's loopback address,
 bounded in count and in time (``WINDOW_S``). A visitor, a fresh loopback address each visit
@@ -18,10 +19,19 @@ many visits were refused or failed under attack:
   cache's file budget set to ``TINY_CACHE_FILES``);
 - **upload_progress**: ``PROGRESS`` requests for unknown 2 kB upload ids; also the server's
   RSS before and after;
-- **board flood**: ``FLOODERS`` clients calling ``/call/leaderboard`` (EgoMemReason).
+- **board flood**: ``FLOODERS`` clients calling ``/call/leaderboard`` (EgoMemReason);
+- **empty lists, /call auto** (issue 30): one 5 MB list of 1.7 million empty lists, uploaded
+  once and scored with track ``auto`` again and again by ``CALLERS`` clients (refused, so it
+  costs no allowance; EgoArgus); also the server's RSS before and after;
+- **deep links** (issue 30): sessions of distinct searches, each's deep link asked for, as fast
+  as the client's share of the events allows (the cache's file budget set to
+  ``LINKS_CACHE_FILES``, cleaned every ``LINKS_AGE_S / 4``);
+- **free probes** (issue 30): decision files that each time one episode at 1,000 times its
+  reviewed time, each a new upload (EgoArgus); also how many were answered free of the score
+  limit (refused, the slot given back).
 
 Run on the code before a fix (a worktree of the older commit, this file copied into it) and
-after it, the rows are BENCHMARKS.md's "before and after" of issue 22.
+after it, the rows are BENCHMARKS.md's "before and after" of issues 22 and 30.
 
 Example::
 
@@ -31,11 +41,13 @@ Example::
 
 from __future__ import annotations
 
+import json
 import secrets
 import socket
 import statistics
 import threading
 import time
+import uuid
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -64,6 +76,9 @@ TINY_CACHE_FILES = 300
 PROGRESS = 6000
 FLOODERS = 16
 ATTACKER = "127.0.0.2"
+EMPTY_LISTS = b"[" + b"[]," * ((5 * 2**20 - 64 * 1024) // 3) + b"[]]"
+LINKS_CACHE_FILES = 100
+LINKS_AGE_S = 40
 
 SAMPLES = {
     "egomemreason": ("benchmarks/egomemreason/demo/sample_submission.json", None),
@@ -116,20 +131,22 @@ class Visitor:
                 into.failed.append(f"{type(exc).__name__}: {str(exc).partition(chr(10))[0][:100]}")
 
 
-Attack = Callable[[str, int, threading.Event], None]
+#: An attack: (the server's URL, its port, a stop flag) -> what it measured of itself, if any.
+Attack = Callable[[str, int, threading.Event], str | None]
 
 
 def _until(stop: threading.Event, deadline: float) -> bool:
     return not stop.is_set() and time.monotonic() < deadline
 
 
-def slow_file(route: str) -> Attack:
-    """CALLERS clients scoring the newline file through /call or /run, again and again."""
+def slow_file(route: str, data: bytes = SLOW_FILE) -> Attack:
+    """CALLERS clients scoring ``data`` (the newline file) through /call or /run, again and
+    again."""
 
     def attack(url: str, port: int, stop: threading.Event) -> None:
         deadline = time.monotonic() + WINDOW_S
         with GradioHTTP(url, VISIT_TIMEOUT_S, local_address=ATTACKER) as http:
-            path = http.upload("slow.json", SLOW_FILE)
+            path = http.upload("slow.json", data)
 
         def caller(_: int) -> None:
             with GradioHTTP(url, VISIT_TIMEOUT_S, local_address=ATTACKER) as http:
@@ -244,6 +261,64 @@ def board_flood(url: str, port: int, stop: threading.Event) -> None:
         list(pool.map(flooder, range(FLOODERS)))
 
 
+def deep_links(url: str, port: int, stop: threading.Event) -> None:
+    """A session a search, each with a search of its own, and its deep link asked for."""
+    deadline = time.monotonic() + WINDOW_S
+    with GradioHTTP(url, VISIT_TIMEOUT_S, local_address=ATTACKER) as http:
+        search = http.page_event("board-table", trigger="change")
+        index = 0
+        while _until(stop, deadline):
+            index += 1
+            session = uuid.uuid4().hex
+            try:
+                http.queue_call(search.fn_index, [f"zz{index}", *search.defaults[1:]], session)
+                http.get(f"/gradio_api/deep_link?session_hash={session}")
+            except (httpx.HTTPError, RuntimeError):
+                time.sleep(0.05)
+
+
+def free_probes(url: str, port: int, stop: threading.Event) -> str:
+    """Decision files timing one episode at 1,000 times its reviewed time, each new; how many
+    answers came free of the score limit (refused, and not counted)."""
+    deadline = time.monotonic() + WINDOW_S
+    rows = [
+        json.loads(line)
+        for line in (ROOT / "benchmarks/egoargus/demo/decision_private.jsonl")
+        .read_text()
+        .splitlines()
+        if line.strip()
+    ]
+    timed = [r for r in rows if (r["intervention_time_s"] or 0) >= 10]
+    free = scored = limited = 0
+    with GradioHTTP(url, VISIT_TIMEOUT_S, local_address=ATTACKER) as http:
+        for index, probe in enumerate(timed):
+            if not _until(stop, deadline):
+                break
+            times = {probe["example_id"]: probe["intervention_time_s"] * 1000}
+            entries = [
+                {
+                    "example_id": r["example_id"],
+                    "assist": False,
+                    "intervention_time_s": times.get(r["example_id"]),
+                }
+                for r in rows
+            ]
+            data = json.dumps(entries).encode() + b" " * index
+            try:
+                outcome = http.call("score", [file_data(http.upload("p.json", data)), "decision"])
+            except (httpx.HTTPError, RuntimeError):
+                time.sleep(0.2)
+                continue
+            if outcome.ok:
+                scored += 1
+            elif "Scoring is limited" in outcome.message:
+                limited += 1
+            elif "counts against your score limit" not in outcome.message:
+                free += 1
+    total = free + scored + limited
+    return f"{free} of {total} free ({scored} scored, {limited} past the limit)"
+
+
 @contextmanager
 def _server(benchmark: str, env: dict[str, str]) -> Iterator[ServerProcess]:
     with ServerProcess(["app.py"], {"LEADERBOARD_BENCHMARK": benchmark, **env}) as server:
@@ -258,7 +333,10 @@ def _attacked(name: str, benchmark: str, attack: Attack, env: dict[str, str]) ->
             visitor.visit(quiet)
         rss_before = rss_bytes(server.pid)
         stop = threading.Event()
-        attacker = threading.Thread(target=attack, args=(server.url, server.port, stop))
+        measured: list[str | None] = []
+        attacker = threading.Thread(
+            target=lambda: measured.append(attack(server.url, server.port, stop))
+        )
         attacker.start()
         time.sleep(min(3.0, WINDOW_S / 4))  # let it take hold
         while attacker.is_alive() and under.count < WINDOW_S / VISIT_EVERY_S:
@@ -280,9 +358,11 @@ def _attacked(name: str, benchmark: str, attack: Attack, env: dict[str, str]) ->
             not under.failed,
         ),
     ]
-    if attack is upload_progress:
+    if name in RSS_ROWS:
         grown = (rss_after - rss_before) / 2**20
         rows.append(Row("P6", f"{name}: server RSS growth", f"{grown:+.0f} MB"))
+    if measured and measured[0] is not None:
+        rows.append(Row("P6", f"{name}: the attack's answers", measured[0]))
     return rows
 
 
@@ -310,7 +390,20 @@ ATTACKS: list[tuple[str, str, Attack, dict[str, str]]] = [
     ),
     ("upload_progress", "egomemreason", upload_progress, {}),
     ("board flood", "egomemreason", board_flood, {}),
+    ("empty lists, /call auto", "egoargus", slow_file("call", EMPTY_LISTS), {}),
+    (
+        "deep links",
+        "egomemreason",
+        deep_links,
+        {
+            "LEADERBOARD_UPLOAD_CACHE_FILES": str(LINKS_CACHE_FILES),
+            "LEADERBOARD_UPLOAD_MAX_AGE_S": str(LINKS_AGE_S),
+        },
+    ),
+    ("free probes", "egoargus", free_probes, {}),
 ]
+#: The attacks whose rows say how the server's RSS grew over them.
+RSS_ROWS = ("upload_progress", "empty lists, /call auto")
 
 
 def run(only: Collection[str] = ()) -> list[Row]:
