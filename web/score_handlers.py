@@ -31,6 +31,7 @@ the answer key could not be loaded; the maintainer has been told in the log
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Mapping
@@ -108,10 +109,11 @@ class ScoreTab(Tab):
 # --- the upload ---------------------------------------------------------------------------------
 
 
-def _read_upload(submission: object, upload_dir: str) -> bytes:
-    """The bytes of a file the visitor uploaded, given as Gradio's FileData of it (as JSON),
-    whatever its name; NotAnUpload for anything else (a bare path included: Gradio's own file
-    inputs refuse one), any other path on the server, or a file over the size limit."""
+def _upload(submission: object, upload_dir: str) -> tuple[Path, os.stat_result]:
+    """A file the visitor uploaded, given as Gradio's FileData of it (as JSON), whatever its
+    name, and what its stat says; NotAnUpload for anything else (a bare path included:
+    Gradio's own file inputs refuse one), any other path on the server, or a file over the
+    size limit. Nothing of it is read."""
     if submission is None:
         raise NotAnUpload("no file", "Choose a submission file to score.")
     if not isinstance(submission, Mapping):
@@ -133,14 +135,30 @@ def _read_upload(submission: object, upload_dir: str) -> bytes:
             "Upload the file through /gradio_api/upload first, then pass the path it returns.",
         )
     try:
-        size = file.stat().st_size
-        if size > MAX_UPLOAD_BYTES:
-            raise NotAnUpload("over the size limit", submission_file.too_big(size))
+        stat = file.stat()
+    except OSError:
+        raise _UNREADABLE from None
+    if stat.st_size > MAX_UPLOAD_BYTES:
+        raise NotAnUpload("over the size limit", submission_file.too_big(stat.st_size))
+    return file, stat
+
+
+_UNREADABLE = NotAnUpload(
+    "an unreadable file", "The uploaded file could not be read; upload it again."
+)
+
+
+def _read(file: Path) -> bytes:
+    try:
         return file.read_bytes()
     except OSError:
-        raise NotAnUpload(
-            "an unreadable file", "The uploaded file could not be read; upload it again."
-        ) from None
+        raise _UNREADABLE from None
+
+
+def _read_upload(submission: object, upload_dir: str) -> bytes:
+    """The bytes of a file the visitor uploaded (``_upload`` says which, and when it is
+    none)."""
+    return _read(_upload(submission, upload_dir)[0])
 
 
 # --- whether Score is available -----------------------------------------------------------------
@@ -228,26 +246,33 @@ async def scored(
 
     Before anything parses the file, its sha256 is looked up among the refusals (a refusal
     turns on the file, the track asked for and the keys it can be checked against): the same
-    bytes refused before cost one sha256, not their check nor a guess of their track."""
+    bytes refused before cost one sha256, not their check nor a guess of their track, and the
+    same uploaded file refused before is not even read (its stat names it)."""
     if chosen is not None:
         key_of(tab, chosen)  # an unavailable key is said before anything is read
     try:
-        data = _read_upload(submission, tab.upload_dir())
+        file, stat = _upload(submission, tab.upload_dir())
+        asked = DETECT if chosen is None else chosen.track.id
+        keys = tuple(s.keys().key for s in (tab.served if chosen is None else (chosen,)))
+        # The very file refused before (its path, inode, size and time): not even read again.
+        mark = (str(file), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        known = tab.refusals.digest_of(mark)
+        told = None if known is None else tab.refusals.told(keys, asked, known)
+        data = b"" if told is not None else _read(file)
     except NotAnUpload as exc:
         # One short line, as guard logs what Gradio refuses before a handler.
         tab.log.warning("refused a score input in its handler: %s", exc.why)
         raise gr.Error(str(exc), print_exception=False) from None
-    asked = DETECT if chosen is None else chosen.track.id
-    keys = tuple(s.keys().key for s in (tab.served if chosen is None else (chosen,)))
-    digest = await _off_loop(data, file_digest, data)
-    async with tab.refusals.one_at_a_time(digest, asked):
-        told = tab.refusals.told(keys, asked, digest)
-        if told is None:
-            checked = await _checked(tab, data, chosen, request)
-            if not isinstance(checked, str):
-                return checked
-            told = checked
-            tab.refusals.keep(keys, asked, digest, told)
+    if told is None:
+        digest = known or await _off_loop(data, file_digest, data)
+        async with tab.refusals.one_at_a_time(digest, asked):
+            told = tab.refusals.told(keys, asked, digest)
+            if told is None:
+                checked = await _checked(tab, data, chosen, request)
+                if not isinstance(checked, str):
+                    return checked
+                told = checked
+                tab.refusals.keep(keys, asked, digest, told, mark)
     raise gr.Error(told, duration=None, print_exception=False)
 
 

@@ -11,6 +11,9 @@ afresh. Nothing about a file but its digest and the message it was given is kept
 
 The same file sent many times at once is checked once: ``one_at_a_time`` holds the others until
 the first is told, and they then find its refusal here (a file that scores is scored for each).
+And the very upload refused before (its path, inode, size and time of change: ``digest_of``) is
+not even read again: 5 MB read and hashed per call of the same upload was most of what a flood
+of them cost.
 
 >>> refusals, keys, digest = Refusals(size=2), (object(),), file_digest(b"[1]")
 >>> refusals.told(keys, "memory", digest) is None
@@ -29,7 +32,7 @@ import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import dataclass, field
 
 SIZE = 256  # refusals kept: their messages are a few kB at most
@@ -48,6 +51,7 @@ class Refusals:
     def __init__(self, size: int = SIZE) -> None:
         self._size = size
         self._kept: OrderedDict[tuple[str, str], tuple[tuple[object, ...], str]] = OrderedDict()
+        self._digests: OrderedDict[Hashable, str] = OrderedDict()  # a refused upload's sha256
         self._lock = threading.Lock()
         self._checks: dict[tuple[str, str], _Check] = {}  # on the event loop only
 
@@ -62,15 +66,32 @@ class Refusals:
         same = all(a is b for a, b in zip(kept[0], keys, strict=True))
         return kept[1] if same else None
 
-    def keep(self, keys: Sequence[object], about: str, digest: str, message: str) -> None:
+    def keep(
+        self,
+        keys: Sequence[object],
+        about: str,
+        digest: str,
+        message: str,
+        mark: Hashable | None = None,
+    ) -> None:
         """Remember that the file of ``digest``, checked against ``keys`` as ``about`` asks,
-        was refused so."""
+        was refused so; and that the upload ``mark`` names (its stat) has that digest."""
         entry = (digest, about)
         with self._lock:
             self._kept[entry] = (tuple(keys), message)
             self._kept.move_to_end(entry)
             while len(self._kept) > self._size:
                 self._kept.popitem(last=False)
+            if mark is not None:
+                self._digests[mark] = digest
+                self._digests.move_to_end(mark)
+                while len(self._digests) > self._size:
+                    self._digests.popitem(last=False)
+
+    def digest_of(self, mark: Hashable) -> str | None:
+        """The sha256 of the refused upload ``mark`` names (its path and stat), if it is one."""
+        with self._lock:
+            return self._digests.get(mark)
 
     @contextlib.asynccontextmanager
     async def one_at_a_time(self, digest: str, about: str) -> AsyncIterator[None]:

@@ -70,7 +70,7 @@ def under_attack(url: str, attack: Callable[[threading.Event], None]) -> float:
     attacker = threading.Thread(target=attack, args=(stop,))
     attacker.start()
     try:
-        time.sleep(1.0)  # under way
+        time.sleep(2.5)  # under way: a new file's one check (~1.5 s of parsing) is done
         during = page_loads(url, board, VISITS, 10)
     finally:
         stop.set()

@@ -197,3 +197,25 @@ def test_no_refusal_outlives_its_call(uploads: Uploads, monkeypatch: pytest.Monk
         assert [ref() for ref in alive] == [None, None]
     finally:
         gc.enable()
+
+
+def test_the_same_upload_refused_before_is_not_even_read(
+    uploads: Uploads, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sent again and again, a refused 5 MB upload was read and hashed on every call: most of
+    what a flood of calls on it cost. Its stat names it now; the same bytes uploaded anew are
+    read and hashed once, then found among the refusals."""
+    reads: list[Path] = []
+    read = handlers._read
+
+    def counted(file: Path) -> bytes:
+        reads.append(file)
+        return read(file)
+
+    monkeypatch.setattr(handlers, "_read", counted)
+    tab = _argus(uploads)
+    upload = uploads.file(SLOW_TO_REFUSE)
+    told = [_refusal(handlers.score_any, tab, upload, _request(), "auto") for _ in range(3)]
+    again = _refusal(handlers.score_any, tab, uploads.file(SLOW_TO_REFUSE), _request(), "auto")
+    assert len(set(told)) == 1 and again == told[0]
+    assert len(reads) == 2  # the upload once, the new upload of the same bytes once
