@@ -17,8 +17,8 @@ took 10-20 times as long. Here instead:
   when to try again (the browser shows it). The upload route (its own share, guard.uploads)
   passes untouched. The score limit (guard.limits) is counted apart, as before.
 - A client's GETs are counted too (issue 30): a ``/config`` flood from one address took others'
-  page loads from 0.05 to 0.3-0.55 s. A page load is ~110 GETs: the page or its config, which
-  cost what an event does (each renders the page's whole config, ~5 ms), and ~110 scripts,
+  page loads from 0.05 to 0.3-0.55 s. A page load is ~110 GETs: the page (or its config), which
+  costs what an event does (it renders the page's whole config, ~5 ms), and ~100 scripts,
   styles and fonts, ~1 ms each. So a GET of the page, its config or its API page
   (``PAGE_ROUTES``) takes a token of the client's events, as an event does (a page load then
   takes ~9 of the 60), and any other GET a token of a share of files of its own,
