@@ -244,6 +244,8 @@ def split_chart(
             # plot, over the splits' names (seen in Chromium on the Score tab).
             layer["encoding"]["x2"] = {"datum": domain[0]}
     spec["data"] = {"values": values}
+    # What a screen reader says of the chart (Vega's aria-label): it is a canvas.
+    spec["description"] = f"{title}: {', '.join(series) or 'no entry picked'}"
     return PlotData(type="altair", plot=json.dumps(spec))
 
 
@@ -433,6 +435,7 @@ def _with_data(
         dashed = ["chance"] * len(own) + ["reference policies"] * bool(references)
         spec["title"]["subtitle"] = [f"Lines: 95 % intervals; dashed: {' and '.join(dashed)}"]
     spec["data"] = {"values": values}
+    spec["description"] = f"{spec['title']['text']}: {', '.join(v['Method'] for v in values)}"
     return spec
 
 

@@ -345,3 +345,19 @@ def test_the_specs_are_built_once_and_the_data_injected() -> None:
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
     assert len(again["data"]["values"]) == len(charts.plotted(records[:2], track))
     assert "datasets" not in again and all("data" not in la for la in again["layer"])
+
+
+@pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
+def test_every_chart_says_what_it_shows_to_a_screen_reader(bench: Benchmark, track: Track) -> None:
+    """A chart is a canvas: its Vega description (the aria-label of its container) names its
+    title and the entries it draws."""
+    records = [r for r in _board(bench, track) if track.ranking in r.metrics][:3]
+    names = [r.method_name for r in records]
+    split = _spec(charts.split_chart({r.method_name: dict(r.metrics) for r in records}, "T", track))
+    assert split["description"] == f"T: {', '.join(names)}"
+    assert _spec(charts.split_chart({}, "T", track))["description"] == "T: no entry picked"
+    for chart in (charts.size_chart, charts.date_chart):
+        spec_json = _spec(chart(records, track))
+        said = spec_json["description"]
+        assert said.startswith(spec_json["title"]["text"] + ": ")
+        assert all(v["Method"] in said for v in spec_json["data"]["values"])
