@@ -3,7 +3,7 @@
 ``BoardTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, each one's
 board layout and export folder, what an address may choose (``offer``), and the clock. Each
 handler takes it first, then what its event sends (``view``, ``resort``, ``open_card``,
-``chart``, ``switch``; a fresh page's, ``landing`` and ``on_load``, are board_landing's);
+``chart``, ``switch``; a fresh page's, ``landing``, is board_landing's);
 ``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
 safe for anyone to call: an event's inputs and its event data are checked before any work, and
 a refusal is a ``gr.Error`` with the message.

@@ -2,8 +2,12 @@
 track, the column group, the search, the filters, the sort and the open card, each value the
 board offers; what the address asked and the board lacks is said in the status line.
 
-``landing`` and ``on_load`` are the page load's handlers (board_page wires them), over the
-tab's ``BoardTab`` as board_handlers' are.
+``landing`` is the page load's one handler (board_page wires it), over the tab's ``BoardTab``
+as board_handlers' are: the board, the track, the card, the controls and the charts in one
+answer. The charts were a second load handler's once, and the picks it set asked for the
+chart of the track the Track radio named *then*: before the landing had set it, the first
+track's (issue 31: ``?track=decision`` showed the Understanding chart on 15 of 24 loads). In
+one answer, the picks' own change reads the track that answer set.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[st
 
 def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
     """A fresh page as its address says: the board (its status line says each value ignored),
-    the track, the card of the entry, then the controls (search, column group, filters, and the
-    filters' accordion, open when the address ticks one)."""
+    the track, the card of the entry, the controls (search, column group, filters, and the
+    filters' accordion, open when the address ticks one), then the track's charts
+    (``charts_of``: heading, picks, side by side, by size, by date)."""
     asked, ignored = addressed(tab, request)
     s, wanted = tab.tracks[asked.track], asked.wanted
     ticked = (wanted.sources, wanted.external, wanted.inputs, wanted.sizes)
@@ -65,9 +70,5 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
         gr.update(choices=groups, value=asked.group),
         *(gr.update(value=values) for values in filters),
         gr.update(open=True) if any(filters) else gr.update(),  # what hides rows, in sight
+        *charts_of(tab, s),
     )
-
-
-def on_load(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
-    """A fresh page's charts: those of the track its address names."""
-    return charts_of(tab, tab.tracks[addressed(tab, request)[0].track])

@@ -119,7 +119,7 @@ def build_board_tab(
 
     # The handlers over this tab (bound, not functools.partial: Gradio still sees which
     # parameter wants the gr.Request or the gr.EventData).
-    landing, on_load = bound(board_landing.landing, tab), bound(board_landing.on_load, tab)
+    landing = bound(board_landing.landing, tab)
     view, resort = bound(handlers.view, tab), bound(handlers.resort, tab)
     reread = bound(handlers.reread, tab)
     open_card, chart = bound(handlers.open_card, tab), bound(handlers.chart, tab)
@@ -132,8 +132,9 @@ def build_board_tab(
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     on_track = [board_track] if board_track is not None else []
     controls = [search, group, sources, external, inputs, sizes, filters_box]
-    demo.load(landing, None, [*board_outputs, *on_track, card_box, card_view, *controls], **private)
-    demo.load(on_load, None, chart_outputs, **private)
+    # One load handler: the picks it sets ask for the chart of the track it sets (board_landing).
+    landed = [*board_outputs, *on_track, card_box, card_view, *controls, *chart_outputs]
+    demo.load(landing, None, landed, **private)
     # .input, not .change: the visitor's changes alone; the landing sets the controls from the
     # address with the board they show, which must not ask for it again. The search keeps
     # .change: Gradio 6.31's Textbox sends .input on a key press only, not on a paste from the

@@ -202,7 +202,7 @@ def test_a_fresh_page_shows_the_whole_view_its_address_names(
     )
     out = board_landing.landing(argus, _request(query))
     table, status, _, _, _, sort, track, box, card = out[:9]
-    search, group, sources, external, inputs, sizes, filters_box = out[9:]
+    search, group, sources, external, inputs, sizes, filters_box = out[9:16]
     assert track == gr.update(value="decision")
     assert search == gr.update(value="qwen")
     groups = list(board_layout(ARGUS, DECISION).groups)
@@ -238,7 +238,7 @@ def test_a_fresh_page_says_what_its_address_asked_and_the_board_lacks(
     assert "'bogus'" in said[0] and "'decision'" in said[0]
     assert "'nonexistent'" in said[1] and "'huge'" in said[2]
     assert out[6:9] == (gr.update(value="understanding"), gr.update(visible=False), "")
-    assert out[-1] == gr.update()  # nothing ticked: the filters stay as they are
+    assert out[15] == gr.update()  # nothing ticked: the filters stay as they are
     assert _address_of(out[0]) == "?track=understanding"  # the ignored values are gone
 
 

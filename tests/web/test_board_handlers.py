@@ -260,8 +260,9 @@ def test_a_fresh_page_shows_the_board_alone_without_an_entry_in_its_address(
     egomem: handlers.BoardTab,
 ) -> None:
     out = board_landing.landing(egomem, _request())
-    # the board's six, the card box, the card (no track switch), the six controls, the filters
-    assert len(out) == 15
+    # the board's six, the card box, the card (no track switch), the six controls, the filters,
+    # the charts' five
+    assert len(out) == 20
     assert out[6:8] == (gr.update(visible=False), "")
     assert len(row_ids(out[0])) == len(_records(EGOMEM, MEMORY))
 
@@ -289,8 +290,16 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
     assert box == gr.update(visible=True) and f">{entry.method_name}</h3>" in html
     # ?track= alone selects a track; an unknown track or a malformed entry is said and ignored
     # (tests/web/test_board_address.py: what is said).
-    assert board_landing.landing(argus, _request("track=decision"))[6] == gr.update(
-        value="decision"
+    landed = board_landing.landing(argus, _request("track=decision"))
+    assert landed[6] == gr.update(value="decision")
+    # and the charts of that track, in the same answer (issue 31: a second load handler's
+    # picks drew the first track's chart)
+    heading, picks, board_plot = landed[-5:-2]
+    assert heading == gr.update(visible=True, value="### Compare entries per scenario")
+    assert (
+        {row["Entry"] for row in _chart_rows(board_plot)}
+        == set(picks["value"])
+        <= {r.method_name for r in decision}
     )
     ignored = board_landing.landing(argus, _request("track=nope&entry=%3Cscript%3E"))
     assert ignored[6:9] == (gr.update(value="understanding"), gr.update(visible=False), "")
@@ -325,7 +334,9 @@ def test_the_chart_refuses_more_or_other_than_the_picks_offer(
 def test_a_fresh_page_s_charts_offer_the_rows_with_bars_and_pick_the_top_five(
     egomem: handlers.BoardTab,
 ) -> None:
-    heading, picks, board_plot, size_plot, date_plot = board_landing.on_load(egomem, _request())
+    heading, picks, board_plot, size_plot, date_plot = board_landing.landing(egomem, _request())[
+        -5:
+    ]
     assert heading == gr.update(visible=True, value="### Compare entries per split")
     names = picks["choices"]
     assert sorted(names) == sorted(r.method_name for r in _records(EGOMEM, MEMORY))
@@ -404,7 +415,6 @@ def test_a_tab_whose_board_cannot_be_laid_out_fails_at_boot() -> None:
     ("handler", "special"),
     [
         (board_landing.landing, {"request": gr.Request}),
-        (board_landing.on_load, {"request": gr.Request}),
         (handlers.resort, {"event": gr.EventData}),
         (handlers.open_card, {"event": gr.EventData}),
         (handlers.view, {}),

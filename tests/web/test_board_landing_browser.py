@@ -1,0 +1,98 @@
+"""A fresh page shows the track its address names, chart included (issue 31, item 1: 15 of 24
+fresh loads of ``?track=decision`` showed the Understanding chart under the Decision picks, and
+kept it).
+
+In Debian Chromium against ``python app.py`` serving EgoArgus (two tracks): twenty fresh loads
+of ``?track=decision``, half on a laptop and half on a phone. Every chart the page draws under
+the board, from the first to the last, must be the Decision track's. A chart says what it is to
+a screen reader (its Vega description, the ``aria-label`` of its container); the page records
+each one it is given from before its first script, so a wrong chart shown for a moment counts
+too. The expected names come from the demo records, never from the app. The server, the browser
+and ``_open`` are tests/app/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser
+
+from tests.app.test_browser import (  # noqa: F401  (the browser fixture is used by name)
+    ARGUS,
+    PHONE,
+    TIMEOUT_MS,
+    browser,
+)
+from tests.support.app_server import AppServer
+from tests.support.procs import ONE_CLIENT
+
+LAPTOP = {"width": 1280, "height": 800}
+LOADS = 20
+#: How long the chart must stay as it is before a load counts as settled (the wrong chart came
+#: about 0.1 s after the right one).
+STEADY_MS = 1500
+
+# Every description the side-by-side chart is given, in order, from the page's start.
+RECORD_CHARTS_JS = """(() => {
+    window.__charts = [];
+    new MutationObserver(() => {
+        const shown = document.querySelector('#board-chart [data-testid=altair] [aria-label]');
+        const said = shown?.getAttribute('aria-label');
+        if (said && said !== window.__charts.at(-1)) window.__charts.push(said);
+    }).observe(document, {subtree: true, childList: true, attributes: true,
+                          attributeFilter: ['aria-label']});
+})();"""
+
+# Resolves with the charts seen once none has come for ``steady`` ms after the first.
+SETTLED_CHARTS_JS = """(steady) => new Promise(resolve => {
+    let count = -1, since = 0;
+    const tick = () => {
+        const now = window.__charts.length;
+        if (now !== count) { count = now; since = Date.now(); }
+        if (now > 0 && Date.now() - since >= steady) resolve(window.__charts);
+        else setTimeout(tick, 50);
+    };
+    tick();
+})"""
+
+
+def _names(track: str) -> set[str]:
+    """The method names of a track's demo records."""
+    folder = ARGUS.bench.demo_board / "submissions"
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in folder.glob("*.json")]
+    return {str(r["method_name"]) for r in records if r.get("track") == track}
+
+
+@pytest.fixture(scope="module")
+def argus_server() -> Iterator[AppServer]:
+    with AppServer(env={"LEADERBOARD_BENCHMARK": "egoargus", **ONE_CLIENT}) as app:
+        yield app
+
+
+@pytest.mark.server
+@pytest.mark.browser
+def test_twenty_fresh_loads_of_track_decision_each_show_the_decision_chart(
+    argus_server: AppServer,
+    browser: Browser,  # noqa: F811
+) -> None:
+    decision_only = _names("decision") - _names("understanding")
+    assert decision_only, "the demo board should have a Decision row the other track lacks"
+    wrong: list[str] = []
+    for load in range(LOADS):
+        viewport = LAPTOP if load % 2 == 0 else PHONE
+        context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+        context.set_default_timeout(TIMEOUT_MS)
+        try:
+            page = context.new_page()
+            page.add_init_script(RECORD_CHARTS_JS)
+            page.goto(f"{argus_server.url}/?track=decision")
+            charts = page.evaluate(SETTLED_CHARTS_JS, STEADY_MS)
+        finally:
+            context.close()
+        # The Decision chart, and only it: it names a row of that track alone.
+        off = [c for c in charts if not any(name in c for name in decision_only)]
+        if off:
+            wrong.append(f"load {load + 1} ({viewport['width']} px): {off} of {charts}")
+    assert not wrong, f"{len(wrong)} of {LOADS} loads showed another chart:\n" + "\n".join(wrong)
