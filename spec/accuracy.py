@@ -74,7 +74,7 @@ class AccuracyTrack(TrackBase):
     groupings: tuple[ValuesGrouping, ...] = Field(default=(), strict=False)
     aggregates: tuple[Aggregate, ...] = Field(default=(), strict=False)
     views: tuple[View, ...] = Field(min_length=1, strict=False)
-    #: Shown under the chart of groups: the metrics a per-group bar chart shows.
+    #: Shown under the chart of groups: the metrics the per-group chart shows.
     chart: tuple[Key, ...] = Field(default=(), strict=False)
     #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
     #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
@@ -161,7 +161,7 @@ class AccuracyTrack(TrackBase):
 
     @property
     def chart_groups(self) -> str:
-        """What a chart's bars are per: "split"."""
+        """What a chart's rows are: "split"."""
         return "split"
 
     @cached_property

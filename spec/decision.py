@@ -111,7 +111,7 @@ class DecisionTrack(TrackBase):
     #: The paper metric a paper row must carry and is ranked by (default: the ranking metric).
     paper_ranking_key: MetricKey | None = Field(None, alias="paper_ranking")
     views: tuple[View, ...] = Field(min_length=1, strict=False)
-    #: The metrics a per-scenario bar chart shows (one display, so one axis).
+    #: The metrics the per-scenario chart shows (one display, so one axis).
     chart: tuple[MetricKey, ...] = Field(default=(), strict=False)
     #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
     #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
@@ -242,7 +242,7 @@ class DecisionTrack(TrackBase):
 
     @property
     def chart_groups(self) -> str:
-        """What a chart's bars are per: the scenario field, in words ("scenario")."""
+        """What a chart's rows are: the scenario field, in words ("scenario")."""
         return self.scenarios.field.replace("_", " ")
 
     def derived_metrics(self, printed: Mapping[str, float]) -> dict[str, float]:

@@ -67,15 +67,9 @@ from web.board_view import (
     md_escape,
     quoted,
 )
-from web.charts import (
-    chart_keys,
-    chart_texts,
-    date_chart,
-    plotted,
-    size_chart,
-    split_chart,
-)
+from web.charts import chart_keys, chart_texts, split_chart
 from web.exports import Exports
+from web.scatter_charts import date_chart, plotted, size_chart
 from web.served import Served, Tab
 
 #: What a view says when the filters keep rows but none of them carries its columns.

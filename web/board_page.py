@@ -33,7 +33,7 @@ from web import board_handlers as handlers
 from web.board_address import ADDRESS_JS, PERMALINK_JS
 from web.board_table import TABLE_JS
 from web.board_view import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
-from web.charts import chart_texts
+from web.charts import REMEASURE_JS, chart_texts
 from web.served import Served
 from web.wiring import bound, typed
 
@@ -103,7 +103,7 @@ def build_board_tab(
     shows_hub = any(s.hub_results is not None for s in served)
     hub_box = gr.HTML(visible=False, elem_id="hub-results") if shows_hub else None
     compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
-    with gr.Tabs(elem_id="chart-tabs"):
+    with gr.Tabs(elem_id="chart-tabs") as chart_tabs:
         with gr.Tab("Side by side", id="chart-splits"):  # per split or scenario: any track
             picks = gr.Dropdown(
                 multiselect=True,
@@ -168,6 +168,7 @@ def build_board_tab(
         preprocess=False,
         **private,
     )
+    chart_tabs.select(None, js=REMEASURE_JS, **private)
     if board_track is not None:
         board_track.input(switch, board_track, [group, *chart_outputs], **private).then(
             view, filters, board_outputs, **private

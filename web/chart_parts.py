@@ -1,6 +1,7 @@
 """What the board's charts share, pure: the value axes by display and how one is fitted to the
-data (``fitted_domain``), the 95 % interval rules, the date axis's month ticks, and the specs
-built once without data (``without_data``, ``set_domain``). charts builds the charts on them.
+data (``fitted_domain``, ``value_ends``), the levels marked across a plot, the date axis's month
+ticks, and the specs built once without data (``without_data``, ``set_domain``). charts and
+scatter_charts build the charts on them.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ AXES: Mapping[Display, tuple[str, tuple[float, float] | None]] = {
 }
 
 
-#: The colour of the 95 % interval rules and of the chance rule: dark enough on white (and on
-#: any bar colour's end) to read, and no entry's colour.
-RULE_COLOUR, CHANCE_COLOUR = "#222222", "#555555"
+#: The colour of the chance rule and its label: dark enough on white to read, and no entry's
+#: colour.
+CHANCE_COLOUR = "#555555"
 
 
 def fitted_domain(
@@ -82,7 +83,7 @@ def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
     at = {"field": "Level", "type": "quantitative"}
     across = "x" if channel == "y" else "y"
     # Above a horizontal rule at the plot's left; above the plot beside a vertical one (on a
-    # bar chart the bars fill the plot's height).
+    # dot plot the rows fill the plot's height).
     beside = (
         {"align": "left", "baseline": "bottom", "dx": 4, "dy": -2}
         if channel == "y"
@@ -127,6 +128,14 @@ def chance_level(chance: float, display: Display, digits: int) -> Level:
     return f"Chance: {chance:.{digits}f}{unit}", chance
 
 
+def value_ends(values: Sequence[Mapping[str, Any]]) -> list[float]:
+    """Every value an axis must show: each mark's ``Value`` and its interval's ends (``Low``,
+    ``High``), where given."""
+    return [
+        v[field] for v in values for field in ("Value", "Low", "High") if v.get(field) is not None
+    ]
+
+
 def walk(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """``spec`` and every layer in it, however deep."""
     yield spec
@@ -141,16 +150,6 @@ def set_domain(spec: dict[str, Any], channel: str, domain: tuple[float, float]) 
         if encoding is not None and "field" in encoding:
             encoding.setdefault("scale", {})["domain"] = list(domain)
             encoding["scale"].pop("zero", None)
-
-
-def interval_rules(base: Any, **encoding: Any) -> Any:
-    """The 95 % interval of each mark of ``base``, a rule from Low to High (none where a row
-    has no interval)."""
-    return (
-        base.mark_rule(color=RULE_COLOUR, strokeWidth=1.5)
-        .encode(**encoding)
-        .transform_filter("isValid(datum.Low)")
-    )
 
 
 def without_data(spec: dict[str, Any]) -> str:

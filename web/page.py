@@ -36,6 +36,7 @@ from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track, about_text, citation_text
 from web.board_page import build_board_tab
 from web.board_view import md_escape
+from web.charts import REMEASURE_JS
 from web.score_page import build_score_tab
 from web.served import Served
 
@@ -183,7 +184,7 @@ def build_page(
             elem_id="demo-banner",
             visible=shown is not None,
         )
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
                 build_board_tab(demo, bench, served, clock)
             with gr.Tab("Score", id="score"):
@@ -199,5 +200,6 @@ def build_page(
                     wrap_lines=True,
                     elem_id="citation",
                 )
+        tabs.select(None, js=REMEASURE_JS, api_visibility="private")  # charts drawn while hidden
     sessions.lazy(demo)
     return demo

@@ -345,7 +345,7 @@ def _audit_score(visit: Visit, demo: Demo, refused: Path, audit: Audit) -> None:
     audit.check(visit, "Score, no file yet")
     _choose(page, demo.sample)
     expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
-    page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+    page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
     audit.check(visit, "Score, the demo sample scored")
     # As a visitor does: the file chosen removed (its x), then the next one chosen.
     page.locator("#score-upload button[aria-label='Clear']").first.click()
@@ -388,7 +388,7 @@ def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo:
     _board_settled(visit)
     if demo.records:
         expect(visit.page.locator("#board-table")).to_contain_text(_top_row(demo) or "")
-        visit.page.wait_for_selector("#board-chart [data-testid=altair] canvas")
+        visit.page.wait_for_selector("#board-chart [data-testid=altair] svg.marks")
     return visit
 
 

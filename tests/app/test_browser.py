@@ -252,7 +252,7 @@ def _open(
     else:
         page.wait_for_selector("#board-table thead th", timeout=TIMEOUT_MS)
     if chart:
-        page.wait_for_selector("#board-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#board-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
     return visit
 
 
@@ -314,7 +314,7 @@ def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
     assert match, f"unexpected status line: {status!r}"
     assert int(match.group(1)) == len(RECORDS)
     assert PAPER_ROW in board.board_text()
-    box = page.locator("#board-chart [data-testid=altair] canvas").first.bounding_box()
+    box = page.locator("#board-chart [data-testid=altair] svg.marks").first.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
     board.shot("egomemreason-leaderboard.png")
     assert not board.errors, f"JS errors on load: {board.errors}"
@@ -539,8 +539,8 @@ def test_the_size_and_date_plots_show_every_row(open_page: Callable[..., Visit])
     page = visit.page
     for tab, elem in (("By model size", "#size-chart"), ("By date", "#date-chart")):
         page.get_by_role("tab", name=tab, exact=True).click()
-        page.wait_for_selector(f"{elem} [data-testid=altair] canvas", timeout=TIMEOUT_MS)
-        box = page.locator(f"{elem} [data-testid=altair] canvas").first.bounding_box()
+        page.wait_for_selector(f"{elem} [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
+        box = page.locator(f"{elem} [data-testid=altair] svg.marks").first.bounding_box()
         assert box is not None and box["width"] > 300 and box["height"] > 150, box
         visit.shot(f"egomemreason-{elem[1:]}.png")
     assert not visit.errors, visit.errors
@@ -580,7 +580,7 @@ def test_phone_shows_overall_whole_and_the_table_on_the_first_screen(phone: Visi
 @pytest.mark.browser
 def test_phone_board_chart_fits_the_screen(phone: Visit) -> None:
     phone.tab("Leaderboard")
-    box = phone.page.locator("#board-chart [data-testid=altair] canvas").bounding_box()
+    box = phone.page.locator("#board-chart [data-testid=altair] svg.marks").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
 
 
@@ -635,7 +635,7 @@ def test_score_tab_scores_the_sample_submission(open_page: Callable[..., Visit])
         count = result.counts[key]
         expect(table).to_contain_text(f"{result.metrics[key]:.1f}".removesuffix(".0"))
         expect(table).to_contain_text(str(count.total))
-    page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+    page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
     visit.shot("egomemreason-score.png")
     assert not visit.errors, f"JS errors: {visit.errors}"
 
@@ -825,7 +825,7 @@ def test_every_tab_fits_the_screen_and_is_photographed(
         visit.shot(f"{bench_id}-leaderboard{suffix}.png")
         _upload(visit, demo.sample)
         expect(page.locator("#score-summary")).to_contain_text("Overall:", timeout=TIMEOUT_MS)
-        page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
         fits("Score")
         visit.shot(f"{bench_id}-score{suffix}.png")
         visit.tab("About")
@@ -875,7 +875,7 @@ def test_egoargus_decision_board_and_score(
     try:
         page = visit.page
         _switch_to_decision(visit)
-        page.wait_for_selector("#board-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#board-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
         status = page.locator("#board-status").inner_text().strip()
         # one entry, the two constant policies as reference rows, Table 2's rows ranked apart
         assert status.startswith("1 entry · 2 reference rows"), status
@@ -930,7 +930,7 @@ def test_egoargus_decision_board_and_score(
             expect(score_table).to_contain_text(DECISION.names[key])
         recall = result.counts["decision_recall"]
         expect(score_table).to_contain_text(f"{recall.correct} of {recall.total}")
-        page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+        page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
         scroll, client = visit.overflow()
         assert scroll <= client + 1, f"Score scrolls sideways: {scroll} > {client}"
         visit.shot(f"egoargus-decision-score{suffix}.png")

@@ -214,7 +214,7 @@ def _check_result(
         "Short description",
     ):
         assert wanted in body, wanted
-    page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+    page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
     visit.shot(shot)
     # Before the JSON is opened: its sha256 lines are wider than a phone (page.css).
     scroll, client = visit.overflow()
@@ -225,7 +225,7 @@ def _check_result(
     expect(page.locator("#score-json")).to_contain_text("answer_key_sha256")
     if many:
         expect(page.locator("#score-json")).to_contain_text(f'"{track.id}"')
-    page.wait_for_selector("#score-chart [data-testid=altair] canvas", timeout=TIMEOUT_MS)
+    page.wait_for_selector("#score-chart [data-testid=altair] svg.marks", timeout=TIMEOUT_MS)
     expect(page.locator("#score-error")).to_be_hidden()
 
 

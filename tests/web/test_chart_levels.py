@@ -20,7 +20,7 @@ import pytest
 import evaluator
 import ledger
 import spec
-from web import chart_parts, charts
+from web import chart_parts, charts, scatter_charts
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
 CHOICE = [
@@ -103,7 +103,7 @@ def _colours(spec_json: dict[str, Any]) -> set[str]:
 
 
 @pytest.mark.parametrize(("bench", "track"), CHOICE, ids=[f"{b.id}-{t.id}" for b, t in CHOICE])
-@pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
+@pytest.mark.parametrize("chart", [scatter_charts.size_chart, scatter_charts.date_chart])
 def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
     bench: spec.Benchmark, track: spec.Track, chart: Any
 ) -> None:
@@ -111,7 +111,7 @@ def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
     assert isinstance(key, evaluator.AnswerKey)
     chance = evaluator.chance(key)  # exact: EgoMemReason's 4 to 10 options give 20.67 %
     assert chance is not None
-    spec_json = _spec(chart(charts.plotted(_records(bench, track), track), track, chance))
+    spec_json = _spec(chart(scatter_charts.plotted(_records(bench, track), track), track, chance))
     assert _levels(spec_json, "y") == {f"Chance: {chance:.1f} %": chance}
     low, high = _domain(spec_json, "y")
     assert low <= chance <= high
@@ -129,7 +129,7 @@ def test_the_split_chart_labels_its_chance_rule() -> None:
     assert all(_contrast_on_white(c) >= 3.0 for c in _colours(spec_json))
 
 
-@pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
+@pytest.mark.parametrize("chart", [scatter_charts.size_chart, scatter_charts.date_chart])
 def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any) -> None:
     records = _records(DECISION_BENCH, DECISION)
     references = {
@@ -138,7 +138,7 @@ def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any)
         if DECISION.reference_of(r.metrics) is not None
     }
     assert set(references) == {"Always-assist (synthetic)", "Never-assist (synthetic)"}
-    spec_json = _spec(chart(charts.plotted(records, DECISION), DECISION))
+    spec_json = _spec(chart(scatter_charts.plotted(records, DECISION), DECISION))
     assert _levels(spec_json, "y") == {f"{m}: {v:.3f}": v for m, v in references.items()}
     points = {v["Method"] for v in spec_json["data"]["values"]}
     assert points and not points & set(references)  # a floor, not an entry
@@ -150,6 +150,8 @@ def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any)
 def test_a_chart_without_levels_draws_no_level() -> None:
     bench = BENCHES["egomemreason"]
     track = bench.track()
-    spec_json = _spec(charts.size_chart(charts.plotted(_records(bench, track), track), track))
+    spec_json = _spec(
+        scatter_charts.size_chart(scatter_charts.plotted(_records(bench, track), track), track)
+    )
     assert _levels(spec_json, "y") == {}
     assert spec_json["title"]["subtitle"] == ["Lines: 95 % intervals"]

@@ -16,7 +16,7 @@ import pytest
 import ledger
 import spec
 from spec import Benchmark, Track
-from web import charts
+from web import charts, scatter_charts
 from web.board_view import MAX_PICKS
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
@@ -186,8 +186,8 @@ def test_the_split_chart_colours_its_twelve_entries_from_the_palette() -> None:
     keys = charts.chart_keys(track)
     series = {f"Entry {i}": {k: 30.0 + i for k in keys} for i in range(MAX_PICKS)}
     spec_json = _spec(charts.split_chart(series, "Twelve", track))
-    (bars,) = _marks(spec_json, "bar")
-    color = bars["encoding"]["color"]
+    (dots,) = _marks(spec_json, "point")
+    color = dots["encoding"]["color"]
     assert color["scale"]["range"] == list(charts.PALETTE)
     assert color["sort"] == list(series)  # the legend in the order of the picks
     assert {v["Entry"] for v in spec_json["data"]["values"]} == set(series)
@@ -213,7 +213,7 @@ def _right_offset(expr: dict[str, str]) -> int:
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
-    spec_json = _spec(charts.size_chart(records, track))
+    spec_json = _spec(scatter_charts.size_chart(records, track))
     assert spec_json["width"] == "container"
     values = spec_json["data"]["values"]
     # The reference policies are levels across the plot, not points (test_chart_levels).
@@ -234,7 +234,7 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     assert "billions" in sized["encoding"]["x"]["title"]
     assert sized["transform"] == [{"filter": "isValid(datum.Billions)"}]
     assert strip["transform"] == [{"filter": "!isValid(datum.Billions)"}]
-    assert strip["encoding"]["x"]["title"] == list(charts.STRIP_TITLE)
+    assert strip["encoding"]["x"]["title"] == list(scatter_charts.STRIP_TITLE)
     assert spec_json["resolve"] == {"scale": {"x": "independent"}}
     # The strip lies right of the size axis, which ends before it.
     size_end = _right_offset(sized["encoding"]["x"]["scale"]["range"][1])
@@ -247,7 +247,7 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
             assert value["Billions"] is None and 0 < value["Slot"] < 1
         else:
             assert value["Billions"] > 0 and value["Slot"] is None
-        assert value["Size"] == (record.model_size or charts.NOT_STATED)
+        assert value["Size"] == (record.model_size or scatter_charts.NOT_STATED)
         assert value["Date"] == record.created_at.date().isoformat()
     if len(values) > 1:  # the decision demo's one entry has a size; its policies are levels
         assert any(v["Billions"] is None for v in values) and any(v["Billions"] for v in values)
@@ -256,7 +256,7 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
-    spec_json = _spec(charts.date_chart(records, track))
+    spec_json = _spec(scatter_charts.date_chart(records, track))
     assert spec_json["width"] == "container"
     x = spec_json["encoding"]["x"]
     assert (x["field"], x["type"], x["scale"]["type"]) == ("Date", "temporal", "utc")
@@ -269,7 +269,7 @@ def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
 
 
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
-@pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
+@pytest.mark.parametrize("chart", [scatter_charts.size_chart, scatter_charts.date_chart])
 def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
     bench: Benchmark, track: Track, chart: Any
 ) -> None:
@@ -324,13 +324,16 @@ def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
 def test_a_ratio_axis_names_its_range() -> None:
     decision = BENCHES["egoargus"].track("decision")
     assert decision.display[decision.ranking] == "ratio"
-    assert charts.value_axis(decision) == (f"{decision.labels[decision.ranking]} (0–1)", (0, 1))
+    assert scatter_charts.value_axis(decision) == (
+        f"{decision.labels[decision.ranking]} (0–1)",
+        (0, 1),
+    )
 
 
-@pytest.mark.parametrize("chart", [charts.size_chart, charts.date_chart])
+@pytest.mark.parametrize("chart", [scatter_charts.size_chart, scatter_charts.date_chart])
 def test_an_empty_board_gives_a_chart_without_points(chart: Any) -> None:
     track = BENCHES["egomemreason"].track()
-    assert charts.plotted([], track) == []
+    assert scatter_charts.plotted([], track) == []
     spec_json = _spec(chart([], track))
     assert spec_json["data"] == {"values": []}
 
@@ -338,26 +341,39 @@ def test_an_empty_board_gives_a_chart_without_points(chart: Any) -> None:
 def test_the_specs_are_built_once_and_the_data_injected() -> None:
     bench, track = TRACKS[0]
     records = _board(bench, track)
-    charts.size_chart(records, track)
-    before = charts._size_spec.cache_info()
-    again = _spec(charts.size_chart(records[:2], track))
-    after = charts._size_spec.cache_info()
+    scatter_charts.size_chart(records, track)
+    before = scatter_charts._size_spec.cache_info()
+    again = _spec(scatter_charts.size_chart(records[:2], track))
+    after = scatter_charts._size_spec.cache_info()
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
-    assert len(again["data"]["values"]) == len(charts.plotted(records[:2], track))
+    assert len(again["data"]["values"]) == len(scatter_charts.plotted(records[:2], track))
     assert "datasets" not in again and all("data" not in la for la in again["layer"])
 
 
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 def test_every_chart_says_what_it_shows_to_a_screen_reader(bench: Benchmark, track: Track) -> None:
-    """A chart is a canvas: its Vega description (the aria-label of its container) names its
-    title and the entries it draws."""
+    """A chart says what it is as a whole: its Vega description (the aria-label of its
+    container) names its title and the entries it draws."""
     records = [r for r in _board(bench, track) if track.ranking in r.metrics][:3]
     names = [r.method_name for r in records]
     split = _spec(charts.split_chart({r.method_name: dict(r.metrics) for r in records}, "T", track))
     assert split["description"] == f"T: {', '.join(names)}"
     assert _spec(charts.split_chart({}, "T", track))["description"] == "T: no entry picked"
-    for chart in (charts.size_chart, charts.date_chart):
+    for chart in (scatter_charts.size_chart, scatter_charts.date_chart):
         spec_json = _spec(chart(records, track))
         said = spec_json["description"]
         assert said.startswith(spec_json["title"]["text"] + ": ")
         assert all(v["Method"] in said for v in spec_json["data"]["values"])
+
+
+def test_every_chart_is_drawn_as_svg_without_an_actions_menu() -> None:
+    """SVG: a chart's texts are the page's own, which a screen reader, the contrast checks and
+    the browser tests read (a canvas is a picture)."""
+    bench, track = TRACKS[0]
+    records = _board(bench, track)
+    for plot in (
+        charts.split_chart({"A": {track.ranking: 40.0}}, "T", track),
+        scatter_charts.size_chart(records, track),
+        scatter_charts.date_chart(records, track),
+    ):
+        assert _spec(plot)["usermeta"] == {"embedOptions": {"actions": False, "renderer": "svg"}}

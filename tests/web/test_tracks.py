@@ -284,10 +284,10 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     assert group["value"] == "Decision"
     assert compare["value"] == "### Compare entries per scenario"
     rescored = {r.method_name for r in _demo_records(DECISION) if r.source == "rescored"}
-    assert set(picks["value"]) == rescored  # paper rows have none of the chart's bars
+    assert set(picks["value"]) == rescored  # paper rows have none of the chart's dots
     chart = json.loads(plot["plot"])
-    (bars,) = [layer for layer in chart["layer"] if layer["mark"]["type"] == "bar"]
-    assert bars["encoding"]["x"]["title"] == "Accuracy (0–1)"  # every proportion a ratio
+    (dots,) = [layer for layer in chart["layer"] if layer["mark"]["type"] == "point"]
+    assert dots["encoding"]["x"]["title"] == "Accuracy (0–1)"  # every proportion a ratio
     assert {v["Split"] for v in chart["data"]["values"]} == {
         DECISION.labels[k] for k in DECISION.chart
     }
@@ -357,7 +357,7 @@ def test_the_decision_sample_scores_as_the_evaluator_scores_it(
         == f"{expected.metrics['decision_accuracy']:.3f}"
     )
     values = json.loads(chart["plot"])["data"]["values"]
-    assert {v["Entry"] for v in values} == {"Your submission"}  # no paper row has these bars
+    assert {v["Entry"] for v in values} == {"Your submission"}  # no paper row has these metrics
     assert "example_id" not in json.dumps(body) and "ep-0000" not in json.dumps(body)
 
 
