@@ -168,9 +168,9 @@ def plan(
             if r.provenance is not None
         )
         raise BoardError(
-            f"{len(missing)} rows have no submission file in --submissions-dir "
-            f"{submissions_dir}: {listed}; put their files there, or pass --skip-missing "
-            f"to leave them on key version {old.key_version or '(unversioned)'}"
+            f"{evaluator.counted(len(missing), 'row has', 'rows have')} no submission file in "
+            f"--submissions-dir {submissions_dir}: {listed}; put their files there, or pass "
+            f"--skip-missing to leave them on key version {old.key_version or '(unversioned)'}"
         )
     left += [
         f"{row_name(r)}: its submission is not in --submissions-dir (--skip-missing)"

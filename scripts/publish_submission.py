@@ -341,7 +341,8 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
             )
         )
         warnings.append(
-            f"note: {unmatched} rows of the board predate answer fingerprints "
+            f"note: {evaluator.counted(unmatched, 'row', 'rows')} of the board predate"
+            f"{'s' if unmatched == 1 else ''} answer fingerprints "
             f"(provenance.answers_sha256) and {had}"
         )
     if below:

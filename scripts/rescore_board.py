@@ -208,9 +208,12 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
         if carried
         else "nothing left to carry"
     )
+    rows = evaluator.counted(len(carried), "row", "rows")
+    rescored = evaluator.counted(len(left), "re-scored row", "re-scored rows")
     print(
-        f"{verb} {len(carried)} rows onto key version {version}; left {len(left)} re-scored "
-        f"rows and {papers} paper rows (not scored here) as they are; {outcome}"
+        f"{verb} {rows} onto key version {version}; left {rescored} and "
+        f"{evaluator.counted(papers, 'paper row', 'paper rows')} (not scored here) as they are; "
+        f"{outcome}"
     )
     if not args.dry_run and carried and args.leaderboard_dir is not None:
         print(

@@ -885,7 +885,7 @@ def test_rescore_board_stops_when_a_submission_is_missing_unless_told(
     assert records_in(demo_board) == before
     status, out, err = quiet(rescore_board.main, [*argv, "--skip-missing"])
     assert status == 0, err
-    assert "carried 1 rows" in out and out.count("its submission is not in") == 2
+    assert "carried 1 row onto" in out and out.count("its submission is not in") == 2
 
 
 def test_rescore_board_with_same_letters_checks_the_letters(

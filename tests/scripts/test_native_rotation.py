@@ -209,7 +209,7 @@ def test_the_readme_s_rotation_walk_through_carries_a_native_board(tmp_path: Pat
         str(tmp_path / "remapped"),
     )
     assert carried.returncode == 0, carried.stdout + carried.stderr
-    assert "carried 1 rows onto key version v2" in carried.stdout
+    assert "carried 1 row onto key version v2" in carried.stdout
     records = [json.loads(p.read_text()) for p in (board / "submissions").glob("*.json")]
     [on_v2] = [r for r in records if r["provenance"]["key_version"] == "v2"]
     assert on_v2["metrics"] == authors_numbers(release)
