@@ -66,6 +66,7 @@ from web.score_view import (
     score_json,
     score_summary,
     score_table,
+    unread_board_markdown,
     would_rank,
     wrong_track,
 )
@@ -423,14 +424,17 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
         }
     table = score_table(result, track)
     widths = SCORE_WIDTHS.get(len(table.columns))
-    records = s.board.snapshot().records
+    board = s.board.snapshot()
+    records = board.records
     on_board = same_answers_row(result, records)
     if on_board is not None:  # already a row: no rank to guess, nothing to request
         note = listed_markdown(on_board, track, tab.many)
+    elif board.last_success is None:  # never read: its rows are not known, nor the rank
+        note = unread_board_markdown(track, tab.many)
     else:
         note = rank_markdown(would_rank(result, records, track), track, tab.many)
-        if result.below_chance:
-            note += BELOW_CHANCE_NOTE
+    if on_board is None and result.below_chance:
+        note += BELOW_CHANCE_NOTE
     request = on_board is None and not result.below_chance
     return (
         score_summary(result, track),

@@ -133,10 +133,20 @@ def listed_markdown(record: ledger.Record, track: Track, many: bool) -> str:
 
 #: Under the rank of a file whose score is significantly below chance: why no listing request.
 BELOW_CHANCE_NOTE = (
-    " A score significantly below chance is not listed (its letters are almost always those "
-    "of another key version), so no listing request is offered: check which key version the "
-    "file answers."
+    " A score significantly below chance is not listed, so no listing request is offered: the "
+    "warning above says what to check."
 )
+
+
+def unread_board_markdown(track: Track, many: bool) -> str:
+    """Where a file would rank when the board's records could not be read: not known (an
+    empty board's "the first entry" would be a guess)."""
+    board = f"the {track.title} board" if many else "the board"
+    return (
+        f"**Where this file would rank on {board} is not known now:** the board's records "
+        "could not be read (the maintainer has been told in the log). Score it again later "
+        "to see its rank. It is not added to the board."
+    )
 
 
 def rank_markdown(rank: tuple[int, int, int] | None, track: Track, many: bool) -> str:

@@ -334,6 +334,35 @@ def test_chance_is_the_mean_of_one_over_the_option_count() -> None:
     assert result.below_chance is False and evaluator.chance_warning(TRACK, result) is None
 
 
+def _emptied(share: float) -> bytes:
+    """The sample with its first ``share`` of answers made empty (null), the rest as they are."""
+    entries = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    cut = round(share * len(entries))
+    return json.dumps(
+        [{**e, "predicted_answer": None} if i < cut else e for i, e in enumerate(entries)]
+    ).encode()
+
+
+@pytest.mark.parametrize("share", [1.0, 0.8])
+def test_a_file_of_mostly_empty_answers_is_told_so_not_sent_to_another_key_version(
+    share: float,
+) -> None:
+    """Issue 31, item 4: a file whose answers were all or mostly null was told it scored below
+    chance because of another key version, with a remap command."""
+    result = evaluator.score(KEY, _emptied(share))
+    assert result.below_chance and result.n_abstained >= round(share * len(KEY))
+    warning = evaluator.chance_warning(TRACK, result)
+    assert warning is not None and "is significantly below chance, 20.7 %" in warning
+    empty = (
+        "All 500 answers are empty"
+        if share == 1
+        else f"{result.n_abstained} of the 500 answers are empty"
+    )
+    assert f'{empty} (null or ""), and an empty answer scores as wrong' in warning
+    assert "Write an answer (predicted_answer) for every question" in warning
+    assert "key version" not in warning and "--remap-submission" not in warning
+
+
 def test_an_out_of_option_row_counts_zero_in_chance() -> None:
     key = evaluator.load_answer_key(UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes())
     answerable = [q for q in key.questions if not q.out_of_option]

@@ -25,8 +25,9 @@ Metric definitions (written once, here and in each benchmark's about.md):
 - ``chance`` is what answering every question at random scores in expectation, in percent:
   the mean over all rows of ``1 / n`` (``n`` the row's option count), an out-of-option row
   counting 0. A result is *below chance* when the upper bound of ``overall``'s Wilson interval
-  is under it: almost always letters chosen against another version of the key
-  (``chance_warning`` says so).
+  is under it: almost always letters chosen against another version of the key, unless the
+  file leaves answers empty and the questions it answers score no worse than chance
+  (``chance_warning`` says which).
 
 Example:
 

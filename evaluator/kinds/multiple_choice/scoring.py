@@ -19,6 +19,7 @@ from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
 from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
+from evaluator.stats import wilson_interval
 from evaluator.submissions import in_order
 from spec import MultipleChoiceTrack
 
@@ -80,17 +81,46 @@ def chance(key: AnswerKey) -> float:
 
 def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | None:
     """The warning a below-chance result gets (None otherwise): what it scored, the chance
-    rate, the likely cause and the fix. Plain text, one paragraph."""
+    rate, the likely cause and the fix. Plain text, one paragraph.
+
+    The cause is the empty answers when the file leaves some empty and the questions it
+    answers are not significantly below chance on their own (the upper end of their Wilson
+    interval reaches chance): a file of nulls is below chance, but not in another key's
+    letters. Else it is the key version: letters chosen against other letters."""
     if not result.below_chance or result.chance is None:
         return None
     key = track.overall.key
     value = track.format_metric(key, result.metrics[key])
     interval = track.interval_text("percent", *result.intervals[key])
-    version = result.key_version or "(unversioned)"
-    return (
+    below = (
         f"{track.labels[key]} {value} (95 % CI {interval}) is significantly below chance, "
         f"{track.shown('percent', result.chance)} (what answering at random scores "
-        "on these questions). The likely cause: the letters were chosen against another "
+        "on these questions)."
+    )
+    answered = result.n_questions - result.n_abstained
+    count = result.counts.get(key)
+    if result.n_abstained and (
+        answered == 0
+        or (count is not None and wilson_interval(count.correct, answered)[1] >= result.chance)
+    ):
+        if answered == 0:
+            empty = f"All {result.n_questions} answers are empty"
+            alone = "nothing was answered"
+        else:
+            empty = f"{result.n_abstained} of the {result.n_questions} answers are empty"
+            share = 100 * count.correct / answered if count is not None else 0.0
+            alone = (
+                f"the {answered} answered score {track.shown('percent', share)}, not below "
+                "chance on their own"
+            )
+        return (
+            f'{below} The cause: {empty} (null or ""), and an empty answer scores as wrong; '
+            f"{alone}. Write an answer ({track.fields.prediction}) for every question and "
+            "score the file again."
+        )
+    version = result.key_version or "(unversioned)"
+    return (
+        f"{below} The likely cause: the letters were chosen against another "
         f"version of the answer key than this one, key version {version}. Answer the "
         f"questions of the public file of key version {version} (its rows name their "
         f"{KEY_VERSION_FIELD}); a file made against older letters can be remapped by the "
