@@ -153,7 +153,7 @@ def _chart_spec(
         ],
     )
     rules = (
-        base.mark_rule(strokeWidth=2)
+        base.mark_rule(strokeWidth=2, aria=False)  # each dot's own label gives its interval
         .encode(x=alt.X("Low:Q"), x2=alt.X2("High:Q"))
         .transform_filter("isValid(datum.Low)")
     )

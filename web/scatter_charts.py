@@ -127,7 +127,8 @@ def _points(y_title: str, digits: int, x: Any) -> Any:
         ],
     )
     rules = (
-        base.mark_rule(strokeWidth=1.5, opacity=0.7)
+        # Hidden from a screen reader: each point's own label gives its interval.
+        base.mark_rule(strokeWidth=1.5, opacity=0.7, aria=False)
         .encode(y=alt.Y("Low:Q"), y2=alt.Y2("High:Q"), color=colour)
         .transform_filter("isValid(datum.Low)")
     )
@@ -282,7 +283,24 @@ def size_chart(
         value["Slot"] = 0.15 + 0.7 * ((i * 0.618034) % 1)
     title = f"{track.labels[track.ranking]} by model size"
     spec = _with_data(_size_spec(title, y_title, digits), values, records, track, chance)
+    _one_part_alone(spec, sized=len(apart) < len(values), strip=bool(apart))
     return PlotData(type="altair", plot=json.dumps(spec))
+
+
+def _one_part_alone(spec: dict[str, Any], sized: bool, strip: bool) -> None:
+    """The size chart without the part (sized rows, or the strip of the others) no row is in,
+    the other one across the whole plot: an empty part's marks were an SVG group a screen
+    reader is given with no name (axe svg-img-alt), and its room was left blank."""
+    if sized == strip:
+        return
+    sized_layer, strip_layer = spec["layer"][:2]
+    kept = sized_layer if sized else strip_layer
+    spec["layer"][:2] = [kept]
+    for layer in walk(kept):
+        x = layer.get("encoding", {}).get("x")
+        if x is not None and "range" in x.get("scale", {}):
+            x["scale"]["range"] = [0, {"expr": "width"}]
+    spec.pop("resolve", None)
 
 
 def date_chart(

@@ -1,13 +1,18 @@
 """Accessibility of every tab of both benchmarks: axe-core in Debian Chromium, on a laptop and
-a phone.
+a phone, in the light theme and the dark one.
 
 axe-core is the npm package pinned in tests/axe/package.json (``make axe`` installs it with
 ``npm ci --prefix tests/axe``); each page gets ``axe.min.js`` by ``page.add_script_tag`` and
 ``axe.run`` checks it in each state a visitor can reach: the Leaderboard (each track, a row's
 card open, the Filters open, each chart sub-tab), Score (before a file, after the demo sample,
 after a refused file) and About. A state passes with no critical or serious violation, every
-control Chromium exposes has an accessible name, and nothing the page says (a name, a live
-region) is an untranslated Gradio i18n key such as ``common.complete``. The servers, the browser
+text meets WCAG AA's contrast as computed from the styles Chromium draws it with
+(tests.support.contrast: axe leaves out what it cannot decide, and it passed the demo banner's
+pale text on its cream box in dark mode, issue 31), every control Chromium exposes has an
+accessible name, and nothing the page says (a name, a live region) is an untranslated Gradio
+i18n key such as ``common.complete``. The dark theme is asked for as a visitor does: on the
+laptop by the address (Gradio's ``?__theme=dark``), on the phone by the system's colour scheme,
+which Gradio follows. The servers, the browser
 and ``_open`` are tests/app/test_browser.py's. A failure lists every problem of the run: the axe
 rule, its impact and help, and the first few selectors.
 """
@@ -19,7 +24,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -40,12 +45,21 @@ from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by na
     server,
 )
 from tests.support.app_server import ROOT
+from tests.support.contrast import contrast_problems
 
 AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 REPORTS = ROOT / "test-output" / "accessibility"
 LAPTOP = {"width": 1280, "height": 900}
 VIEWPORTS = {"laptop": LAPTOP, "phone": PHONE}
 SITES = {"egomemreason": ("server", EGOMEM), "egoargus": ("argus_server", ARGUS)}
+#: A walk's theme by device: the address's query and the system's colour scheme. The laptop asks
+#: for dark by the address, the phone by its system.
+THEMES: dict[tuple[str, str], tuple[str, Literal["light", "dark"]]] = {
+    ("laptop", "light"): ("", "light"),
+    ("phone", "light"): ("", "light"),
+    ("laptop", "dark"): ("?__theme=dark", "light"),
+    ("phone", "dark"): ("", "dark"),
+}
 FAILING_IMPACTS = ("critical", "serious")
 TARGETS_SHOWN = 4
 
@@ -293,6 +307,7 @@ class Audit:
         where = f"{self.label} {state}"
         visit.page.evaluate(SETTLED_JS)
         self.problems.extend(_axe_problems(visit.page, where, self.report, self.excepted))
+        self.problems.extend(Problem(where, p) for p in contrast_problems(visit.page))
         self.problems.extend(_name_problems(visit.page, where))
 
 
@@ -379,10 +394,16 @@ def test_the_i18n_key_pattern_finds_what_a_screen_reader_was_heard_saying() -> N
     assert not I18N_KEY.findall("sample_submission.json · results.json · 1.5 s")
 
 
-def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo: Demo) -> Visit:
+def _open_listening(
+    chromium: Browser,
+    url: str,
+    viewport: dict[str, int],
+    demo: Demo,
+    scheme: Literal["light", "dark"] = "light",
+) -> Visit:
     """The page as tests/app/test_browser.py opens it, reloaded with the live regions recorded
     from the start (the load's own announcements included)."""
-    visit = _open(chromium, url, viewport, chart=False, row=_top_row(demo))
+    visit = _open(chromium, url, viewport, chart=False, row=_top_row(demo), color_scheme=scheme)
     visit.page.add_init_script(RECORD_LIVE_JS)
     visit.page.reload()
     _board_settled(visit)
@@ -394,6 +415,7 @@ def _open_listening(chromium: Browser, url: str, viewport: dict[str, int], demo:
 
 @pytest.mark.server
 @pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
 @pytest.mark.parametrize("device", list(VIEWPORTS))
 @pytest.mark.parametrize("bench_id", list(SITES))
 def test_every_tab_has_no_serious_violation_and_names_every_control(
@@ -402,15 +424,19 @@ def test_every_tab_has_no_serious_violation_and_names_every_control(
     tmp_path: Path,
     bench_id: str,
     device: str,
+    theme: str,
 ) -> None:
     assert AXE.is_file(), f"{AXE.relative_to(ROOT)} is missing: run `make axe`"
     fixture, demo = SITES[bench_id]
     url = request.getfixturevalue(fixture).url
     refused = tmp_path / "results.json"
     refused.write_text('{"results": []}', encoding="utf-8")
-    audit = Audit(f"{bench_id} {device}")
-    visit = _open_listening(browser, url, VIEWPORTS[device], demo)
+    audit = Audit(f"{bench_id} {device} {theme}")
+    query, scheme = THEMES[device, theme]
+    visit = _open_listening(browser, url + "/" + query, VIEWPORTS[device], demo, scheme)
     try:
+        dark = visit.page.evaluate("document.body.classList.contains('dark')")
+        assert dark == (theme == "dark"), f"the page is not in the {theme} theme"
         _audit_leaderboard(visit, demo, audit)
         _audit_score(visit, demo, refused, audit)
         _audit_about(visit, audit)
@@ -430,3 +456,47 @@ def test_every_tab_has_no_serious_violation_and_names_every_control(
         f"{len(found)} accessibility problems (axe's whole answer: {report}):\n"
         + "\n".join(map(str, found))
     )
+
+
+#: A page of texts whose contrast is known (WebAIM's contrast checker gives the same ratios):
+#: each ``data-expect`` says whether it must be found under AA.
+CONTRAST_CASES = """<body style="background:#fff;margin:0">
+<p data-expect="pass" style="color:#767676">4.54:1, just AA</p>
+<p data-expect="fail" style="color:#777777">4.48:1, just under</p>
+<div style="background:#fff7e0"><p data-expect="fail" style="color:#f3f4f6">pale on cream</p></div>
+<div style="opacity:0.5"><p data-expect="fail" style="color:#000">black at half opacity</p></div>
+<div style="background:rgba(0,0,0,0.7)"><p data-expect="pass" style="color:#fff">white on 70 %
+black over white: 8.4:1</p></div>
+<div style="background:rgba(0,0,0,0.5)"><p data-expect="fail" style="color:#fff">white on 50 %
+black over white: 3.9:1</p></div>
+<p data-expect="pass" style="color:#949494;font-size:24px">3.03:1, large</p>
+<p data-expect="fail" style="color:#949494;font-size:16px">3.03:1, not large</p>
+<span data-expect="skip" style="position:absolute;width:1px;height:1px;overflow:hidden;
+  clip:rect(0 0 0 0);color:#eee">visually hidden</span>
+<button disabled data-expect="skip" style="color:#ddd">disabled</button>
+<input data-expect="fail" placeholder="pale placeholder" style="color:#000">
+<style>input::placeholder {color: #bbbbbb}</style>
+<svg width="200" height="40" style="background:#fff"><text data-expect="fail" x="5" y="20"
+  style="fill:#cccccc">pale chart text</text></svg>
+</body>"""
+
+
+@pytest.mark.browser
+def test_the_contrast_check_finds_what_falls_short_of_aa_and_no_more(
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Guards the computed contrast above: it must catch each known failure, and pass (or skip)
+    each known pass."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_content(CONTRAST_CASES)
+        found = "\n".join(contrast_problems(page))
+        cases = page.evaluate(
+            "() => [...document.querySelectorAll('[data-expect]')]"
+            ".map(e => [e.dataset.expect, e.textContent.trim() || e.placeholder])"
+        )
+        for expect_, text in cases:
+            assert (repr(text) in found) == (expect_ == "fail"), (expect_, text, found)
+    finally:
+        context.close()

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlparse
 
 import pytest
@@ -227,11 +227,20 @@ def _is_external_load_failure(message: ConsoleMessage) -> bool:
 
 
 def _open(
-    browser: Browser, url: str, viewport: dict[str, int], chart: bool, row: str | None = PAPER_ROW
+    browser: Browser,
+    url: str,
+    viewport: dict[str, int],
+    chart: bool,
+    row: str | None = PAPER_ROW,
+    color_scheme: Literal["light", "dark"] = "light",
 ) -> Visit:
-    """Open the app in a fresh context; wait for the board (its ``row``, if any, and if asked
-    its chart)."""
-    context = browser.new_context(viewport=viewport, accept_downloads=True)  # type: ignore[arg-type]
+    """Open the app in a fresh context, the system's colour scheme ``color_scheme``; wait for
+    the board (its ``row``, if any, and if asked its chart)."""
+    context = browser.new_context(
+        viewport=viewport,  # type: ignore[arg-type]
+        accept_downloads=True,
+        color_scheme=color_scheme,
+    )
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     visit = Visit(page, context)
