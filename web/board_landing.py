@@ -1,6 +1,6 @@
 """A fresh page of the Leaderboard tab as its address says (board_address reads it): the
 track, the column group, the search, the filters, the sort and the open card, each value the
-board offers; what the address asked and the board lacks is said in the status line.
+board offers; what the address asked and the board lacks is said under the status line.
 
 ``landing`` is the page load's one handler (board_page wires it), over the tab's ``BoardTab``
 as board_handlers' are: the board, the track, the card, the controls and the charts in one
@@ -34,10 +34,12 @@ def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[st
 
 
 def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
-    """A fresh page as its address says: the board (its status line says each value ignored),
-    the track, the card of the entry, the controls (search, column group, filters, and the
-    filters' accordion, open when the address ticks one), then the track's charts
-    (``charts_of``: heading, picks, side by side, by size, by date)."""
+    """A fresh page as its address says: the board, the track, the card of the entry, the
+    controls (search, column group, filters, and the filters' accordion, open when the address
+    ticks one), the track's charts (``charts_of``: heading, picks, side by side, by size, by
+    date), then what the address asked and the board lacks, a line each (shown only if any).
+    Those lines are a block of their own under the status line: in the status line, the
+    rendering that a search from the address asks for next wrote them away (issue 31)."""
     asked, ignored = addressed(tab, request)
     s, wanted = tab.tracks[asked.track], asked.wanted
     ticked = (wanted.sources, wanted.external, wanted.inputs, wanted.sizes)
@@ -54,7 +56,6 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
         s,
         entry=asked.entry,
     )
-    status = "  \n".join([status, *ignored])
     entry = asked.entry
     box, html = card(tab, entry, s) if entry is not None else (gr.update(visible=False), "")
     chosen = [gr.update(value=s.track.id)] if tab.many else []
@@ -71,4 +72,5 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
         *(gr.update(value=values) for values in filters),
         gr.update(open=True) if any(filters) else gr.update(),  # what hides rows, in sight
         *charts_of(tab, s),
+        gr.update(value="  \n".join(ignored), visible=bool(ignored)),
     )

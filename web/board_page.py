@@ -8,7 +8,7 @@ The whole view is in the page's address (board_address reads and writes it), so 
 shared link shows it again: ``track`` (an id, or a title in any case), ``q`` (the search),
 ``cols`` (the column group), ``source``, ``external``, ``input`` and ``size`` (a filter's ticked
 values, once each), ``sort`` (a header) with ``rev=1`` (reversed), and ``entry`` (the record
-whose card is open). The landing (board_landing) sets every control from it, and says in the
+whose card is open). The landing (board_landing) sets every control from it, and says under the
 status line what it ignored; after each rendering of the board the table's script writes the
 view back (``history.replaceState``, no request of its own). The filters, the column group and
 the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
@@ -58,6 +58,7 @@ def build_board_tab(
         else None
     )
     status = gr.Markdown(elem_id="board-status")
+    address_notes = gr.Markdown(elem_id="board-address", visible=False)  # the landing's alone
     with gr.Row(equal_height=True):
         search = gr.Textbox(
             placeholder="Search method, team, size…",
@@ -133,7 +134,15 @@ def build_board_tab(
     on_track = [board_track] if board_track is not None else []
     controls = [search, group, sources, external, inputs, sizes, filters_box]
     # One load handler: the picks it sets ask for the chart of the track it sets (board_landing).
-    landed = [*board_outputs, *on_track, card_box, card_view, *controls, *chart_outputs]
+    landed = [
+        *board_outputs,
+        *on_track,
+        card_box,
+        card_view,
+        *controls,
+        *chart_outputs,
+        address_notes,
+    ]
     demo.load(landing, None, landed, **private)
     # .input, not .change: the visitor's changes alone; the landing sets the controls from the
     # address with the board they show, which must not ask for it again. The search keeps

@@ -203,6 +203,7 @@ def test_a_fresh_page_shows_the_whole_view_its_address_names(
     out = board_landing.landing(argus, _request(query))
     table, status, _, _, _, sort, track, box, card = out[:9]
     search, group, sources, external, inputs, sizes, filters_box = out[9:16]
+    assert out[-1] == gr.update(value="", visible=False)  # nothing ignored: no notes
     assert track == gr.update(value="decision")
     assert search == gr.update(value="qwen")
     groups = list(board_layout(ARGUS, DECISION).groups)
@@ -232,9 +233,10 @@ def test_a_fresh_page_says_what_its_address_asked_and_the_board_lacks(
     argus: handlers.BoardTab,  # noqa: F811
 ) -> None:
     out = board_landing.landing(argus, _request("track=bogus&entry=nonexistent&size=huge"))
-    status = out[1]
-    first_line, *said = status.split("  \n")
-    assert "entries" in first_line and len(said) == 3
+    status, notes = out[1], out[-1]
+    said = notes["value"].split("  \n")
+    assert "entries" in status and "bogus" not in status and len(said) == 3
+    assert notes["visible"] is True
     assert "'bogus'" in said[0] and "'decision'" in said[0]
     assert "'nonexistent'" in said[1] and "'huge'" in said[2]
     assert out[6:9] == (gr.update(value="understanding"), gr.update(visible=False), "")

@@ -140,10 +140,10 @@ def test_the_whole_view_is_in_the_address(
         browser, f"{argus_server.url}/?track=bogus&entry=nonexistent", DESKTOP, False, row=None
     )
     try:
-        status = bogus.page.locator("#board-status")
-        expect(status).to_contain_text("'bogus'")
-        expect(status).to_contain_text("'decision'")
-        expect(status).to_contain_text("'nonexistent'")
+        notes = bogus.page.locator("#board-address")  # under the status line
+        expect(notes).to_contain_text("'bogus'")
+        expect(notes).to_contain_text("'decision'")
+        expect(notes).to_contain_text("'nonexistent'")
         assert not bogus.errors, bogus.errors
     finally:
         bogus.context.close()

@@ -261,8 +261,8 @@ def test_a_fresh_page_shows_the_board_alone_without_an_entry_in_its_address(
 ) -> None:
     out = board_landing.landing(egomem, _request())
     # the board's six, the card box, the card (no track switch), the six controls, the filters,
-    # the charts' five
-    assert len(out) == 20
+    # the charts' five, the notes about the address
+    assert len(out) == 21
     assert out[6:8] == (gr.update(visible=False), "")
     assert len(row_ids(out[0])) == len(_records(EGOMEM, MEMORY))
 
@@ -294,7 +294,7 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
     assert landed[6] == gr.update(value="decision")
     # and the charts of that track, in the same answer (issue 31: a second load handler's
     # picks drew the first track's chart)
-    heading, picks, board_plot = landed[-5:-2]
+    heading, picks, board_plot = landed[-6:-3]
     assert heading == gr.update(visible=True, value="### Compare entries per scenario")
     assert (
         {row["Entry"] for row in _chart_rows(board_plot)}
@@ -303,7 +303,7 @@ def test_a_fresh_page_opens_the_track_and_card_its_address_names(
     )
     ignored = board_landing.landing(argus, _request("track=nope&entry=%3Cscript%3E"))
     assert ignored[6:9] == (gr.update(value="understanding"), gr.update(visible=False), "")
-    assert "'nope'" in ignored[1] and "'<script>'" not in ignored[1]
+    assert "'nope'" in ignored[-1]["value"] and "'<script>'" not in ignored[-1]["value"]
 
 
 # --- the charts and the track switch ---------------------------------------------------------
@@ -331,12 +331,11 @@ def test_the_chart_refuses_more_or_other_than_the_picks_offer(
     assert message == f"Compare at most {MAX_PICKS} entries of the board."
 
 
-def test_a_fresh_page_s_charts_offer_the_rows_with_bars_and_pick_the_top_five(
+def test_a_fresh_page_s_charts_offer_the_rows_with_dots_and_pick_the_top_five(
     egomem: handlers.BoardTab,
 ) -> None:
-    heading, picks, board_plot, size_plot, date_plot = board_landing.landing(egomem, _request())[
-        -5:
-    ]
+    landed = board_landing.landing(egomem, _request())
+    heading, picks, board_plot, size_plot, date_plot = landed[-6:-1]
     assert heading == gr.update(visible=True, value="### Compare entries per split")
     names = picks["choices"]
     assert sorted(names) == sorted(r.method_name for r in _records(EGOMEM, MEMORY))

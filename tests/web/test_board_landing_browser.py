@@ -1,6 +1,7 @@
-"""A fresh page shows the track its address names, chart included (issue 31, item 1: 15 of 24
-fresh loads of ``?track=decision`` showed the Understanding chart under the Decision picks, and
-kept it).
+"""A fresh page shows what its address names (issue 31): its track, chart included (item 1: 15
+of 24 fresh loads of ``?track=decision`` showed the Understanding chart under the Decision
+picks, and kept it), and what the address asked and the board lacks, with a search too (item
+6).
 
 In Debian Chromium against ``python app.py`` serving EgoArgus (two tracks): twenty fresh loads
 of ``?track=decision``, half on a laptop and half on a phone. Every chart the page draws under
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 
 from tests.app.test_browser import (  # noqa: F401  (the browser fixture is used by name)
     ARGUS,
+    BOARD_LOADED,
     PHONE,
     TIMEOUT_MS,
     browser,
@@ -96,3 +99,61 @@ def test_twenty_fresh_loads_of_track_decision_each_show_the_decision_chart(
         if off:
             wrong.append(f"load {load + 1} ({viewport['width']} px): {off} of {charts}")
     assert not wrong, f"{len(wrong)} of {LOADS} loads showed another chart:\n" + "\n".join(wrong)
+
+
+# What the lines above the board say (the status line, the notes about the address), each time
+# it changes, from the page's start (the landing's, then any rendering that follows it).
+ABOVE_JS = (
+    "() => ['#board-status', '#board-address'].map(s => "
+    "document.querySelector(s)?.innerText.trim() ?? '').join(' | ')"
+)
+RECORD_NOTES_JS = f"""(() => {{
+    window.__notes = [];
+    new MutationObserver(() => {{
+        const said = ({ABOVE_JS})();
+        if (said !== (window.__notes.at(-1) ?? '')) window.__notes.push(said);
+    }}).observe(document, {{subtree: true, childList: true, characterData: true}});
+}})();"""
+
+# Resolves once the table has not changed for ``steady`` ms (the search's own rendering after
+# the landing's included).
+SETTLED_TABLE_JS = """(steady) => new Promise(resolve => {
+    let last = null, since = Date.now();
+    const tick = () => {
+        const now = document.querySelector('#board-table')?.innerHTML ?? '';
+        if (now !== last) { last = now; since = Date.now(); }
+        if (now && Date.now() - since >= steady) resolve(true); else setTimeout(tick, 50);
+    };
+    tick();
+})"""
+
+
+@pytest.mark.server
+@pytest.mark.browser
+@pytest.mark.parametrize("search", ["", "qwen"])
+def test_what_the_address_asked_and_the_board_lacks_stays_said(
+    argus_server: AppServer,
+    browser: Browser,  # noqa: F811
+    search: str,
+) -> None:
+    """Issue 31, item 6: any ?q= hid the notes about ignored parameters (the search's own
+    rendering after the landing wrote the status line again, without them)."""
+    query = urlencode({"track": "bogus", "q": search, "cols": "nope", "size": "huge"})
+    context = browser.new_context(viewport=LAPTOP)  # type: ignore[arg-type]
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.add_init_script(RECORD_NOTES_JS)
+        page.goto(f"{argus_server.url}/?{query}")
+        expect(page.locator("#board-status")).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
+        page.evaluate(SETTLED_TABLE_JS, STEADY_MS)
+        above = page.evaluate(ABOVE_JS)
+        assert all(said in above for said in ("'bogus'", "'nope'", "'huge'")), above
+        seen = page.evaluate("window.__notes")
+        first = next(i for i, n in enumerate(seen) if "'bogus'" in n)
+        assert all("'bogus'" in n for n in seen[first:]), f"the notes went away: {seen}"
+        if search:
+            search_box = page.locator("#board-search textarea, #board-search input").first
+            expect(search_box).to_have_value(search)
+    finally:
+        context.close()
