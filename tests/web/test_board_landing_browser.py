@@ -15,8 +15,9 @@ and ``_open`` are tests/app/test_browser.py's.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -25,10 +26,11 @@ from tests.app.test_browser import (  # noqa: F401  (the browser fixture is used
     ARGUS,
     BOARD_LOADED,
     PHONE,
+    SCREENSHOTS,
     TIMEOUT_MS,
     browser,
 )
-from tests.support.app_server import AppServer
+from tests.support.app_server import ROOT, AppServer
 from tests.support.procs import ONE_CLIENT
 
 LAPTOP = {"width": 1280, "height": 800}
@@ -155,5 +157,39 @@ def test_what_the_address_asked_and_the_board_lacks_stays_said(
         if search:
             search_box = page.locator("#board-search textarea, #board-search input").first
             expect(search_box).to_have_value(search)
+    finally:
+        context.close()
+
+
+def _readme_example() -> str:
+    """The example address of the README's paragraph on the view in the address."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"\(the open card\), e\.g\.\s+`(\?[^`]+)`", readme)
+    assert found, "the README's example address is gone"
+    return found.group(1)
+
+
+@pytest.mark.server
+@pytest.mark.browser
+def test_the_readme_s_example_address_shows_rows_on_the_demo(
+    argus_server: AppServer,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Issue 31, item 7: the README's example address showed an empty table on the demo data
+    (its paper rows carry none of the Timing view's columns). The address it writes back is the
+    example itself: every value one the board has."""
+    example = _readme_example()
+    context = browser.new_context(viewport=LAPTOP)  # type: ignore[arg-type]
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(f"{argus_server.url}/{example}")
+        expect(page.locator("#board-status")).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
+        page.evaluate(SETTLED_TABLE_JS, STEADY_MS)
+        rows = page.locator("#board-table tbody tr[data-entry]")
+        assert rows.count() >= 2, page.locator("#board-table").inner_text()
+        expect(page.locator("#board-address")).to_be_hidden()
+        assert parse_qs(urlparse(page.url).query) == parse_qs(example[1:])
+        page.screenshot(path=str(SCREENSHOTS / "egoargus-readme-example-address.png"))
     finally:
         context.close()
