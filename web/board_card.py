@@ -14,6 +14,7 @@ from typing import Any
 import ledger
 from spec import Benchmark, Track
 from web.board_layout import BoardLayout
+from web.board_ranks import shown_interval
 from web.board_table import is_missing, links_html, text
 from web.board_view import NOT_REPORTED, SOURCE_TEXT, input_label
 
@@ -223,23 +224,34 @@ def _rank_text(row: Mapping[str, Any], info: Mapping[str, str], ranking: str) ->
 
 
 def _metrics_table(record: ledger.Record, track: Track) -> str:
+    """The card's Scores: every metric the record carries, its count and its 95 % interval as
+    the board shows it (``shown_interval``: a paper row's from its percentage over the split's
+    questions, which a note under the table says)."""
     rows = []
+    derived = False
     for key in track.all_metric_keys:
         if key not in record.metrics:
             continue
         display = track.display[key]
-        interval = ledger.metric_interval(record, track, key)
+        interval = shown_interval(record, track, key)
+        derived |= interval is not None and ledger.metric_interval(record, track, key) is None
         count = record.counts.get(key) if record.counts is not None else None
-        shown_interval = "—" if interval is None else track.interval_text(display, *interval)
+        interval_text = "—" if interval is None else track.interval_text(display, *interval)
         counted = "—" if count is None else f"{count.correct} of {count.total}"
         rows.append(
             f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
             f'<td class="num">{text(track.shown(display, record.metrics[key]))}</td>'
             f'<td class="num">{text(counted)}</td>'
-            f'<td class="num">{text(shown_interval)}</td></tr>'
+            f'<td class="num">{text(interval_text)}</td></tr>'
         )
+    note = (
+        '<p class="card-note">The paper gives percentages, not counts: an interval here is '
+        "Wilson's over the questions of its split.</p>"
+        if derived
+        else ""
+    )
     return (
         '<table class="card-scores"><thead><tr><th scope="col">Metric</th>'
         '<th scope="col">Value</th><th scope="col">Count</th><th scope="col">95% CI</th>'
-        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>{note}"
     )

@@ -1,0 +1,90 @@
+"""A row's card in Debian Chromium against ``python app.py`` (issue 31): a paper row's card
+gives the 95 % intervals its board row shows (item 8: the board showed one, the card "—"), and
+on a phone a card's values stay on one line each (item 13: "44.6 / %"), in a table without a
+frame.
+
+The servers, the browser and ``_open`` are tests/app/test_browser.py's; expected values come from
+the demo records and the evaluator, never from the app.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+import evaluator
+from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by name)
+    DESKTOP,
+    EGOMEM,
+    PHONE,
+    SCREENSHOTS,
+    TIMEOUT_MS,
+    _open,
+    browser,
+    server,
+)
+from tests.support.app_server import AppServer
+
+# The card's Scores table as {metric name: [value, count, interval]}.
+SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll(
+    '#entry-card table.card-scores tbody tr')].map(tr => [tr.querySelector('th').innerText.trim(),
+    [...tr.querySelectorAll('td')].map(td => td.innerText.trim())]))"""
+
+# Each value cell of the card's Scores table: its text and how many lines it takes.
+LINES_JS = """() => [...document.querySelectorAll('#entry-card table.card-scores td')].map(td => {
+    const height = parseFloat(getComputedStyle(td).lineHeight) || 16;
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    return [td.innerText.trim(), lines.size, td.getBoundingClientRect().height / height];
+})"""
+
+
+def _paper_row() -> dict[str, object]:
+    return next(
+        r for r in EGOMEM.records if r["source"] == "paper" and r["method_name"] != "Random"
+    )
+
+
+@pytest.mark.server
+@pytest.mark.browser
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_a_paper_row_s_card_gives_the_intervals_its_board_row_shows(
+    server: AppServer,  # noqa: F811
+    browser: Browser,  # noqa: F811
+    device: str,
+) -> None:
+    paper = _paper_row()
+    visit = _open(
+        browser,
+        f"{server.url}/?entry={paper['id']}",
+        DESKTOP if device == "laptop" else PHONE,
+        chart=False,
+    )
+    try:
+        card = visit.page.locator("#entry-card")
+        expect(card).to_contain_text(str(paper["method_name"]), timeout=TIMEOUT_MS)
+        scores = visit.page.evaluate(SCORES_JS)
+        track = EGOMEM.track
+        metrics = paper["metrics"]
+        assert isinstance(metrics, dict)
+        for key, size in track.sizes.items():
+            if key not in metrics or key in track.macro_keys:
+                continue
+            low, high = evaluator.wilson_interval(round(metrics[key] * size / 100), size)
+            shown = scores[track.names[key]][2]
+            assert shown == f"{low:.1f}–{high:.1f}", (key, shown)
+        # One rule between rows and no frame: no border round the table or its rows (Gradio's
+        # prose style gives each row one of its own, which drew a frame round the table).
+        frames = visit.page.evaluate(
+            "() => [...document.querySelectorAll('#entry-card table.card-scores, "
+            "#entry-card table.card-scores tr')].map(e => getComputedStyle(e).borderLeftWidth)"
+        )
+        assert set(frames) == {"0px"}, frames
+        lines = visit.page.evaluate(LINES_JS)
+        wrapped = [text for text, count, _ in lines if count > 1]
+        assert not wrapped, f"card values broken over lines: {wrapped}"
+        visit.shot(f"egomemreason-paper-card{'' if device == 'laptop' else '-phone'}.png")
+        assert not visit.errors, visit.errors
+    finally:
+        visit.context.close()
