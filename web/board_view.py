@@ -27,7 +27,7 @@ from errors import BadInput
 from spec import Benchmark, Track
 from spec.board_columns import INFO_LABELS
 from web.board_layout import BoardLayout, board_layout
-from web.board_ranks import ranked, ranking_interval, reference
+from web.board_ranks import ranked, reference, shown_interval
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -353,16 +353,21 @@ def export_rows(
 ) -> list[dict[str, Any]]:
     """Rows for CSV/JSON/API: full precision, plain names, counts and intervals included (the
     ranking metric's interval; a track that keeps intervals also gives each row's own). A row
-    lacking its ranking metric has no rank (null)."""
+    lacking its ranking metric has no rank (null). ``ranked_by`` names the metric a row's rank
+    is among (a decision board ranks its paper rows apart, by the paper's own F1: two series
+    of ranks); a reference row has none, and ``reference`` says what it is."""
     by_id = {str(r.id): r for r in records}
     ranking = track.ranking
     rows = []
     for _, row in frame.iterrows():
         record = by_id[row["_id"]]
-        low, high = ranking_interval(record, track) or (None, None)
+        low, high = shown_interval(record, track, ranking) or (None, None)
+        rank = None if pd.isna(row["Rank"]) else int(row["Rank"])
         out: dict[str, Any] = {
-            "rank": None if pd.isna(row["Rank"]) else int(row["Rank"]),
+            "rank": rank,
             "rank_range": row[INFO_LABELS["rank_range"]],
+            "ranked_by": None if rank is None else track.ranking_for(record.source),
+            "reference": row["_reference"] or None,
             "id": row["_id"],
             "method_name": record.method_name,
             "team_name": record.team_name,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
@@ -191,5 +192,35 @@ def test_the_readme_s_example_address_shows_rows_on_the_demo(
         expect(page.locator("#board-address")).to_be_hidden()
         assert parse_qs(urlparse(page.url).query) == parse_qs(example[1:])
         page.screenshot(path=str(SCREENSHOTS / "egoargus-readme-example-address.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.server
+@pytest.mark.browser
+def test_the_decision_board_s_json_download_names_each_rank_s_series(
+    argus_server: AppServer,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Issue 31, item 9: the decision board ranks its entries by Macro F1 and its paper rows
+    apart, by the paper's F1; Download JSON (and /leaderboard_decision, tests/web/test_tracks.py)
+    gave both as ``rank`` with no field naming them."""
+    decision = ARGUS.bench.track("decision")
+    views = {"Decision": decision.ranking, "Paper (Table 2)": decision.paper_ranking}
+    context = browser.new_context(viewport=LAPTOP, accept_downloads=True)  # type: ignore[arg-type]
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        for view, ranked_by in views.items():
+            page.goto(f"{argus_server.url}/?{urlencode({'track': 'decision', 'cols': view})}")
+            status = page.locator("#board-status")
+            expect(status).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
+            page.evaluate(SETTLED_TABLE_JS, STEADY_MS)
+            with page.expect_download() as info:
+                page.locator("#download-json").click()
+            rows = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+            ranked = [r for r in rows if r["rank"] is not None]
+            assert ranked and {r["ranked_by"] for r in ranked} == {ranked_by}, (view, rows)
+            assert all(r["ranked_by"] is None for r in rows if r["reference"]), view
     finally:
         context.close()

@@ -232,6 +232,13 @@ def test_the_decision_board_ranks_by_macro_f1_and_paper_rows_by_the_paper_s_f1(
     assert rescored[0]["method_name"] == "DemoVLM-7B (synthetic)"
     assert [r["rank"] for r in rescored] == [1, None, None]
     assert [r["rank_range"] for r in rescored] == ["1", "reference", "reference"]
+    # Two rank series, each row naming its own (issue 31, item 9: they were mixed, unnamed).
+    assert [r["ranked_by"] for r in rescored] == ["decision_macro_f1", None, None]
+    assert {r["ranked_by"] for r in papers} == {"paper_f1"}
+    assert [r["reference"] for r in rescored[1:]] == [
+        DECISION.reference_of(records[r["id"]].metrics) for r in rescored[1:]
+    ]
+    assert rescored[0]["reference"] is None and {r["reference"] for r in papers} == {None}
     # Table 2 as printed, in the paper's own columns, ranked among themselves by its F1.
     assert [r["method_name"] for r in papers] == [p["method"] for p in PAPER_TABLE]
     for row, printed in zip(papers, PAPER_TABLE, strict=True):
