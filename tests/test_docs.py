@@ -339,6 +339,39 @@ def test_the_readme_gradio_client_example_runs_against_a_real_server(
     assert isinstance(rows, list) and rows and "method_name" in rows[0]
 
 
+def _curl_script(server: AppServer, path: Path) -> str:
+    """The README's curl example, its URL and file swapped for the test's."""
+    [snippet] = _blocks(API, "bash")
+    assert f"URL={EXAMPLE_URL}\n" in snippet and f"FILE={EXAMPLE_FILE}\n" in snippet
+    return snippet.replace(f"URL={EXAMPLE_URL}", f"URL={server.url.rstrip('/')}").replace(
+        f"FILE={EXAMPLE_FILE}",
+        f"FILE={shlex.quote(str(path))}",  # as a shell user writes it
+    )
+
+
+@pytest.mark.server
+def test_the_readme_curl_example_says_the_size_limit_of_a_file_over_it(
+    api_server: AppServer, tmp_path: Path
+) -> None:
+    """Issue 31, item 11: with a file over 5 MB the recipe ended in a KeyError traceback
+    (step 1 read the refusal as a list) and {"error": null} (step 2 called /score without a
+    file). It stops at the upload, saying the limit."""
+    big = tmp_path / "big_submission.json"
+    big.write_bytes(b"[" + b" " * (6 * 1024 * 1024) + b"]")
+    done = subprocess.run(
+        ["bash", "-c", _curl_script(api_server, big)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said
+    assert "Traceback" not in said and "KeyError" not in said, said
+    assert '"error": null' not in said and "event_id" not in said, said
+    assert "5 MB" in done.stderr, done.stderr
+
+
 @pytest.mark.server
 def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
     api_server: AppServer, tmp_path: Path
@@ -349,16 +382,11 @@ def test_the_readme_curl_example_runs_in_bash_against_a_real_server(
         f"the README's curl example needs {missing}: apt-get install -y "
         "curl (`make test` installs it, as root)"
     )
-    [snippet] = _blocks(API, "bash")
-    assert f"URL={EXAMPLE_URL}\n" in snippet and f"FILE={EXAMPLE_FILE}\n" in snippet
     # A path as a checkout may have it: long, with a hyphen and a space.
     sample = tmp_path / "a checkout-folder with spaces" / "sample_submission.json"
     sample.parent.mkdir()
     shutil.copyfile(BENCH.demo_dir / "sample_submission.json", sample)
-    script = snippet.replace(f"URL={EXAMPLE_URL}", f"URL={api_server.url.rstrip('/')}").replace(
-        f"FILE={EXAMPLE_FILE}",
-        f"FILE={shlex.quote(str(sample))}",  # as a shell user writes it
-    )
+    script = _curl_script(api_server, sample)
     done = subprocess.run(
         ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
