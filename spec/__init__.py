@@ -20,7 +20,8 @@ kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``), ``spec.folder_files``
 (True, False, or None for a signed error whose best value is 0), ``ranking`` /
 ``ranking_for(source)``, ``views``, ``chart`` and ``problems(where)``; and, from their common
 base (``spec.base.TrackBase``), ``decimals`` and how a number is shown (``digits(display)``,
-``format_metric(key, value)``, ``shown``, ``number``, ``interval_text``, ``rounded``).
+``format_metric(key, value)``, ``shown``, ``number``, ``interval_text``, ``rounded``), and the
+spec's reference policies (``references``, ``reference_of(method, metrics)``).
 
 A spec error names its TOML path and what was expected::
 
@@ -49,6 +50,7 @@ from spec.base import (
     Group,
     Grouping,
     Metric,
+    Reference,
     TrackBase,
     View,
 )
@@ -113,6 +115,7 @@ __all__ = [
     "Paper",
     "PaperTable",
     "QuestionTypes",
+    "Reference",
     "RuleSet",
     "Rules",
     "ShortAnswerFields",

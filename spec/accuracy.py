@@ -129,11 +129,6 @@ class AccuracyTrack(TrackBase):
         """The metric a row of that source ("rescored" or "paper") is ranked by."""
         return self.paper_ranking if source == "paper" else self.ranking
 
-    def reference_of(self, metrics: Mapping[str, float]) -> str | None:
-        """What a row is when it is a reference, not an entry: never, on a track of accuracies
-        (its chance row is the board's own, not a record)."""
-        return None
-
     @property
     def paper_metric_keys(self) -> tuple[str, ...]:
         """Metrics only paper rows carry: none (a paper prints this Space's accuracies)."""

@@ -95,8 +95,51 @@ class Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
+class Reference(Model):
+    """A reference policy of a track, ``[[tracks.references]]``: rows read against, never
+    ranked (a paper's chance row, a policy that gives one answer everywhere). One rule for
+    every track: the board shows such a row apart, labelled with ``what`` and unranked; the
+    charts draw it as a level; neither the board's count of entries nor Score's rank counts
+    it. A row is one by its method name (``methods``), or by values of its metrics, every one
+    equal (``metrics``, in a record's units: a constant policy's tell)."""
+
+    what: Text  # what the policy does, as the board says it: "assists on every episode"
+    methods: tuple[Text, ...] = Field(default=(), strict=False)
+    metrics: dict[MetricKey, float] = Field(default_factory=dict, strict=False)
+
+    @model_validator(mode="after")
+    def _one_tell(self) -> Reference:
+        if bool(self.methods) == bool(self.metrics):
+            raise ValueError(
+                "expected methods (the rows' method names) or metrics (values every such row "
+                "carries), one of the two"
+            )
+        return self
+
+    def tells(self, method: str, metrics: Mapping[str, float]) -> bool:
+        """Whether a row of this method name and these metrics is this reference."""
+        if self.methods:
+            return method in self.methods
+        return all(metrics.get(k) == v for k, v in self.metrics.items())
+
+
+def reference_of(
+    references: Sequence[Reference], method: str, metrics: Mapping[str, float]
+) -> str | None:
+    """What a row is when it is one of a track's ``references`` (None for an entry).
+
+    >>> never = Reference(what="stays silent", metrics={"recall": 0.0})
+    >>> guess = Reference(what="uniform guessing", methods=("Random",))
+    >>> reference_of([never, guess], "Random", {"overall": 16.8})
+    'uniform guessing'
+    >>> reference_of([never, guess], "Model", {"recall": 0.0}), reference_of([], "Random", {})
+    ('stays silent', None)
+    """
+    return next((r.what for r in references if r.tells(method, metrics)), None)
+
+
 class TrackBase(Model):
-    """What every kind of track shares: how its numbers are shown.
+    """What every kind of track shares: how its numbers are shown, and its reference policies.
 
     ``decimals`` is how many decimals a percent is shown with, wherever the Space rounds one
     (the board and its CSV, the card, the Score tab, what /score returns, the charts, the
@@ -114,6 +157,13 @@ class TrackBase(Model):
     """
 
     decimals: Decimals = DECIMALS["percent"]
+    #: The reference policies: rows read against, never ranked (``Reference``).
+    references: tuple[Reference, ...] = Field(default=(), strict=False)
+
+    def reference_of(self, method: str, metrics: Mapping[str, float]) -> str | None:
+        """What a row of this method name and these metrics is when it is one of the spec's
+        reference policies, not an entry (None for an entry): one rule for every kind."""
+        return reference_of(self.references, method, metrics)
 
     @property
     def display(self) -> Mapping[str, Display]:
@@ -415,11 +465,23 @@ class Metric(Model):
 
 
 def board_problems(
-    where: str, views: Sequence[View], chart: Sequence[str], known: Sequence[str]
+    where: str,
+    views: Sequence[View],
+    chart: Sequence[str],
+    known: Sequence[str],
+    references: Sequence[Reference] = (),
 ) -> list[str]:
-    """The metrics a track's views and chart name that it does not have (``known``: every
-    metric a row of the track may carry, in display order), each with its TOML path."""
+    """The metrics a track's views, chart and references name that it does not have
+    (``known``: every metric a row of the track may carry, in display order), each with its
+    TOML path."""
     problems = []
+    for i, reference in enumerate(references):
+        unknown = [k for k in reference.metrics if k not in known]
+        if unknown:
+            problems.append(
+                f"{where}.references[{i}].metrics: unknown metric "
+                f"{', '.join(map(repr, unknown))}; known: {', '.join(known)}"
+            )
     for i, view in enumerate(views):
         unknown = [k for k in view.metrics if k not in known]
         if unknown:

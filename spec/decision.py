@@ -65,8 +65,6 @@ TIME = "intervention_time_s"  # key: the reviewed time; submission: the predicte
 ASSIST = "assist"  # submission: true, false or null
 SAFETY, NON_SAFETY, NONE = "safety", "non_safety", "none"
 ASSIST_TYPES = (SAFETY, NON_SAFETY, NONE)
-#: What tells a constant policy: its recall and its false-alarm rate (``reference_of``).
-_CONSTANT_TELLS = ("decision_recall", "no_assist_fp_rate")
 _NOUNS = {"proportion": "a proportion", "seconds": "a time in seconds", "count": "a count"}
 
 
@@ -155,22 +153,6 @@ class DecisionTrack(TrackBase):
             "its episodes have no option letters, so there is nothing to rotate or remap (a "
             "decision answer is true or false and a time)"
         )
-
-    def reference_of(self, metrics: Mapping[str, float]) -> str | None:
-        """What a row is when it is a reference, not an entry (None for an entry): a constant
-        policy, one decision on every episode, which its recall and false-alarm rate tell
-        (both the whole range: it assists everywhere; both 0: it never assists). The board
-        shows it labelled, unranked: it is a floor to read entries against, as a paper's
-        chance row is."""
-        recall, alarms = (metrics.get(k) for k in _CONSTANT_TELLS)
-        if recall is None or alarms is None:
-            return None  # a paper row: the paper's own columns
-        tops = [100.0 if self.display[k] == "percent" else 1.0 for k in _CONSTANT_TELLS]
-        if [recall, alarms] == tops:
-            return "assists on every episode"
-        if recall == 0 and alarms == 0:
-            return "stays silent on every episode"
-        return None
 
     @property
     def by_scenario(self) -> str | None:
@@ -395,7 +377,7 @@ class DecisionTrack(TrackBase):
                 f"({', '.join(self.paper_metric_keys) or 'none declared'}), got "
                 f"{self.paper_ranking_key!r}"
             )
-        problems += board_problems(where, self.views, self.chart, list(every))
+        problems += board_problems(where, self.views, self.chart, list(every), self.references)
         charted = all(k in every for k in self.chart)
         if charted and len({self.display[k] for k in self.chart}) > 1:
             problems.append(

@@ -210,7 +210,7 @@ def _rank_text(row: Mapping[str, Any], info: Mapping[str, str], ranking: str) ->
     """A card's rank: among the entries, or among the rows ranked apart by their own metric
     (a decision board's paper rows), or why it has none."""
     if row.get("_reference"):
-        return f"not ranked: a reference row (a constant policy: {row['_reference']})"
+        return f"not ranked: a reference row ({row['_reference']})"
     rank = row.get("Rank")
     if rank is None or is_missing(rank):
         return "unranked"
@@ -241,7 +241,7 @@ def _metrics_table(record: ledger.Record, track: Track) -> str:
         rows.append(
             f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
             f'<td class="num">{text(track.shown(display, record.metrics[key]))}</td>'
-            f'<td class="num">{text(counted)}</td>'
+            f'<td class="num count">{text(counted)}</td>'
             f'<td class="num">{text(interval_text)}</td></tr>'
         )
     note = (

@@ -67,10 +67,13 @@ from web.board_view import (
     md_escape,
     quoted,
 )
-from web.charts import chart_keys, chart_texts, split_chart
+from web.charts import chart_keys, chart_texts, note_chart, split_chart
 from web.exports import Exports
 from web.scatter_charts import date_chart, plotted, size_chart
 from web.served import Served, Tab
+
+#: What a chart of a board with no entries says in its place (it was blank, or hidden).
+NO_ENTRIES_CHART = "No entries yet: the board's entries are drawn here once it has some."
 
 #: What a view says when the filters keep rows but none of them carries its columns.
 OTHER_VIEW = (
@@ -95,13 +98,19 @@ def paper_caption(track: Track) -> str:
 
 
 def notes_markdown(frame: pd.DataFrame) -> str:
-    """The board's notes under it: one line per note, naming the rows that carry it."""
-    rows: dict[str, list[str]] = {}
+    """The board's notes under it: what each reference row is (its Rank says "ref."), then one
+    line per note (a † beside the names), each line naming the rows it is about."""
+    lines: dict[tuple[str, str], list[str]] = {}
+    for name, what in zip(frame["_name"], frame["_reference"], strict=True):
+        if what:
+            said = f"a reference policy ({what}), read against the entries, not ranked"
+            lines.setdefault(("ref.", said), []).append(str(name))
     for name, note in zip(frame["_name"], frame["_note"], strict=True):
         if note:
-            rows.setdefault(str(note), []).append(str(name))
+            lines.setdefault(("†", str(note)), []).append(str(name))
     return "  \n".join(
-        f"† **{md_escape(', '.join(names))}**: {md_escape(note)}" for note, names in rows.items()
+        f"{mark} **{md_escape(', '.join(names))}**: {md_escape(said)}"
+        for (mark, said), names in lines.items()
     )
 
 
@@ -417,6 +426,8 @@ def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
     by_name = {r.method_name: r for r in snapshot.records}
     picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
     keys = chart_keys(s.track)
+    if not any(k in r.metrics for r in snapshot.records for k in keys):
+        return note_chart(NO_ENTRIES_CHART)  # nothing to pick: not "no entry picked"
     return split_chart(
         {m: dict(by_name[m].metrics) for m in picked_rows},
         chart_texts(s.track)[1],
@@ -434,21 +445,22 @@ def key_chance(s: Served) -> float | None:
 
 
 def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
-    """A track's charts: (heading, picks, side by side, by size, by date); all hidden on a
-    board with nothing to compare."""
+    """A track's charts: (heading, picks, side by side, by size, by date); on a board with
+    nothing to compare, no picks and each chart saying so (they were blank)."""
     snapshot, frame = current(tab, s)
     keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
     # The rows the chart can show: a paper row of other columns has none of its bars.
     names = [by_id[i].method_name for i in frame["_id"] if any(k in by_id[i].metrics for k in keys)]
     top = names[:5]
     rows = plotted(snapshot.records, s.track)
-    if not names and not rows:  # an empty board has nothing to compare: no empty chart
-        hidden = gr.update(visible=False)
-        return hidden, hidden, hidden, hidden, hidden
+    heading = gr.update(visible=True, value=chart_texts(s.track)[0])
+    if not names and not rows:  # an empty board has nothing to compare: each chart says so
+        empty = note_chart(NO_ENTRIES_CHART)
+        return heading, gr.update(visible=False, choices=[], value=[]), empty, empty, empty
     chance = key_chance(s)
     return (
-        gr.update(visible=True, value=chart_texts(s.track)[0]),
-        gr.update(choices=names, value=top),
+        heading,
+        gr.update(visible=True, choices=names, value=top),
         chart(tab, top, s.track.id),
         size_chart(rows, s.track, chance),
         date_chart(rows, s.track, chance),

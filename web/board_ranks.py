@@ -2,9 +2,10 @@
 
 Rows are ranked against the rows ranked by the same metric: on a decision board the re-scored
 rows by this Space's macro F1, the paper rows after them by the paper's own F1
-(``ranking_for``), since the two need not be the same quantity. A reference row (the track's
-``reference_of``: a constant policy) is shown but never ranked, nor counted as an entry: it is a
-floor to read the entries against (``entries``, ``reference``). A row's rank range runs from 1 +
+(``ranking_for``), since the two need not be the same quantity. A reference row (one of the
+spec's reference policies, the track's ``reference_of``: a paper's chance row, a constant policy)
+is shown but never ranked, nor counted as an entry: it is a level to read the entries against
+(``entries``, ``reference``). A row's rank range runs from 1 +
 the rows whose interval lies entirely better than its own to the worst rank it could hold
 (``rank_ranges``); ``ranked`` gives the rows best first with their ranges and intervals, for
 board_view's frame.
@@ -81,8 +82,8 @@ def shown_interval(record: ledger.Record, track: Track, key: str) -> tuple[float
 
 def reference(record: ledger.Record, track: Track) -> str | None:
     """What a reference row is ("assists on every episode"); None for an entry: its track's
-    ``reference_of`` says (a decision track: a constant policy; multiple choice: none)."""
-    return track.reference_of(record.metrics)
+    ``reference_of`` says, by the spec's reference policies."""
+    return track.reference_of(record.method_name, record.metrics)
 
 
 def entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:

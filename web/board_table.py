@@ -210,14 +210,11 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
             if row["_note"]
             else ""
         )
-        tag = (
-            f' <span class="reference-tag">reference: {text(row["_reference"])}</span>'
-            if row["_reference"]
-            else ""
-        )
+        # A reference row's Rank says "ref." and the notes under the board what it is: a tag
+        # under its name made its row five lines tall on a phone.
         return (
             f'<button type="button" class="entry-open" data-entry="{text(row["_id"])}" '
-            f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}{tag}'
+            f'aria-haspopup="dialog">{text(row["_name"])}</button>{mark}'
         )
     if column == info["source"]:
         source = str(row["_source"])
@@ -227,6 +224,10 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
         )
     if column == info["links"]:
         return links_html(record)
+    if column == info["note"] and row["_note"]:  # two lines at most; whole in its title
+        return f'<span class="note-text" title="{text(row["_note"])}">{text(value)}</span>'
+    if column == info["rank_range"] and row["_reference"]:  # "ref." beside it says why
+        return '<span title="Not ranked: a reference row">—</span>'
     if column in layout.formats:
         return "—" if is_missing(value) else text(layout.formats[column].format(value))
     if column == "Rank":
@@ -295,6 +296,7 @@ def table_html(
                     "num" if column in numeric else "",
                     f"pin pin-{i}" if i < 2 else "",
                     "date" if column == layout.info["date"] else "",  # one line: "2026-06-01"
+                    "note" if column == layout.info["note"] else "",  # a width of its own
                 )
                 if c
             )
@@ -306,7 +308,8 @@ def table_html(
         body.append(f'<tr data-entry="{text(row["_id"])}" class="row-{kind}">{"".join(cells)}</tr>')
     if not body and empty:
         body.append(
-            f'<tr class="empty"><td colspan="{len(columns)}">{_markdown_text(empty)}</td></tr>'
+            f'<tr class="empty"><td colspan="{len(columns)}">'
+            f'<span class="empty-text">{_markdown_text(empty)}</span></td></tr>'
         )
     track_attr = "" if track_param is None else f' data-track="{text(track_param)}"'
     return (

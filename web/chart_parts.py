@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -67,27 +68,67 @@ def fitted_domain(
 Level = tuple[str, float]
 
 
-def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
+#: A level's label: its font size, and about how wide a character of it is and how tall a line
+#: is, in pixels (to keep two labels of close levels apart, ``label_offsets``).
+LABEL_FONT_PX, LABEL_CHAR_PX, LABEL_LINE_PX = 11, 6.2, 13
+
+
+def label_offsets(levels: Sequence[Level], px_per_unit: float | None) -> list[float]:
+    """Where each level's label starts from the plot's left, in pixels, so that no two labels
+    of close levels are written over each other (chance at 20.7 %, a reference at 21.4 %): a
+    label within a line's height of an earlier one (by value) starts after it. Without a scale
+    (``px_per_unit`` None) every label starts at the left.
+
+    >>> label_offsets([("Chance: 20.7 %", 20.7), ("Random: 16.8", 16.8), ("A: 21.4", 21.4)], 5.0)
+    [0.0, 0.0, 99.2]
+    """
+    if px_per_unit is None:
+        return [0.0] * len(levels)
+    placed: list[tuple[float, float, float]] = []  # (y, start, end), px
+    offsets: dict[int, float] = {}
+    for i in sorted(range(len(levels)), key=lambda j: levels[j][1]):
+        label, value = levels[i]
+        y, start = value * px_per_unit, 0.0
+        for other_y, _, other_end in placed:
+            if abs(y - other_y) < LABEL_LINE_PX:
+                start = max(start, other_end + 2 * LABEL_CHAR_PX)
+        offsets[i] = round(start, 1)
+        placed.append((y, start, start + len(label) * LABEL_CHAR_PX))
+    return [offsets[i] for i in range(len(levels))]
+
+
+def level_layers(
+    levels: Sequence[Level], channel: str, px_per_unit: float | None = None
+) -> list[dict[str, Any]]:
     """Each level as a dashed rule across the plot at its value along ``channel`` ("x" or "y"),
     its label written beside the rule's start, in ``CHANCE_COLOUR`` (7.5:1 on white): two
     Vega-Lite layers with data of their own, to add to a spec's ``layer`` after
-    ``without_data`` (none when there is no level).
+    ``without_data`` (none when there is no level). Across a scatter (``channel`` "y", its
+    axis ``px_per_unit`` pixels a unit) a label close to another starts after it
+    (``label_offsets``).
 
     >>> rule, text = level_layers([("Chance (20.0 %)", 20.0)], "y")
-    >>> rule["mark"]["strokeDash"], text["encoding"]["text"], text["encoding"]["x"]
-    ([5, 3], {'field': 'Label', 'type': 'nominal'}, {'value': 0})
+    >>> rule["mark"]["strokeDash"], text["encoding"]["text"], text["encoding"]["x"]["field"]
+    ([5, 3], {'field': 'Label', 'type': 'nominal'}, 'At')
     """
     if not levels:
         return []
-    data = {"values": [{"Level": value, "Label": label} for label, value in levels]}
     at = {"field": "Level", "type": "quantitative"}
     across = "x" if channel == "y" else "y"
-    # Above a horizontal rule at the plot's left; above the plot beside a vertical one (on a
-    # dot plot the rows fill the plot's height).
-    beside = (
-        {"align": "left", "baseline": "bottom", "dx": 4, "dy": -2}
+    starts = label_offsets(levels, px_per_unit if channel == "y" else None)
+    data = {
+        "values": [
+            {"Level": value, "Label": label, "At": start}
+            for (label, value), start in zip(levels, starts, strict=True)
+        ]
+    }
+    # Above a horizontal rule from its label's start; above the plot beside a vertical one (on
+    # a dot plot the rows fill the plot's height).
+    beside, place = (
+        # In pixels, on no axis of its own (the date chart's time axis would format it).
+        ({"dx": 4, "dy": -2}, {"field": "At", "type": "quantitative", "scale": None, "axis": None})
         if channel == "y"
-        else {"align": "left", "baseline": "bottom", "dx": 3, "dy": -3}
+        else ({"dx": 3, "dy": -3}, {"value": 0})
     )
     return [
         {
@@ -108,10 +149,17 @@ def level_layers(levels: Sequence[Level], channel: str) -> list[dict[str, Any]]:
         },
         {
             "data": data,
-            "mark": {"type": "text", "color": CHANCE_COLOUR, "fontSize": 11, **beside},
+            "mark": {
+                "type": "text",
+                "color": CHANCE_COLOUR,
+                "fontSize": LABEL_FONT_PX,
+                "align": "left",
+                "baseline": "bottom",
+                **beside,
+            },
             "encoding": {
                 channel: at,
-                across: {"value": 0},
+                across: place,
                 "text": {"field": "Label", "type": "nominal"},
             },
         },
@@ -134,6 +182,32 @@ def value_ends(values: Sequence[Mapping[str, Any]]) -> list[float]:
     return [
         v[field] for v in values for field in ("Value", "Low", "High") if v.get(field) is not None
     ]
+
+
+NOTE_LINE_CHARS = 44  # a note's line, at most: a phone's chart holds about this many
+
+
+def note_spec(note: str, usermeta: Mapping[str, Any]) -> dict[str, Any]:
+    """A chart's place, saying why it has nothing to draw (no entry picked, none yet) rather
+    than an empty plot or nothing at all: its text alone, as wide as its block.
+
+    >>> note_spec("No entry picked.", {})["layer"][0]["mark"]["text"]
+    ['No entry picked.']
+    """
+    lines = textwrap.wrap(note, NOTE_LINE_CHARS)  # a phone's width, whole words
+    return {
+        "description": note,
+        "width": "container",
+        "height": 24 + 18 * len(lines),
+        "usermeta": dict(usermeta),
+        "view": {"stroke": None},
+        "layer": [
+            {
+                "data": {"values": [{}]},
+                "mark": {"type": "text", "text": lines, "fontSize": 13, "color": CHANCE_COLOUR},
+            }
+        ],
+    }
 
 
 def walk(spec: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -33,6 +33,7 @@ from web.chart_parts import (
     chance_level,
     fitted_domain,
     level_layers,
+    note_spec,
     set_domain,
     value_ends,
     without_data,
@@ -178,6 +179,12 @@ def _chart_spec(
     return without_data(chart.to_dict())
 
 
+def note_chart(note: str) -> PlotData:
+    """A chart's place saying why there is nothing to draw (``chart_parts.note_spec``)."""
+    spec = {"$schema": alt.SCHEMA_URL, **note_spec(note, EMBED_OPTIONS)}
+    return PlotData(type="altair", plot=json.dumps(spec))
+
+
 def split_chart(
     series: Mapping[str, Mapping[str, float]],
     title: str,
@@ -198,6 +205,8 @@ def split_chart(
     keys = chart_keys(track)
     labels = track.labels
     series = {name: metrics for name, metrics in series.items() if any(k in metrics for k in keys)}
+    if not series:
+        return note_chart(f"{title}: no entry picked. Pick entries above to compare them.")
     axis, _ = chart_axis(track)
     display = track.display[keys[0]]
     digits = track.digits(display) + 1
@@ -228,5 +237,5 @@ def split_chart(
     set_domain(spec, "x", fitted_domain(value_ends(values), display, chance))
     spec["data"] = {"values": values}
     # What a screen reader says of the chart as a whole (Vega's aria-label of its container).
-    spec["description"] = f"{title}: {', '.join(series) or 'no entry picked'}"
+    spec["description"] = f"{title}: {', '.join(series)}"
     return PlotData(type="altair", plot=json.dumps(spec))

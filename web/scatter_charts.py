@@ -31,7 +31,7 @@ from gradio.components.plot import PlotData
 
 import ledger
 from spec import Track
-from web.board_ranks import shown_interval
+from web.board_ranks import reference, shown_interval
 from web.board_view import SOURCE_TEXT, size_in_billions
 from web.chart_parts import (
     AXES,
@@ -74,13 +74,13 @@ EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which 
 
 
 def reference_levels(records: Sequence[ledger.Record], track: Track, digits: int) -> list[Level]:
-    """The track's reference rows (``Track.reference_of``: a decision track's constant
-    policies) carrying its ranking metric, as levels labelled with their name and value: a
-    floor to read the entries against, not entries."""
+    """The track's reference rows (``Track.reference_of``: the spec's reference policies)
+    carrying its ranking metric, as levels labelled with their name and value: levels to read
+    the entries against, not entries."""
     return [
         (f"{r.method_name}: {r.metrics[track.ranking]:.{digits}f}", r.metrics[track.ranking])
         for r in plotted(records, track)
-        if track.reference_of(r.metrics) is not None
+        if reference(r, track) is not None
     ]
 
 
@@ -243,9 +243,10 @@ def _with_data(
     own = [] if chance is None else [chance_level(chance, display, digits)]
     references = reference_levels(records, track, digits)
     levels = own + references
-    spec["layer"] += level_layers(levels, "y")
     ends = [*value_ends(values), *(value for _, value in levels)]
-    set_domain(spec, "y", fitted_domain(ends, track.display[track.ranking]))
+    low, high = fitted_domain(ends, track.display[track.ranking])
+    spec["layer"] += level_layers(levels, "y", SCATTER_HEIGHT_PX / (high - low))
+    set_domain(spec, "y", (low, high))
     if levels:
         dashed = ["chance"] * len(own) + ["reference policies"] * bool(references)
         spec["title"]["subtitle"] = [f"Lines: 95 % intervals; dashed: {' and '.join(dashed)}"]
@@ -256,7 +257,7 @@ def _with_data(
 
 def _entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
     """The rows a scatter draws as points: those ``plotted`` but the reference rows (levels)."""
-    return [r for r in plotted(records, track) if track.reference_of(r.metrics) is None]
+    return [r for r in plotted(records, track) if reference(r, track) is None]
 
 
 def size_chart(

@@ -88,8 +88,14 @@ def test_leaderboard_endpoint_returns_the_demo_board(client: Client) -> None:
     rows = client.predict(api_name="/leaderboard")
     names = {row["method_name"] for row in rows}
     assert {"Gemini-3-Flash", "AVP", "Random"} <= names
-    overall = [row["overall"] for row in rows]
-    assert overall == sorted(overall, reverse=True)
+    # The entries best first, then the spec's reference policies (the paper's Random among
+    # them), unranked.
+    ranked = [row["overall"] for row in rows if row["reference"] is None]
+    assert ranked == sorted(ranked, reverse=True)
+    references = [row for row in rows if row["reference"] is not None]
+    assert "Random" in {r["method_name"] for r in references}
+    assert rows == [r for r in rows if r["reference"] is None] + references
+    assert all(r["rank"] is None and r["ranked_by"] is None for r in references)
     assert all(set(TRACK.metric_keys) <= set(row) for row in rows)
 
 

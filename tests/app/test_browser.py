@@ -52,10 +52,11 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 TIMEOUT_MS = 30_000
 #: The board's status line once the board is in (it counts its entries: 1 entry, 10 entries).
 BOARD_LOADED = re.compile(r"\bentr(y|ies)\b")
-#: The whole status line of a board no filter narrows (web.board_rows.status_line).
+#: The whole status line of a board no filter narrows (web.board_rows.status_line): its entries,
+#: then its reference rows if any.
 STATUS_LINE = (
-    r"(\d+) entries · board as of \d\d:\d\d UTC, read from its records \d+ (s|min|h) ago; "
-    r"Refresh reads them again"
+    r"(\d+) entries (· (\d+) reference rows? \(not ranked\) )?· board as of \d\d:\d\d UTC, "
+    r"read from its records \d+ (s|min|h) ago; Refresh reads them again"
 )
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -87,6 +88,17 @@ class Demo:
     def key(self) -> evaluator.AnswerKey:
         return evaluator.load_answer_key(self.track, self.bench.demo_key(self.track).read_bytes())
 
+    def is_reference(self, record: dict[str, object]) -> bool:
+        """Whether the spec declares the row a reference policy (read against, not ranked)."""
+        metrics = record["metrics"]
+        assert isinstance(metrics, dict)
+        return self.track.reference_of(str(record["method_name"]), metrics) is not None
+
+    @property
+    def entries(self) -> list[dict[str, object]]:
+        """The records the board ranks: its reference rows aside."""
+        return [r for r in self.records if not self.is_reference(r)]
+
 
 def _demo(bench_id: str) -> Demo:
     bench = spec.load_benchmark(bench_id)
@@ -111,6 +123,7 @@ SAMPLE = EGOMEM.sample
 RECORDS = EGOMEM.records
 ALL_NAMES = EGOMEM.names
 RESCORED_NAMES = sorted(str(r["method_name"]) for r in RECORDS if r["source"] == "rescored")
+ENTRIES = EGOMEM.entries
 
 
 def _demo_key() -> evaluator.AnswerKey:
@@ -321,7 +334,8 @@ def test_page_loads_with_title_banner_status_and_board(board: Visit) -> None:
     status = page.locator("#board-status").inner_text().strip()
     match = re.fullmatch(STATUS_LINE, status)
     assert match, f"unexpected status line: {status!r}"
-    assert int(match.group(1)) == len(RECORDS)
+    assert int(match.group(1)) == len(ENTRIES)
+    assert int(match.group(3)) == len(RECORDS) - len(ENTRIES)  # the spec's reference policies
     assert PAPER_ROW in board.board_text()
     box = page.locator("#board-chart [data-testid=altair] svg.marks").first.bounding_box()
     assert box is not None and box["width"] > 200 and box["height"] > 100
@@ -341,7 +355,9 @@ def test_board_shows_rescored_rows_by_their_names(board: Visit) -> None:
     headers, rows = board.grid("board-table")
     assert len(rows) == len(RECORDS)
     overall = [float(row[headers.index("Overall")]) for row in rows]
-    assert overall == sorted(overall, reverse=True), "the board is not best Overall first"
+    ranked = overall[: len(ENTRIES)]  # the entries best first, then the reference rows
+    assert ranked == sorted(ranked, reverse=True), "the board is not best Overall first"
+    assert [row[0] for row in rows[len(ENTRIES) :]] == ["ref."] * (len(RECORDS) - len(ENTRIES))
 
 
 @pytest.mark.server
@@ -483,12 +499,13 @@ def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     rescored.click()
     papers = [n for n in ALL_NAMES if n not in RESCORED_NAMES]
     _wait_for_board(visit, shown=RESCORED_NAMES, gone=papers[:3])
+    rescored_entries = [r for r in ENTRIES if r["source"] == "rescored"]
     expect(page.locator("#board-status")).to_contain_text(
-        f"{len(RESCORED_NAMES)} of {len(RECORDS)} entries"
+        f"{len(rescored_entries)} of {len(ENTRIES)} entries"
     )
     rescored.click()  # none ticked again: every row
     _wait_for_board(visit, shown=[*RESCORED_NAMES, PAPER_ROW], gone=[])
-    expect(page.locator("#board-status")).to_contain_text(f"{len(RECORDS)} entries")
+    expect(page.locator("#board-status")).to_contain_text(f"{len(ENTRIES)} entries")
     search = page.locator("#board-search textarea, #board-search input").first
     search.fill("8B")  # a size: a whole token, so no 38B row
     eight = [n for n in ALL_NAMES if re.search(r"(?<![\d.])8B(?![A-Za-z0-9])", n)]
@@ -497,7 +514,7 @@ def test_filters_all_read_none_ticked_as_any_and_say_how_many_are_shown(
     _wait_for_board(visit, shown=eight, gone=thirty_eight)
     search.fill("no such model")
     expect(page.locator("#board-table")).to_contain_text("No entry matches", timeout=TIMEOUT_MS)
-    expect(page.locator("#board-status")).to_contain_text(f"0 of {len(RECORDS)} entries")
+    expect(page.locator("#board-status")).to_contain_text(f"0 of {len(ENTRIES)} entries")
     visit.shot("egomemreason-leaderboard-empty.png")
 
 
@@ -750,7 +767,7 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     assert groups == ["Scenarios", "Tasks", "Details", "All"]
     status = page.locator("#board-status").inner_text().strip()
     match = re.fullmatch(STATUS_LINE, status)
-    assert match and int(match.group(1)) == len(ARGUS.records), status
+    assert match and int(match.group(1)) == len(ARGUS.entries), status
     headers, rows = argus_board.grid("board-table")
     expected = _view_headers(ARGUS, "Scenarios")
     assert headers[: len(expected)] == expected, headers
@@ -763,8 +780,8 @@ def test_egoargus_board_shows_its_title_groups_and_demo_records(argus_board: Vis
     if not ARGUS.records:  # an empty board says so, and shows no empty chart
         expect(page.locator("#board-table")).to_contain_text("No entries yet")
         expect(page.locator("#board-compare")).to_be_hidden()
-    overall = [float(row[headers.index("Overall")]) for row in rows]
-    assert overall == sorted(overall, reverse=True)
+    overall = [float(row[headers.index("Overall")]) for row in rows][: len(ARGUS.entries)]
+    assert overall == sorted(overall, reverse=True)  # the entries; then the reference rows
     assert not argus_board.errors, f"JS errors on load: {argus_board.errors}"
 
 

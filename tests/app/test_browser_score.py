@@ -74,7 +74,7 @@ def expected_rank(
     """(rank, worst rank, of n) by the board's rule, counted by hand: 1 + rows whose interval
     lies entirely above the file's, and n - rows whose interval lies entirely below it, among
     the rows ranked by the track's ranking metric (re-scored ones, and paper rows ranked by it),
-    reference rows aside (the track's reference_of: a constant policy is shown, not ranked)."""
+    reference rows aside (the track's reference_of: a reference policy is shown, not ranked)."""
     key = track.ranking
     folder = demo.bench.demo_board / "submissions"
     records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
@@ -92,7 +92,7 @@ def expected_rank(
         if r["id"] not in hidden
         and ranked_by[r["source"]] == key
         and key in r["metrics"]
-        and track.reference_of(r["metrics"]) is None
+        and track.reference_of(r["method_name"], r["metrics"]) is None
     ]
     low, high = result.intervals[key]
     intervals = [_row_interval(r, track) for r in rows]

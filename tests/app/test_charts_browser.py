@@ -12,6 +12,7 @@ and ``_open`` are tests/app/test_browser.py's.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by na
     browser,
     server,
 )
+from tests.support.app_server import AppServer
 
 LAPTOP = {"width": 1280, "height": 800}
 DRAWN = "[data-testid=altair] svg.marks"
@@ -141,3 +143,66 @@ def test_every_chart_draws_dots_and_labels_that_never_meet(
         finally:
             visit.context.close()
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+# The texts a chart draws (its note among them, when it has nothing else to draw).
+CHART_TEXT_JS = """(selector) => [...document.querySelectorAll(`${selector} svg.marks text`)]
+    .map(t => t.textContent).join(' ')"""
+
+
+@pytest.mark.server
+@pytest.mark.browser
+def test_a_chart_with_no_entry_picked_says_so(
+    server: AppServer,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Issue 31, item 13: with every pick removed the chart stayed an empty plot, no word why."""
+    visit = _open(browser, server.url, LAPTOP, chart=True, row=_top_row(EGOMEM))
+    try:
+        page = visit.page
+        picks = page.locator("#chart-picks")
+        while picks.locator(".token .token-remove, .token [role=button]").count():
+            picks.locator(".token .token-remove, .token [role=button]").first.click()
+        page.wait_for_function(
+            f"() => ({CHART_TEXT_JS})('#board-chart').includes('no entry picked')",
+            timeout=TIMEOUT_MS,
+        )
+        visit.shot("egomemreason-chart-no-picks.png")
+        assert not visit.errors, visit.errors
+    finally:
+        visit.context.close()
+
+
+@pytest.fixture(scope="module")
+def empty_board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """EgoMemReason's demo key beside a board without a row."""
+    folder = tmp_path_factory.mktemp("empty-board")
+    with AppServer(env={"LEADERBOARD_RECORDS_DIR": str(folder)}) as app:
+        yield app
+
+
+@pytest.mark.server
+@pytest.mark.browser
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_an_empty_board_s_charts_say_it_has_no_entries_yet(
+    empty_board: AppServer,
+    browser: Browser,  # noqa: F811
+    device: str,
+) -> None:
+    """Issue 31, item 13: with no entries the chart area collapsed, no word why."""
+    visit = _open(browser, empty_board.url, LAPTOP if device == "laptop" else PHONE, False, None)
+    try:
+        page = visit.page
+        expect(page.locator("#board-table")).to_contain_text("No entries yet")
+        expect(page.locator("#board-compare")).to_be_visible()
+        for tab, selector in BOARD_CHARTS.items():
+            page.locator("#chart-tabs [role=tab]", has_text=tab).click()
+            page.wait_for_function(
+                f"() => ({CHART_TEXT_JS})('{selector}').includes('No entries yet')",
+                timeout=TIMEOUT_MS,
+            )
+        page.locator("#chart-tabs [role=tab]", has_text="Side by side").click()
+        visit.shot(f"egomemreason-empty-board{'' if device == 'laptop' else '-phone'}.png")
+        assert not visit.errors, visit.errors
+    finally:
+        visit.context.close()

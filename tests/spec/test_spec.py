@@ -245,6 +245,25 @@ BROKEN: list[tuple[str, Edit, str]] = [
         _set(_track, "decimals", True),
         "tracks[0].decimals: expected an integer from 0 to 4, got True",
     ),
+    (
+        "reference-with-no-tell",
+        _set(_track, "references", [{"what": "a policy"}]),
+        "tracks[0].references[0]: expected methods (the rows' method names) or metrics",
+    ),
+    (
+        "reference-with-two-tells",
+        _set(
+            _track,
+            "references",
+            [{"what": "a policy", "methods": ["Random"], "metrics": {"overall": 16.8}}],
+        ),
+        "tracks[0].references[0]: expected methods (the rows' method names) or metrics",
+    ),
+    (
+        "reference-of-an-unknown-metric",
+        _set(_track, "references", [{"what": "a policy", "metrics": {"recall": 1.0}}]),
+        "tracks[0].references[0].metrics: unknown metric 'recall'; known: overall, entity",
+    ),
 ]
 
 
@@ -259,6 +278,19 @@ def test_a_broken_spec_names_its_toml_path_and_the_problem(edit: Edit, message: 
     text = str(raised.value)
     assert text.startswith(str(FOLDER / spec.SPEC_FILENAME))
     assert message in text
+
+
+def test_a_reference_policy_is_a_row_named_or_told_by_its_metrics() -> None:
+    """Issue 31, item 10: one rule for every track, declared in the spec."""
+    memory = spec.load_benchmark("egomemreason").track()
+    assert memory.reference_of("Random", {"overall": 16.8}) is not None
+    assert memory.reference_of("Always-A (synthetic)", {"overall": 21.4}) is not None
+    assert memory.reference_of("Gemini-3-Flash", {"overall": 39.6}) is None
+    decision = spec.load_benchmark("egoargus").track("decision")
+    always = {"decision_recall": 1.0, "no_assist_fp_rate": 1.0, "decision_macro_f1": 0.41}
+    assert decision.reference_of("Any name", always) == "assists on every episode"
+    assert decision.reference_of("Any name", {**always, "no_assist_fp_rate": 0.9}) is None
+    assert decision.reference_of("A paper row", {"paper_f1": 0.8}) is None
 
 
 def test_the_unedited_base_parses() -> None:

@@ -121,10 +121,17 @@ def test_view_shows_the_whole_board_best_first_under_the_group_s_headers(
     headers, rows = read_board(table)
     assert headers == list(board_layout(EGOMEM, MEMORY).groups["Memory types"])
     assert sorted(row_ids(table)) == sorted(str(r.id) for r in records)
+    # The entries best first, then the spec's reference policies (unranked, read against).
+    entries = [r for r in records if not MEMORY.reference_of(r.method_name, r.metrics)]
+    references = len(records) - len(entries)
+    assert references == 2  # the paper's Random, the demo's Always-A
     overall = [float(row[headers.index("Overall")]) for row in rows]
-    assert overall == sorted(overall, reverse=True)
+    assert overall[: len(entries)] == sorted(overall[: len(entries)], reverse=True)
     assert overall[0] == round(max(r.metrics["overall"] for r in records), 1)
-    assert status == f"{len(records)} entries · {READ_90_S_AGO}"
+    assert [row[0] for row in rows[len(entries) :]] == ["ref."] * references
+    assert status == (
+        f"{len(entries)} entries · {references} reference rows (not ranked) · {READ_90_S_AGO}"
+    )
     noted = {r.method_name for r in records if r.note}
     assert noted and all(f"**{md_escape(name)}**" in notes for name in noted)
     assert sort is None
@@ -145,11 +152,15 @@ def test_view_filters_and_searches_and_says_how_many_it_hides(
         egomem, "qwen", ["Paper-reported"], [], [], [], "All", None, None
     )
     assert sorted(row_ids(table)) == sorted(str(r.id) for r in papers_of_qwen)
-    assert status == f"{len(papers_of_qwen)} of {len(records)} entries · {READ_90_S_AGO}"
+    entries = [r for r in records if not MEMORY.reference_of(r.method_name, r.metrics)]
+    assert status == (
+        f"{len(papers_of_qwen)} of {len(entries)} entries · 0 of 2 reference rows (not ranked)"
+        f" · {READ_90_S_AGO}"
+    )
     table, status, *_ = handlers.view(egomem, "no such method", [], [], [], [], "All", None, None)
     assert row_ids(table) == []
     assert f"clear them to see all {len(records)} entries" in table
-    assert status.startswith(f"0 of {len(records)} entries")
+    assert status.startswith(f"0 of {len(entries)} entries")
 
 
 def test_a_header_click_sorts_by_it_and_a_second_click_reverses(
@@ -358,11 +369,16 @@ def test_the_board_s_charts_mark_the_key_s_chance(argus: handlers.BoardTab) -> N
     assert not any("Chance" in plot.plot for plot in decision_plots)
 
 
-def test_an_empty_board_hides_every_chart(tmp_path: Path) -> None:
+def test_an_empty_board_s_charts_say_it_has_no_entries_yet(tmp_path: Path) -> None:
+    """Issue 31, item 13: they were hidden, the chart area collapsed with no word why."""
     empty = tmp_path / "empty-board"
     empty.mkdir()
     tab = handlers.board_tab(EGOMEM, [_served(EGOMEM, MEMORY, empty)], lambda: NOW)
-    assert handlers.charts_of(tab, tab.first) == (gr.update(visible=False),) * 5
+    heading, picks, *plots = handlers.charts_of(tab, tab.first)
+    assert heading == gr.update(visible=True, value="### Compare entries per split")
+    assert picks == gr.update(visible=False, choices=[], value=[])
+    for plot in plots:
+        assert json.loads(plot.plot)["description"].startswith("No entries yet")
     table, status, *_ = handlers.view(tab, *NO_FILTERS, "All", None, None)
     assert "No entries yet." in table and status.startswith("0 entries")
 

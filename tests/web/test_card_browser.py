@@ -10,16 +10,18 @@ the demo records and the evaluator, never from the app.
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 import evaluator
 from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by name)
+    ARGUS,
     DESKTOP,
     EGOMEM,
     PHONE,
     SCREENSHOTS,
     TIMEOUT_MS,
     _open,
+    argus_server,
     browser,
     server,
 )
@@ -30,8 +32,10 @@ SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll(
     '#entry-card table.card-scores tbody tr')].map(tr => [tr.querySelector('th').innerText.trim(),
     [...tr.querySelectorAll('td')].map(td => td.innerText.trim())]))"""
 
-# Each value cell of the card's Scores table: its text and how many lines it takes.
-LINES_JS = """() => [...document.querySelectorAll('#entry-card table.card-scores td')].map(td => {
+# Each value and interval cell of the card's Scores table (a count may break between its words):
+# its text and how many lines it takes.
+LINES_JS = """() => [...document.querySelectorAll(
+    '#entry-card table.card-scores td:not(.count)')].map(td => {
     const height = parseFloat(getComputedStyle(td).lineHeight) || 16;
     const range = document.createRange();
     range.selectNodeContents(td);
@@ -81,10 +85,42 @@ def test_a_paper_row_s_card_gives_the_intervals_its_board_row_shows(
             "#entry-card table.card-scores tr')].map(e => getComputedStyle(e).borderLeftWidth)"
         )
         assert set(frames) == {"0px"}, frames
-        lines = visit.page.evaluate(LINES_JS)
-        wrapped = [text for text, count, _ in lines if count > 1]
-        assert not wrapped, f"card values broken over lines: {wrapped}"
+        _one_line_each_and_whole(visit.page)
         visit.shot(f"egomemreason-paper-card{'' if device == 'laptop' else '-phone'}.png")
         assert not visit.errors, visit.errors
+    finally:
+        visit.context.close()
+
+
+def _one_line_each_and_whole(page: Page) -> None:
+    """Each value and interval of the card's Scores on one line, and the table within the card
+    (no column behind a sideways scroll)."""
+    lines = page.evaluate(LINES_JS)
+    wrapped = [text for text, count, _ in lines if count > 1]
+    assert not wrapped, f"card values broken over lines: {wrapped}"
+    table = page.locator("#entry-card table.card-scores")
+    scroll, client = table.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    assert scroll <= client + 1, f"the Scores table is cut: {scroll} px in {client} px"
+
+
+@pytest.mark.server
+@pytest.mark.browser
+@pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])
+def test_a_re_scored_row_s_card_fits_a_phone_its_values_on_one_line(
+    request: pytest.FixtureRequest,
+    browser: Browser,  # noqa: F811
+    bench_id: str,
+) -> None:
+    """Counts of four digits (EgoArgus' 6,978 questions) too."""
+    demo, fixture = (EGOMEM, "server") if bench_id == "egomemreason" else (ARGUS, "argus_server")
+    row = next(r for r in demo.records if r["source"] == "rescored")
+    url = request.getfixturevalue(fixture).url
+    visit = _open(browser, f"{url}/?entry={row['id']}", PHONE, chart=False, row=None)
+    try:
+        expect(visit.page.locator("#entry-card")).to_contain_text(
+            str(row["method_name"]), timeout=TIMEOUT_MS
+        )
+        _one_line_each_and_whole(visit.page)
+        visit.shot(f"{bench_id}-rescored-card-phone.png")
     finally:
         visit.context.close()

@@ -53,8 +53,8 @@ def _mark(layer: dict[str, Any]) -> dict[str, Any]:
 
 
 def _levels(spec_json: dict[str, Any], channel: str) -> dict[str, float]:
-    """The labelled dashed rules along ``channel``: label -> value (a rule and its label are
-    layers of the same data)."""
+    """The labelled dashed rules along ``channel``: label -> value (the rules and their labels
+    are layers of the same data, the labels in one layer or split between the plot's ends)."""
     rules = [
         layer
         for layer in _layers(spec_json)
@@ -68,11 +68,12 @@ def _levels(spec_json: dict[str, Any], channel: str) -> dict[str, float]:
         if _mark(layer).get("type") == "text"
         and layer["encoding"].get(channel, {}).get("field") == "Level"
     ]
-    labelled = {json.dumps(t["data"]) for t in texts}
+    labelled = [(v["Label"], v["Level"]) for t in texts for v in t["data"]["values"]]
     across = "x" if channel == "y" else "y"
     out: dict[str, float] = {}
     for rule in rules:
-        assert json.dumps(rule["data"]) in labelled, "a rule without its label"
+        drawn = [(v["Label"], v["Level"]) for v in rule["data"]["values"]]
+        assert sorted(drawn) == sorted(labelled), "a rule without its label, or twice"
         # Across the whole plot, its own: the date chart's x, inherited, drew the rule nowhere.
         assert rule["encoding"][across] == {"value": 0}
         assert rule["encoding"][f"{across}2"] == {"value": "width" if across == "x" else "height"}
@@ -111,8 +112,16 @@ def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
     assert isinstance(key, evaluator.AnswerKey)
     chance = evaluator.chance(key)  # exact: EgoMemReason's 4 to 10 options give 20.67 %
     assert chance is not None
-    spec_json = _spec(chart(scatter_charts.plotted(_records(bench, track), track), track, chance))
-    assert _levels(spec_json, "y") == {f"Chance: {chance:.1f} %": chance}
+    records = _records(bench, track)
+    spec_json = _spec(chart(scatter_charts.plotted(records, track), track, chance))
+    # chance, and the spec's reference policies (the paper's Random, an Always-A run)
+    references = {
+        f"{r.method_name}: {r.metrics[track.ranking]:.1f}": r.metrics[track.ranking]
+        for r in records
+        if track.reference_of(r.method_name, r.metrics)
+    }
+    assert references
+    assert _levels(spec_json, "y") == {f"Chance: {chance:.1f} %": chance, **references}
     low, high = _domain(spec_json, "y")
     assert low <= chance <= high
     assert "chance" in spec_json["title"]["subtitle"][0]
@@ -135,7 +144,7 @@ def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any)
     references = {
         r.method_name: r.metrics[DECISION.ranking]
         for r in records
-        if DECISION.reference_of(r.metrics) is not None
+        if DECISION.reference_of(r.method_name, r.metrics) is not None
     }
     assert set(references) == {"Always-assist (synthetic)", "Never-assist (synthetic)"}
     spec_json = _spec(chart(scatter_charts.plotted(records, DECISION), DECISION))
@@ -150,8 +159,9 @@ def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any)
 def test_a_chart_without_levels_draws_no_level() -> None:
     bench = BENCHES["egomemreason"]
     track = bench.track()
-    spec_json = _spec(
-        scatter_charts.size_chart(scatter_charts.plotted(_records(bench, track), track), track)
-    )
+    entries = [
+        r for r in _records(bench, track) if not track.reference_of(r.method_name, r.metrics)
+    ]
+    spec_json = _spec(scatter_charts.size_chart(scatter_charts.plotted(entries, track), track))
     assert _levels(spec_json, "y") == {}
     assert spec_json["title"]["subtitle"] == ["Lines: 95 % intervals"]

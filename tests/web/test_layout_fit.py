@@ -9,6 +9,7 @@ demo sample scored, About) it checks that:
 
 - the page never scrolls sideways (``documentElement.scrollWidth <= innerWidth``);
 - the card's box lies within the viewport and nothing in it is cut;
+- no board row is taller than ``MAX_ROW_LINES`` lines of text;
 - no board header or cell cuts its text (``scrollWidth <= clientWidth``), on a laptop the
   whole table lies within its frame (every column visible, none pushed off to the right) but
   in the All view, and a frame that scrolls sideways (a phone, All) shows its cue;
@@ -80,8 +81,12 @@ BOX_JS = """(selector) => {
             scroll: el.scrollWidth, client: el.clientWidth, cut};
 }"""
 
-# The board: cells whose text is cut, the columns lying past the frame's right edge.
-BOARD_JS = """() => {
+#: The most lines of text a board row may take (a name on two, a reference's tag under it).
+MAX_ROW_LINES = 5
+
+# The board: cells whose text is cut, the columns lying past the frame's right edge, the rows
+# too tall.
+BOARD_JS = """(maxLines) => {
     const frame = document.querySelector('#board-table .board-scroll');
     if (!frame) return null;
     const right = frame.getBoundingClientRect().right;
@@ -100,7 +105,15 @@ BOARD_JS = """() => {
         .filter(th => th.getBoundingClientRect().right > right + 1)
         .map(th => th.innerText.replace(/\\s+/g, ' ').trim());
     const cue = frame.querySelector('.scroll-cue');
-    return {cut, past, scroll: frame.scrollWidth, client: frame.clientWidth,
+    // Rows taller than MAX_ROW_LINES lines of the board's text (issue 31: the Paper (Table 2)
+    // view's note, wrapped in a narrow column, made each row ~180 px tall on a phone).
+    const line = parseFloat(getComputedStyle(frame.querySelector('tbody th') ?? frame)
+        .lineHeight) || 20;
+    const tall = [...frame.querySelectorAll('tbody tr[data-entry]')]
+        .filter(tr => tr.getBoundingClientRect().height > maxLines * line)
+        .map(tr => `${tr.querySelector('.entry-open')?.innerText.trim()} ` +
+                   `(${Math.round(tr.getBoundingClientRect().height)} px)`);
+    return {cut, past, tall, scroll: frame.scrollWidth, client: frame.clientWidth,
             cue: !!cue && cue.offsetParent !== null && cue.innerText.trim() !== ''};
 }"""
 
@@ -170,12 +183,14 @@ class Walk:
     def board_fits(self, state: str, view: str) -> None:
         """No cell cut; on a laptop every column of a view within the frame, but All's (every
         column at once, 24 to 40 of them); a frame that scrolls sideways says so."""
-        found: dict[str, Any] | None = self.page.evaluate(BOARD_JS)
+        found: dict[str, Any] | None = self.page.evaluate(BOARD_JS, MAX_ROW_LINES)
         if found is None:
             self.problem(state, "no board table")
             return
         if found["cut"]:
             self.problem(state, f"board cells cut: {found['cut'][:SHOWN]}")
+        if found["tall"]:
+            self.problem(state, f"board rows over {MAX_ROW_LINES} lines: {found['tall'][:SHOWN]}")
         if found["scroll"] > found["client"] + 1 and not found["cue"]:
             self.problem(state, "the board scrolls sideways and nothing says so")
         if self.laptop and view != ALL_VIEW and found["past"]:

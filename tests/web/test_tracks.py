@@ -236,7 +236,7 @@ def test_the_decision_board_ranks_by_macro_f1_and_paper_rows_by_the_paper_s_f1(
     assert [r["ranked_by"] for r in rescored] == ["decision_macro_f1", None, None]
     assert {r["ranked_by"] for r in papers} == {"paper_f1"}
     assert [r["reference"] for r in rescored[1:]] == [
-        DECISION.reference_of(records[r["id"]].metrics) for r in rescored[1:]
+        DECISION.reference_of(r["method_name"], records[r["id"]].metrics) for r in rescored[1:]
     ]
     assert rescored[0]["reference"] is None and {r["reference"] for r in papers} == {None}
     # Table 2 as printed, in the paper's own columns, ranked among themselves by its F1.
@@ -300,7 +300,11 @@ def test_switching_tracks_gives_the_other_track_s_groups_and_chart(page: Page) -
     }
     # The two scatters plot the re-scored entries by this Space's Macro F1 (paper rows have
     # none); the constant policies are labelled levels across them, not points.
-    policies = {r.method_name for r in _demo_records(DECISION) if DECISION.reference_of(r.metrics)}
+    policies = {
+        r.method_name
+        for r in _demo_records(DECISION)
+        if DECISION.reference_of(r.method_name, r.metrics)
+    }
     for scatter in (size_plot, date_plot):
         methods = {v["Method"] for v in json.loads(scatter["plot"])["data"]["values"]}
         assert methods == rescored - policies and policies

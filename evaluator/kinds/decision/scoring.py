@@ -317,8 +317,8 @@ def answers_sha256(track: DecisionTrack, data: bytes) -> str | None:
 
 
 def chance(key: DecisionKey) -> float | None:
-    """A decision track has no chance rate: its floors are the constant policies, shown as
-    reference rows (``DecisionTrack.reference_of``)."""
+    """A decision track has no chance rate: its floors are its reference policies, such as the
+    constant ones, which its spec declares (``DecisionTrack.reference_of``)."""
     return None
 
 
