@@ -206,8 +206,8 @@ def test_a_bar_starts_at_zero_and_a_zoomed_axis_draws_dots(
     board = _charts(bench, track)
     records = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track).snapshot()
     keys = charts.chart_keys(track)
-    drawn = [r for r in records.records if any(k in r.metrics for k in keys)]
-    best = {r.method_name: dict(r.metrics) for r in drawn[:2]}
+    charted = [r for r in records.records if any(k in r.metrics for k in keys)]
+    best = {r.method_name: dict(r.metrics) for r in charted[:2]}
     score = _spec(charts.split_chart(best, "You vs. the best", track, chance=None))
     for spec_json in (*board, score):
         for layer in _walk(spec_json):
