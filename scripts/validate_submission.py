@@ -98,11 +98,11 @@ def check(args: argparse.Namespace, chosen: Chosen) -> int:
         if questions.key_version is not None
         else "unversioned: the public file names no key_version"
     )
-    # A valid file answers every question once: as many answers as questions.
+    # A valid file has one entry per question; some may hold no answer ("500 answers, 500
+    # abstentions" read as if both were so many answers).
     print(
-        f"valid: {evaluator.counted(len(questions), 'answer', 'answers')}, "
-        f"{evaluator.counted(abstained, 'abstention', 'abstentions')}, for the {asked} of "
-        f"{chosen.bench.id}/{track.id} ({version})"
+        f"valid: an entry for each of the {asked} of {chosen.bench.id}/{track.id} "
+        f"({version}): {len(questions) - abstained} answered, {abstained} without an answer"
     )
     return 0
 

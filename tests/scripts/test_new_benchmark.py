@@ -281,7 +281,9 @@ def test_a_release_s_own_predictions_score_its_authors_numbers_with_prediction(
         str(out / "release" / "val_public.csv"),
         str(authors.predictions),
     )
-    assert checked.returncode == 0 and checked.stdout.startswith("valid: 60 answers"), checked
+    assert checked.returncode == 0 and checked.stdout.startswith(
+        "valid: an entry for each of the 60 "
+    ), checked
     track = spec.load_benchmark(str(out)).track(kind=spec.MultipleChoiceTrack)
     key = evaluator.load_answer_key(track, authors.key.read_bytes())
     scored = evaluator.score(key, authors.predictions.read_bytes())

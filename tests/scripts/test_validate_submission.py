@@ -274,8 +274,8 @@ def test_the_demo_sample_submission_passes(case: Case, capsys: pytest.CaptureFix
         else "unversioned: the public file names no key_version"
     )
     assert out == (
-        f"valid: {len(case.key)} answers, {result.n_abstained} abstentions, for the "
-        f"{len(case.key)} {noun} of {case.name} ({version})\n"
+        f"valid: an entry for each of the {len(case.key)} {noun} of {case.name} ({version}): "
+        f"{len(case.key) - result.n_abstained} answered, {result.n_abstained} without an answer\n"
     )
     assert err == ""
 
@@ -286,19 +286,23 @@ def test_the_summary_names_answers_abstentions_questions_and_the_key_version(
     case = CASES["egomemreason/memory"]
     assert validate_submission.main(case.argv(case.sample)) == 0
     assert capsys.readouterr().out == (
-        "valid: 500 answers, 11 abstentions, for the 500 "
-        "questions of egomemreason/memory (key version demo-1)\n"
+        "valid: an entry for each of the 500 questions of egomemreason/memory "
+        "(key version demo-1): 489 answered, 11 without an answer\n"
     )
 
 
-def test_one_abstention_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_of_empty_answers_is_valid_and_said_to_answer_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 31, item 13: it was "valid: 500 answers, 500 abstentions"."""
     case = CASES["egomemreason/memory"]
-    entries = [{**e, "predicted_answer": e["predicted_answer"] or "A"} for e in case.entries()]
-    entries[7]["predicted_answer"] = None
-    submission = tmp_path / "one.json"
+    entries = [{**e, "predicted_answer": None} for e in case.entries()]
+    submission = tmp_path / "empty.json"
     submission.write_bytes(dumps(entries))
     assert validate_submission.main(case.argv(submission)) == 0
-    assert ", 1 abstention, for the 500 questions" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert out.startswith("valid: an entry for each of the 500 questions")
+    assert out.endswith(": 0 answered, 500 without an answer\n")
 
 
 # --- the questions of a public file ---------------------------------------------------------------
@@ -524,7 +528,7 @@ def test_the_benchmark_defaults_to_the_environment(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "for the 6978 questions of egoargus/understanding" in proc.stdout
+    assert "each of the 6978 questions of egoargus/understanding" in proc.stdout
 
 
 def test_help_names_the_public_file_and_shows_an_example(
