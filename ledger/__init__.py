@@ -37,7 +37,7 @@ from errors import (
     RecordExistsError,
     UnreadableFileError,
 )
-from ledger.cache import BoardCache, BoardSnapshot, records_of
+from ledger.cache import REREAD_FLOOR_S, BoardCache, BoardSnapshot, records_of
 from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load_config
 from ledger.files import read_regular_file
 from ledger.history import RowStatus, Step
@@ -73,6 +73,7 @@ __all__ = [
     "CACHE_TTL_S",
     "DEFAULT_TIMEOUT_S",
     "RECORDS_FOLDER",
+    "REREAD_FLOOR_S",
     "SCHEMA_VERSION",
     "SCORE_LIMIT",
     "SCORE_WINDOW_S",

@@ -153,6 +153,12 @@ class BoardCache:
             self._refresh_locked()
         return self._snapshot
 
+    @property
+    def last_read_started(self) -> float | None:
+        """When the last read of the store started (clock() time; None before the first): a
+        Refresh after which it is the same was not read again (``reread``'s floor)."""
+        return self._last_attempt
+
     def reread(self, floor_s: float = REREAD_FLOOR_S) -> BoardSnapshot:
         """A visitor's Refresh: the store read now, whatever the TTL, unless a read started
         less than ``floor_s`` ago (then that read's board: however many visitors click, the

@@ -233,8 +233,10 @@ def shown_board(
             sort = next_sort(sort, clicked, columns)
     except BadInput as exc:
         raise gr.Error(str(exc), print_exception=False) from None
+    last = s.board.last_read_started
     if reread:
         s.board.reread()
+    kept = reread and last is not None and s.board.last_read_started == last  # not read again
     snapshot, frame = current(tab, s)
     filtered = wanted.apply(frame)
     counts = row_counts(row_kinds(filtered, s.track), row_kinds(frame, s.track), s.track)
@@ -266,7 +268,7 @@ def shown_board(
     )
     return (
         table,
-        status_line(snapshot, counts[0], tab.clock(), counts[1], counts[2]),
+        status_line(snapshot, counts[0], tab.clock(), counts[1], counts[2], last if kept else None),
         notes,
         csv_path,
         json_path,

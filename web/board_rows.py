@@ -8,6 +8,7 @@ apart; ``status_line`` and ``empty_text`` say what the view shows.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -79,14 +80,17 @@ def status_line(
     now: float,
     total: int | None = None,
     others: Sequence[str] = (),
+    kept_read: float | None = None,
 ) -> str:
     """The line above the board: "N of M entries" when filters hide rows ("M entries" when
     none are hidden; ``total`` the board's entries, all its rows by default), the ``others``
     (``row_counts``: reference rows, rows ranked apart), when the board was read from its
     records (a clock time and an age: the page shows the cache's copy, so a bare "updated 0 s
     ago" that Refresh turned into "22 s ago" read as a Refresh that did nothing), what Refresh
-    does, and that the board is stale when it is. Why it is stale (``snapshot.error``, which
-    names the records' repo and the Hub's address) is the log's.
+    does (``kept_read``: when the read a Refresh showed started, for a Refresh that came too
+    soon after it to read again: the line says so, and when to try again), and that the board
+    is stale when it is. Why it is stale (``snapshot.error``, which names the records' repo and
+    the Hub's address) is the log's.
 
     >>> snapshot = ledger.BoardSnapshot((), last_success=3_600.0, stale=False, error=None,
     ...                                 skipped=())
@@ -102,9 +106,16 @@ def status_line(
     total = len(snapshot.records) if total is None else total
     noun = "entry" if total == 1 else "entries"
     entries = f"{total} {noun}" if shown >= total else f"{shown} of {total} {noun}"
+    refresh = REFRESH_SAYS
+    if kept_read is not None:  # a Refresh too soon after the last read: that read, shown again
+        wait = max(1, math.ceil(ledger.REREAD_FLOOR_S - (now - kept_read)))
+        refresh = (
+            f"they are read again at most once every {ledger.REREAD_FLOOR_S:g} s: try again "
+            f"in {wait} s"
+        )
     read = (
         f"board as of {_clock_time(snapshot.last_success)}, read from its records {_ago(age)}; "
-        f"{REFRESH_SAYS}"
+        f"{refresh}"
     )
     text = " · ".join([entries, *others, read])
     if snapshot.stale:

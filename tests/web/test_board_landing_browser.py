@@ -224,3 +224,28 @@ def test_the_decision_board_s_json_download_names_each_rank_s_series(
             assert all(r["ranked_by"] is None for r in rows if r["reference"]), view
     finally:
         context.close()
+
+
+@pytest.mark.server
+@pytest.mark.browser
+def test_a_refresh_within_five_seconds_says_it_showed_the_last_read(
+    argus_server: AppServer,
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Issue 31, item 13: a Refresh within 5 s of the last read showed the age going up with no
+    word that the records were not read again (ledger.BoardCache.reread reads once per 5 s)."""
+    context = browser.new_context(viewport=LAPTOP)  # type: ignore[arg-type]
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(argus_server.url)
+        status = page.locator("#board-status")
+        expect(status).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
+        page.locator("#board-refresh").click()
+        page.locator("#board-refresh").click()
+        expect(status).to_contain_text(
+            "read again at most once every 5 s: try again in", timeout=TIMEOUT_MS
+        )
+        expect(status).to_contain_text("entries")  # the board still shown
+    finally:
+        context.close()
