@@ -34,6 +34,7 @@ from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by na
     BOARD_LOADED,
     EGOMEM,
     PHONE,
+    SCREENSHOTS,
     SETTLED_JS,
     TIMEOUT_MS,
     Demo,
@@ -49,7 +50,7 @@ from tests.support.contrast import contrast_problems
 
 AXE = ROOT / "tests" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 REPORTS = ROOT / "test-output" / "accessibility"
-LAPTOP = {"width": 1280, "height": 900}
+LAPTOP = {"width": 1280, "height": 800}
 VIEWPORTS = {"laptop": LAPTOP, "phone": PHONE}
 SITES = {"egomemreason": ("server", EGOMEM), "egoargus": ("argus_server", ARGUS)}
 #: A walk's theme by device: the address's query and the system's colour scheme. The laptop asks
@@ -303,9 +304,14 @@ class Audit:
         return path
 
     def check(self, visit: Visit, state: str) -> None:
-        """axe and the names, on the page as it is now ("Score, a refused file")."""
+        """axe, the contrast and the names, on the page as it is now ("Score, a refused
+        file"), photographed for a reviewer (test-output/screenshots/theme-*.png: every state
+        of every track, in both themes, on a laptop and a phone)."""
         where = f"{self.label} {state}"
         visit.page.evaluate(SETTLED_JS)
+        slug = re.sub(r"[^a-z0-9]+", "-", where.lower()).strip("-")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        visit.page.screenshot(path=str(SCREENSHOTS / f"theme-{slug}.png"), full_page=True)
         self.problems.extend(_axe_problems(visit.page, where, self.report, self.excepted))
         self.problems.extend(Problem(where, p) for p in contrast_problems(visit.page))
         self.problems.extend(_name_problems(visit.page, where))
