@@ -141,9 +141,7 @@ class MultipleChoiceTrack(AccuracyTrack):
                 f"{where}.out_of_option.rows: expected fewer than the {self.total} rows of the "
                 f"track, got {self.out_of_option.rows}"
             )
-        problems += board_problems(
-            where, self.views, self.chart, self.metric_keys, self.references
-        )
+        problems += board_problems(where, self.views, self.chart, self.metric_keys, self.references)
         problems += self.fields.id_problems(f"{where}.fields")
         opts = self.options
         if len(self.fields.option_parts) > len(opts.letters):

@@ -249,9 +249,7 @@ class ShortAnswerTrack(AccuracyTrack):
         """What is inconsistent in this track, each with its TOML path (``where``: the
         track's, e.g. ``tracks[0]``)."""
         problems = self.tree_problems(where)
-        problems += board_problems(
-            where, self.views, self.chart, self.metric_keys, self.references
-        )
+        problems += board_problems(where, self.views, self.chart, self.metric_keys, self.references)
         f = self.fields
         problems += f.id_problems(f"{where}.fields")
         own = [f.id, *f.id_parts, f.answer, f.question, f.options]

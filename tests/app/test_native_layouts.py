@@ -113,7 +113,8 @@ def test_validate_benchmark_and_validate_submission_take_it_as_it_is(release: Re
     )
     assert valid.returncode == 0, valid.stdout + valid.stderr
     rows = authors_tallies(release)["overall"][1]
-    assert valid.stdout.startswith(f"valid: {rows} answers, 0 abstentions"), valid.stdout
+    assert valid.stdout.startswith(f"valid: an entry for each of the {rows} "), valid.stdout
+    assert valid.stdout.endswith(f": {rows} answered, 0 without an answer\n"), valid.stdout
 
 
 def test_a_published_record_holds_the_authors_numbers_to_the_last_digit(

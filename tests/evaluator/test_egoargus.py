@@ -462,7 +462,8 @@ def test_the_about_example_submission_scores() -> None:
 
 
 def test_the_about_text_names_the_spec_s_contact_and_sizes() -> None:
-    assert f"**{BENCH.contact_email}**" in ABOUT
+    # a placeholder until the authors give theirs, and marked so (issue 31, item 12)
+    assert f"`{BENCH.contact_email}`" in ABOUT and "For the EgoArgus authors to fill in" in ABOUT
     for size in ("6,978", "6,963", "1,000", "2,000", "978", "3,000", "15"):
         assert size in ABOUT
     assert "Table 6" in ABOUT and "51.3" in ABOUT and "52.1" in ABOUT

@@ -118,4 +118,5 @@ def test_validate_submission_without_track_checks_keyed_predictions_on_their_tra
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("valid: 30 answers, 0 abstentions"), done.stdout
+    assert done.stdout.startswith("valid: an entry for each of the 30 "), done.stdout
+    assert done.stdout.endswith(": 30 answered, 0 without an answer\n"), done.stdout

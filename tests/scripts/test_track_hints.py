@@ -35,7 +35,7 @@ def test_a_file_score_refuses_unread_is_refused_in_its_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     track = EGOMEM.track()
-    path = tmp_path / "big.json"  # valid JSON, past the Space's 5 MB ("valid: 500 answers" before)
+    path = tmp_path / "big.json"  # valid JSON, past the Space's 5 MB (once taken as valid)
     path.write_bytes(
         EGOMEM.demo_dir.joinpath("sample_submission.json").read_bytes()[:-1]
         + b" " * (6 * 2**20)
@@ -57,7 +57,7 @@ def test_a_file_of_any_name_is_read_by_both_as_its_bytes(
     assert score_handlers._read_upload({"path": str(path)}, str(path.parent)) == sample
     argv = ["--benchmark", "egomemreason", "--public", str(EGOMEM.demo_public(EGOMEM.track()))]
     assert validate_submission.main([*argv, str(path)]) == 0
-    assert capsys.readouterr().out.startswith("valid: 500 answers")
+    assert capsys.readouterr().out.startswith("valid: an entry for each of the 500 questions")
 
 
 def test_the_track_is_the_one_the_entries_tell(capsys: pytest.CaptureFixture[str]) -> None:
