@@ -7,7 +7,9 @@ as board_handlers' are: the board, the track, the card, the controls and the cha
 answer. The charts were a second load handler's once, and the picks it set asked for the
 chart of the track the Track radio named *then*: before the landing had set it, the first
 track's (issue 31: ``?track=decision`` showed the Understanding chart on 15 of 24 loads). In
-one answer, the picks' own change reads the track that answer set.
+one answer, the picks' own change reads the track that answer set. The box of the Hub's
+results, loaded apart (a slow Hub delays nothing else), is ``landing_hub``'s, of the track the
+address names too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import gradio as gr
 
 from web.board_address import BoardAddress, read_address
 from web.board_handlers import BoardTab, card, charts_of, find_entry, shown_board
+from web.hub_results_view import hub_section
 
 
 def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[str]]:
@@ -74,3 +77,10 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
         *charts_of(tab, s),
         gr.update(value="  \n".join(ignored), visible=bool(ignored)),
     )
+
+
+def landing_hub(tab: BoardTab, request: gr.Request) -> Any:
+    """A fresh page's box of the Hub's results: the track's the address names (read from the
+    address, as ``landing`` reads it, not from the Track radio, which the landing may not have
+    set yet: the first track's box showed under another track's board)."""
+    return hub_section(tab, addressed(tab, request)[0].track)

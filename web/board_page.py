@@ -184,7 +184,8 @@ def build_board_tab(
         )
     if hub_box is not None:  # its own events: a slow or failing Hub delays nothing else
         hub_section = bound(hub_results_view.hub_section, tab)
-        demo.load(hub_section, track_input, hub_box, **private)
+        # The address's track, not the radio's: the landing may not have set it yet.
+        demo.load(bound(board_landing.landing_hub, tab), None, hub_box, **private)
         reread_hub = bound(hub_results_view.hub_section_reread, tab)
         refresh.click(reread_hub, track_input, hub_box, **private)
         if board_track is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import gradio as gr
 import pytest
+from starlette.requests import Request
 
 import app
 import evaluator
@@ -23,7 +24,7 @@ import ledger
 import spec
 from errors import LedgerError
 from web import board_handlers as handlers
-from web import hub_results_view
+from web import board_landing, hub_results_view
 from web.hub_results_view import hub_results_html
 from web.served import Served
 
@@ -99,6 +100,23 @@ def test_the_first_track_shows_the_hub_s_results_and_the_others_do_not() -> None
     assert hub_results_view.hub_section(tab, "decision") == gr.update(visible=False, value="")
     with pytest.raises(gr.Error):
         hub_results_view.hub_section(tab, "no-such-track")
+
+
+def _request(query: str = "") -> gr.Request:
+    """A page load's request, as Gradio hands it to a handler (a real Starlette request)."""
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": [], "query_string": query}
+    return gr.Request(Request({**scope, "query_string": query.encode()}))
+
+
+def test_a_fresh_page_s_hub_box_is_the_addressed_track_s() -> None:
+    """Like the charts (issue 31, item 1): the box read the Track radio at load, before the
+    landing had set it from ?track=, so a decision page showed the first track's box."""
+    tab = _tab(lambda: (ROW,))
+    assert board_landing.landing_hub(tab, _request("track=decision")) == gr.update(
+        visible=False, value=""
+    )
+    shown = board_landing.landing_hub(tab, _request())
+    assert shown["visible"] is True and "lab/model-7b" in shown["value"]
 
 
 def test_a_failing_hub_hides_nothing_of_the_verified_board() -> None:
