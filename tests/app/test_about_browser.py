@@ -118,6 +118,7 @@ def test_about_is_as_wide_as_the_other_tabs_and_its_tables_draw_one_frame(
     visit = _open(browser, argus_server.url, viewport, False, _top_row(ARGUS))
     try:
         _about(visit)
+        expect(visit.page.locator("#about-text table").first).to_be_visible(timeout=TIMEOUT_MS)
         frames = visit.page.evaluate(
             "() => [...document.querySelectorAll('#about-text table')].map(t => "
             "[getComputedStyle(t).borderTopWidth, t.getBoundingClientRect().width, "

@@ -181,7 +181,9 @@ class Visit:
         self.page.get_by_role("tab", name=name, exact=True).click()
 
     def board_text(self) -> str:
-        return self.page.locator("#board-table").inner_text()
+        """The table's text (not the status Gradio writes over the block while an event that
+        renders it runs: "processing | 0.0s")."""
+        return self.page.locator("#board-table .board-scroll").inner_text()
 
     def grid(self, elem_id: str) -> tuple[list[str], list[list[str]]]:
         """The board table's header names and the text of its cells, row by row."""

@@ -33,7 +33,7 @@ LAPTOP = {"width": 1280, "height": 800}
 
 def _score(visit: Visit, path: Path) -> None:
     visit.tab("Score")
-    chooser = visit.page.locator("#score-upload input[type=file][accept='.json']")
+    chooser = visit.page.locator("#score-upload input[type=file]")
     chooser.set_input_files(str(path))
 
 
