@@ -237,7 +237,9 @@ def _metrics_table(record: ledger.Record, track: Track) -> str:
         derived |= interval is not None and ledger.metric_interval(record, track, key) is None
         count = record.counts.get(key) if record.counts is not None else None
         interval_text = "—" if interval is None else track.interval_text(display, *interval)
-        counted = "—" if count is None else f"{count.correct} of {count.total}"
+        # "107/500": a phone's card holds it beside a value and an interval ("107 of 500" fell
+        # over three lines there)
+        counted = "—" if count is None else f"{count.correct}/{count.total}"
         rows.append(
             f'<tr><th scope="row">{text(track.names.get(key, track.labels[key]))}</th>'
             f'<td class="num">{text(track.shown(display, record.metrics[key]))}</td>'

@@ -20,6 +20,7 @@ from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by na
     PHONE,
     SCREENSHOTS,
     TIMEOUT_MS,
+    _decision_records,
     _open,
     argus_server,
     browser,
@@ -32,10 +33,9 @@ SCORES_JS = """() => Object.fromEntries([...document.querySelectorAll(
     '#entry-card table.card-scores tbody tr')].map(tr => [tr.querySelector('th').innerText.trim(),
     [...tr.querySelectorAll('td')].map(td => td.innerText.trim())]))"""
 
-# Each value and interval cell of the card's Scores table (a count may break between its words):
-# its text and how many lines it takes.
-LINES_JS = """() => [...document.querySelectorAll(
-    '#entry-card table.card-scores td:not(.count)')].map(td => {
+# Each value, count and interval cell of the card's Scores table: its text and how many lines
+# it takes.
+LINES_JS = """() => [...document.querySelectorAll('#entry-card table.card-scores td')].map(td => {
     const height = parseFloat(getComputedStyle(td).lineHeight) || 16;
     const range = document.createRange();
     range.selectNodeContents(td);
@@ -93,8 +93,8 @@ def test_a_paper_row_s_card_gives_the_intervals_its_board_row_shows(
 
 
 def _one_line_each_and_whole(page: Page) -> None:
-    """Each value and interval of the card's Scores on one line, and the table within the card
-    (no column behind a sideways scroll)."""
+    """Each value, count and interval of the card's Scores on one line, and the table within
+    the card (no column behind a sideways scroll)."""
     lines = page.evaluate(LINES_JS)
     wrapped = [text for text, count, _ in lines if count > 1]
     assert not wrapped, f"card values broken over lines: {wrapped}"
@@ -105,15 +105,17 @@ def _one_line_each_and_whole(page: Page) -> None:
 
 @pytest.mark.server
 @pytest.mark.browser
-@pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])
+@pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus", "egoargus-decision"])
 def test_a_re_scored_row_s_card_fits_a_phone_its_values_on_one_line(
     request: pytest.FixtureRequest,
     browser: Browser,  # noqa: F811
     bench_id: str,
 ) -> None:
-    """Counts of four digits (EgoArgus' 6,978 questions) too."""
+    """Counts of four digits (EgoArgus' 6,978 questions) too; and a decision card's long
+    metric names ("400 of 473" broke over three lines beside them)."""
     demo, fixture = (EGOMEM, "server") if bench_id == "egomemreason" else (ARGUS, "argus_server")
-    row = next(r for r in demo.records if r["source"] == "rescored")
+    rows = _decision_records() if bench_id.endswith("decision") else demo.records
+    row = next(r for r in rows if r["source"] == "rescored")
     url = request.getfixturevalue(fixture).url
     visit = _open(browser, f"{url}/?entry={row['id']}", PHONE, chart=False, row=None)
     try:
