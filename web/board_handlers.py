@@ -2,8 +2,9 @@
 
 ``BoardTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, each one's
 board layout and export folder, what an address may choose (``offer``), and the clock. Each
-handler takes it first, then what its event sends (``view``, ``resort``, ``open_card``,
-``chart``, ``switch``; a fresh page's, ``landing``, is board_landing's);
+handler takes it first, then what its event sends (``view``, ``resort``, ``open_card``; the
+charts' and the track switch's are chart_handlers', a fresh page's, ``landing``, is
+board_landing's);
 ``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
 safe for anyone to call: an event's inputs and its event data are checked before any work, and
 a refusal is a ``gr.Error`` with the message.
@@ -31,9 +32,7 @@ from typing import Any
 
 import gradio as gr
 import pandas as pd
-from gradio.components.plot import PlotData
 
-import evaluator
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
@@ -48,7 +47,6 @@ from web.board_address import (
 )
 from web.board_card import card_html, reproduce_command
 from web.board_layout import BoardLayout, board_layout
-from web.board_ranks import shown_interval
 from web.board_rows import empty_text, group_frame, row_counts, row_kinds, status_line
 from web.board_table import (
     Sort,
@@ -58,7 +56,6 @@ from web.board_table import (
     table_html,
 )
 from web.board_view import (
-    MAX_PICKS,
     board_csv,
     board_filter,
     board_frame,
@@ -67,13 +64,8 @@ from web.board_view import (
     md_escape,
     quoted,
 )
-from web.charts import chart_keys, chart_texts, note_chart, split_chart
 from web.exports import Exports
-from web.scatter_charts import date_chart, plotted, size_chart
 from web.served import Served, Tab
-
-#: What a chart of a board with no entries says in its place (it was blank, or hidden).
-NO_ENTRIES_CHART = "No entries yet: the board's entries are drawn here once it has some."
 
 #: What a view says when the filters keep rows but none of them carries its columns.
 OTHER_VIEW = (
@@ -408,72 +400,6 @@ def open_card(tab: BoardTab, track_id: str | None, event: gr.EventData) -> tuple
     if entry is None:
         raise gr.Error("Select an entry of the board to open its card.", print_exception=False)
     return card(tab, entry, picked(tab, track_id))
-
-
-# --- the charts and the track switch ------------------------------------------------------------
-
-
-def chart(tab: BoardTab, methods: list[str], track_id: str | None) -> PlotData:
-    """The side-by-side chart of the entries picked, each bar with its 95 % interval (names the
-    board no longer has are skipped)."""
-    methods = methods or []
-    if (
-        not isinstance(methods, list)
-        or len(methods) > MAX_PICKS
-        or not all(isinstance(m, str) for m in methods)
-    ):
-        raise gr.Error(f"Compare at most {MAX_PICKS} entries of the board.", print_exception=False)
-    s = picked(tab, track_id)
-    snapshot = s.board.snapshot()
-    by_name = {r.method_name: r for r in snapshot.records}
-    picked_rows = [m for m in methods if m in by_name]  # one gone since the page loaded
-    keys = chart_keys(s.track)
-    if not any(k in r.metrics for r in snapshot.records for k in keys):
-        return note_chart(NO_ENTRIES_CHART)  # nothing to pick: not "no entry picked"
-    return split_chart(
-        {m: dict(by_name[m].metrics) for m in picked_rows},
-        chart_texts(s.track)[1],
-        s.track,
-        {m: {k: shown_interval(by_name[m], s.track, k) for k in keys} for m in picked_rows},
-        key_chance(s),
-    )
-
-
-def key_chance(s: Served) -> float | None:
-    """Chance on the track's key, for its charts' level (None without a key, or on a kind
-    without a chance rate: evaluator.chance)."""
-    key = s.keys().key
-    return None if key is None else evaluator.chance(key)
-
-
-def charts_of(tab: BoardTab, s: Served) -> tuple[Any, ...]:
-    """A track's charts: (heading, picks, side by side, by size, by date); on a board with
-    nothing to compare, no picks and each chart saying so (they were blank)."""
-    snapshot, frame = current(tab, s)
-    keys, by_id = chart_keys(s.track), {str(r.id): r for r in snapshot.records}
-    # The rows the chart can show: a paper row of other columns has none of its bars.
-    names = [by_id[i].method_name for i in frame["_id"] if any(k in by_id[i].metrics for k in keys)]
-    top = names[:5]
-    rows = plotted(snapshot.records, s.track)
-    heading = gr.update(visible=True, value=chart_texts(s.track)[0])
-    if not names and not rows:  # an empty board has nothing to compare: each chart says so
-        empty = note_chart(NO_ENTRIES_CHART)
-        return heading, gr.update(visible=False, choices=[], value=[]), empty, empty, empty
-    chance = key_chance(s)
-    return (
-        heading,
-        gr.update(visible=True, choices=names, value=top),
-        chart(tab, top, s.track.id),
-        size_chart(rows, s.track, chance),
-        date_chart(rows, s.track, chance),
-    )
-
-
-def switch(tab: BoardTab, track_id: str | None) -> tuple[Any, ...]:
-    """Another track's board: its column groups, its charts (the table follows)."""
-    s = picked(tab, track_id)
-    groups = list(tab.layouts[s.track.id].groups)
-    return (gr.update(choices=groups, value=groups[0]), *charts_of(tab, s))
 
 
 def leaderboard_api(tab: BoardTab, s: Served) -> Callable[[], list[dict[str, Any]]]:

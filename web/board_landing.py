@@ -19,7 +19,8 @@ from typing import Any
 import gradio as gr
 
 from web.board_address import BoardAddress, read_address
-from web.board_handlers import BoardTab, card, charts_of, find_entry, shown_board
+from web.board_handlers import BoardTab, card, find_entry, shown_board
+from web.chart_handlers import charts_of
 from web.hub_results_view import hub_section
 
 

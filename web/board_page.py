@@ -28,7 +28,7 @@ from typing import Any
 import gradio as gr
 
 from spec import Benchmark
-from web import board_entry, board_landing, hub_results_view
+from web import board_entry, board_landing, chart_handlers, hub_results_view
 from web import board_handlers as handlers
 from web.board_address import ADDRESS_JS, PERMALINK_JS
 from web.board_table import TABLE_JS
@@ -123,8 +123,8 @@ def build_board_tab(
     landing = bound(board_landing.landing, tab)
     view, resort = bound(handlers.view, tab), bound(handlers.resort, tab)
     reread = bound(handlers.reread, tab)
-    open_card, chart = bound(handlers.open_card, tab), bound(handlers.chart, tab)
-    switch = bound(handlers.switch, tab)
+    open_card, chart = bound(handlers.open_card, tab), bound(chart_handlers.chart, tab)
+    switch = bound(chart_handlers.switch, tab)
     # One track: the track input every handler takes is a constant of the session.
     track_input = board_track if board_track is not None else gr.State(first.track.id)
     filters = [search, sources, external, inputs, sizes, group, sort_state, track_input]

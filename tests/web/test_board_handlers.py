@@ -26,7 +26,7 @@ import ledger
 import spec
 from tests.support.board_html import read_board, row_ids
 from web import board_handlers as handlers
-from web import board_landing
+from web import board_landing, chart_handlers
 from web.board_layout import board_layout
 from web.board_table import Sort
 from web.board_view import MAX_PICKS, md_escape
@@ -329,7 +329,7 @@ def test_the_chart_compares_the_picked_entries_and_skips_names_gone_since(
     egomem: handlers.BoardTab,
 ) -> None:
     shown = [r.method_name for r in _records(EGOMEM, MEMORY)][:2]
-    plot = handlers.chart(egomem, [*shown, "Gone since the page loaded"], "memory")
+    plot = chart_handlers.chart(egomem, [*shown, "Gone since the page loaded"], "memory")
     assert {row["Entry"] for row in _chart_rows(plot)} == set(shown)
     assert "Accuracy per split" in plot.plot
 
@@ -338,7 +338,7 @@ def test_the_chart_compares_the_picked_entries_and_skips_names_gone_since(
 def test_the_chart_refuses_more_or_other_than_the_picks_offer(
     egomem: handlers.BoardTab, methods: object
 ) -> None:
-    message = _refusal(handlers.chart, egomem, methods, "memory")
+    message = _refusal(chart_handlers.chart, egomem, methods, "memory")
     assert message == f"Compare at most {MAX_PICKS} entries of the board."
 
 
@@ -362,10 +362,10 @@ def test_the_board_s_charts_mark_the_key_s_chance(argus: handlers.BoardTab) -> N
     chance = evaluator.chance(understanding.keys().key)  # type: ignore[arg-type]
     assert chance is not None and evaluator.chance(decision.keys().key) is None  # type: ignore[arg-type]
     label = f"Chance: {chance:.1f} %"
-    _, _, board_plot, size_plot, date_plot = handlers.charts_of(argus, understanding)
+    _, _, board_plot, size_plot, date_plot = chart_handlers.charts_of(argus, understanding)
     for plot in (board_plot, size_plot, date_plot):
         assert label in plot.plot
-    _, _, *decision_plots = handlers.charts_of(argus, decision)
+    _, _, *decision_plots = chart_handlers.charts_of(argus, decision)
     assert not any("Chance" in plot.plot for plot in decision_plots)
 
 
@@ -374,7 +374,7 @@ def test_an_empty_board_s_charts_say_it_has_no_entries_yet(tmp_path: Path) -> No
     empty = tmp_path / "empty-board"
     empty.mkdir()
     tab = handlers.board_tab(EGOMEM, [_served(EGOMEM, MEMORY, empty)], lambda: NOW)
-    heading, picks, *plots = handlers.charts_of(tab, tab.first)
+    heading, picks, *plots = chart_handlers.charts_of(tab, tab.first)
     assert heading == gr.update(visible=True, value="### Compare entries per split")
     assert picks == gr.update(visible=False, choices=[], value=[])
     for plot in plots:
@@ -384,12 +384,12 @@ def test_an_empty_board_s_charts_say_it_has_no_entries_yet(tmp_path: Path) -> No
 
 
 def test_the_switch_gives_the_other_track_s_groups_and_charts(argus: handlers.BoardTab) -> None:
-    group, heading, picks, *_ = handlers.switch(argus, "decision")
+    group, heading, picks, *_ = chart_handlers.switch(argus, "decision")
     groups = list(board_layout(ARGUS, DECISION).groups)
     assert group == gr.update(choices=groups, value=groups[0])
     assert heading == gr.update(visible=True, value="### Compare entries per scenario")
     assert set(picks["choices"]) <= {r.method_name for r in _records(ARGUS, DECISION)}
-    message = _refusal(handlers.switch, argus, "leaderboard")
+    message = _refusal(chart_handlers.switch, argus, "leaderboard")
     assert message == "Track: 'leaderboard' is not one of 'understanding', 'decision'."
 
 
@@ -433,8 +433,8 @@ def test_a_tab_whose_board_cannot_be_laid_out_fails_at_boot() -> None:
         (handlers.resort, {"event": gr.EventData}),
         (handlers.open_card, {"event": gr.EventData}),
         (handlers.view, {}),
-        (handlers.chart, {}),
-        (handlers.switch, {}),
+        (chart_handlers.chart, {}),
+        (chart_handlers.switch, {}),
     ],
 )
 def test_a_bound_handler_shows_gradio_the_parameters_it_fills(

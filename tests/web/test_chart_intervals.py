@@ -20,7 +20,7 @@ import pytest
 import evaluator
 import ledger
 import spec
-from web import board_handlers, board_ranks, chart_parts, charts
+from web import board_handlers, board_ranks, chart_handlers, chart_parts, charts
 from web.served import Served
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
@@ -47,7 +47,7 @@ def _spec(plot: Any) -> dict[str, Any]:
 
 
 def _charts(bench: spec.Benchmark, track: spec.Track) -> tuple[dict[str, Any], ...]:
-    _, _, split, size, date = board_handlers.charts_of(_tab(bench), _tab(bench).tracks[track.id])
+    _, _, split, size, date = chart_handlers.charts_of(_tab(bench), _tab(bench).tracks[track.id])
     return _spec(split), _spec(size), _spec(date)
 
 

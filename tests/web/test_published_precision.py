@@ -32,7 +32,7 @@ import spec
 from scripts import new_benchmark
 from tests.support.board_html import read_board
 from tests.support.two_decimals import CHANCE, METHOD, OVERALL, RIGHT, Release, write_release
-from web import board_handlers, score_handlers, score_view
+from web import board_handlers, chart_handlers, score_handlers, score_view
 from web.board_layout import board_layout
 from web.served import Served
 
@@ -131,7 +131,7 @@ def test_the_board_its_csv_and_its_card_show_two_decimals(release: Release) -> N
 
 def test_the_charts_label_tooltips_and_chance_with_two_decimals(release: Release) -> None:
     tab, served = _board(release)
-    _, _, split, size, date = board_handlers.charts_of(tab, served)
+    _, _, split, size, date = chart_handlers.charts_of(tab, served)
     for plot in (size, date):
         chart = json.loads(plot.plot)
         [point] = chart["data"]["values"]
