@@ -40,6 +40,13 @@ LOADS = 20
 #: about 0.1 s after the right one).
 STEADY_MS = 1500
 
+#: Resolves once the status line has changed from ``before`` and its event has answered (no
+#: timer or "processing" written over it by Gradio while the event runs).
+ANSWERED_JS = """(before) => {
+    const text = document.querySelector('#board-status').innerText;
+    return text !== before && !/^\\s*(processing|[\\d.]+(\\/[\\d.]+)?s\\b)/.test(text);
+}"""
+
 # Every description the side-by-side chart is given, in order, from the page's start.
 RECORD_CHARTS_JS = """(() => {
     window.__charts = [];
@@ -241,7 +248,12 @@ def test_a_refresh_within_five_seconds_says_it_showed_the_last_read(
         page.goto(argus_server.url)
         status = page.locator("#board-status")
         expect(status).to_contain_text(BOARD_LOADED, timeout=TIMEOUT_MS)
+        # A click while the last one's event runs is dropped (a button's trigger_mode "once"):
+        # the second waits for the first's answer (under load it was dropped, and the status
+        # said the first read's).
+        before = status.inner_text()
         page.locator("#board-refresh").click()
+        page.wait_for_function(ANSWERED_JS, arg=before)
         page.locator("#board-refresh").click()
         expect(status).to_contain_text(
             "read again at most once every 5 s: try again in", timeout=TIMEOUT_MS
