@@ -6,13 +6,16 @@ letters, field names) comes from the track of a benchmark's spec; the package kn
 benchmark.
 
 Each kind of track is a module of ``evaluator.kinds`` (``multiple_choice``, ``decision``,
-``short_answer``; their docstrings define every metric); the functions here hand a track, key
-or questions to its kind. Beside them the helpers every kind shares: ``files`` (rows of a key
-or public file and the key version they name), ``submissions`` (a submission's text, JSON and
-entries), ``documents`` (a submission's document read into entries, whatever its shape),
-``accuracy`` (the metric tree of a kind scored as accuracies), ``results`` (``ScoreResult``,
-``Count``), ``stats`` (intervals), ``messages`` (English) and ``disclosure`` (what a visitor is
-shown of a score: ``disclosed``).
+``short_answer``; their docstrings define every metric), registered once with its spec model in
+``spec.tracks.REGISTRY``; the functions here hand a track, key or questions to its kind, typed
+for any kind (``AnyKey``, ``AnyQuestions``: what every kind's key and public file have). A
+caller that needs one kind's own key asks that kind (``evaluator.kinds.multiple_choice.load_key``).
+
+Beside them the helpers every kind shares: ``files`` (rows of a key or public file and the key
+version they name), ``submissions`` (a submission's text, JSON and entries), ``documents`` (a
+submission's document read into entries, whatever its shape), ``accuracy`` (the metric tree of
+a kind scored as accuracies), ``results`` (``ScoreResult``, ``Count``), ``stats`` (intervals),
+``messages`` (English) and ``disclosure`` (what a visitor is shown of a score: ``disclosed``).
 
 Validation needs no answers: ``load_questions`` reads a public file into the questions alone
 (ids and option letters; a decision track's episode ids), ``validate`` checks a submission
@@ -43,12 +46,12 @@ This submission cannot be scored: the list is empty; expected one entry for each
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeAlias, overload
+from typing import Any
 
 from errors import AnswerKeyError, DataFileError, PublicFileError, SubmissionError
 from evaluator.disclosure import disclosed
 from evaluator.files import KEY_VERSION_FIELD, Rows, read_rows
-from evaluator.kinds import KINDS, Kind, kind_of
+from evaluator.kinds import KINDS, AnyKey, AnyQuestions, Kind, kind_of
 from evaluator.kinds.decision import DecisionKey, EpisodeSet, Prediction
 from evaluator.kinds.multiple_choice import (
     ANSWERS_FORMAT,
@@ -65,22 +68,7 @@ from evaluator.messages import MAX_EXAMPLES, counted, nth, ordinal
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import WILSON_Z, wilson_bounds, wilson_interval
 from evaluator.submissions import MAX_ENTRIES_PER_QUESTION
-from spec import DecisionTrack, MultipleChoiceTrack, ShortAnswerTrack, Track
-
-#: An answer key of any kind of track.
-AnyKey: TypeAlias = AnswerKey | DecisionKey | ShortAnswerKey
-#: The questions (or episodes) of any kind of track, as a public file has them.
-AnyQuestions: TypeAlias = QuestionSet | EpisodeSet | ShortAnswerQuestions
-
-
-@overload
-def load_answer_key(track: MultipleChoiceTrack, data: bytes) -> AnswerKey: ...
-@overload
-def load_answer_key(track: DecisionTrack, data: bytes) -> DecisionKey: ...
-@overload
-def load_answer_key(track: ShortAnswerTrack, data: bytes) -> ShortAnswerKey: ...
-@overload
-def load_answer_key(track: Track, data: bytes) -> AnyKey: ...
+from spec import Track
 
 
 def load_answer_key(track: Track, data: bytes) -> AnyKey:
@@ -90,32 +78,12 @@ def load_answer_key(track: Track, data: bytes) -> AnyKey:
     return key
 
 
-@overload
-def load_questions(track: MultipleChoiceTrack, data: bytes) -> QuestionSet: ...
-@overload
-def load_questions(track: DecisionTrack, data: bytes) -> EpisodeSet: ...
-@overload
-def load_questions(track: ShortAnswerTrack, data: bytes) -> ShortAnswerQuestions: ...
-@overload
-def load_questions(track: Track, data: bytes) -> AnyQuestions: ...
-
-
 def load_questions(track: Track, data: bytes) -> AnyQuestions:
     """Decode and validate the bytes of a track's public file (its declared format): the
     questions a submission answers, without answers, for ``validate``. PublicFileError if it
     does not validate (the key's checks, but for the answers)."""
     questions: AnyQuestions = kind_of(track).load_questions(track, data)
     return questions
-
-
-@overload
-def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]: ...
-@overload
-def validate(questions: EpisodeSet, data: bytes) -> dict[int | str, Prediction]: ...
-@overload
-def validate(questions: ShortAnswerQuestions, data: bytes) -> dict[int | str, str | None]: ...
-@overload
-def validate(questions: AnyQuestions, data: bytes) -> Mapping[int | str, Any]: ...
 
 
 def validate(questions: AnyQuestions, data: bytes) -> Mapping[int | str, Any]:

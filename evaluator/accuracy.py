@@ -183,6 +183,17 @@ def summary(track: AccuracyTrack, result: ScoreResult, warning: str | None) -> S
     )
 
 
+#: The columns of ``score_rows``' table, each with its width on the Score tab (the split names
+#: would take a phone's whole width if Gradio sized each column by its longest cell).
+SCORE_COLUMNS: Mapping[str, str] = {
+    "Split": "30%",
+    "Accuracy (%)": "18%",
+    "Correct": "16%",
+    "Questions": "19%",
+    "95% CI": "17%",
+}
+
+
 def score_rows(track: AccuracyTrack, result: ScoreResult) -> list[dict[str, str | int]]:
     """A row per metric of the track, by its long name, at the decimals the track shows a
     percent with (the numbers at full precision are the result's). A macro mean is not

@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from errors import ReshuffleError
-from evaluator import AnswerKey, counted, load_answer_key, read_rows, score
+from evaluator import AnswerKey, counted, read_rows, score
+from evaluator.kinds.multiple_choice import load_key
 from evaluator.kinds.multiple_choice.layouts import options_of, written_answer, written_options
 from evaluator.kinds.multiple_choice.printed import (
     misprinted,
@@ -270,7 +271,7 @@ def rotate(
         public_table, new_public, key_version if public.top is not None else None
     )
 
-    new_key = load_answer_key(track, private_bytes)
+    new_key = load_key(track, private_bytes)
     if (
         new_key.key_version != key_version
         or read_rows(track, public_bytes, public.format).key_version != key_version

@@ -6,20 +6,25 @@ the benchmark's folder and reaches the code as a ``Benchmark``; every other modu
 model, or one of its tracks, as a parameter.
 
 The package, from the bottom: ``spec.base`` (the parts: names, files, groups, views, metrics,
-displays), ``spec.links`` (what a field that ends up in a link may say), one model per kind of
-track (``spec.multiple_choice``: letters, groupings, micro and macro aggregates;
-``spec.decision``: whether and when to assist; ``spec.short_answer``: multiple-choice and open
-questions, each read by a declared rule set; the accuracy kinds' metric tree is
-``spec.accuracy``), ``spec.tracks`` (``Track``, the union of the
-kinds), ``spec.benchmark`` (``Benchmark``, ``Paper``), ``spec.folder_files``
-(every file of a folder is read there: regular files inside it, bounded) and ``spec.loading``
-(reading a folder). Every kind gives generic code the same names: ``id``, ``title``, ``kind``,
-``scorer_version``, ``key``, ``public``, ``fields.id`` / ``fields.id_type``, ``metric_keys``
-(this Space's metrics, display order), ``paper_metric_keys`` (metrics only paper rows carry),
+displays, and ``TrackBase``: how a track shows a number, its reference policies), ``spec.links``
+(what a field that ends up in a link may say), ``spec.common`` (``CommonTrack``: the fields
+every kind of track declares and what every kind answers), one model per kind of track
+(``spec.multiple_choice``: letters, groupings, micro and macro aggregates; ``spec.decision``:
+whether and when to assist; ``spec.short_answer``: multiple-choice and open questions, each
+read by a declared rule set; the accuracy kinds' metric tree is ``spec.accuracy``),
+``spec.tracks`` (``REGISTRY``: every kind once, its model and its implementation; ``Track``,
+a track of any kind, derived from it), ``spec.benchmark`` (``Benchmark``, ``Paper``),
+``spec.folder_files`` (every file of a folder is read there: regular files inside it, bounded)
+and ``spec.loading`` (reading a folder).
+
+Generic code reads a track as a ``CommonTrack`` (the static type of ``Track``): ``id``,
+``title``, ``kind``, ``scorer_version``, ``key``, ``public``, ``fields.id`` /
+``fields.id_type``, ``hints``, ``views``, ``chart``, ``min_rows``, ``metric_keys`` (this
+Space's metrics, display order), ``paper_metric_keys`` (metrics only paper rows carry),
 ``labels``, ``names``, ``display`` (percent, ratio, seconds or count), ``higher_is_better``
-(True, False, or None for a signed error whose best value is 0), ``ranking`` /
-``ranking_for(source)``, ``views``, ``chart`` and ``problems(where)``; and, from their common
-base (``spec.base.TrackBase``), ``decimals`` and how a number is shown (``digits(display)``,
+(True, False, or None for a signed error whose best value is 0), ``sizes``, ``groupings`` /
+``groups``, ``ranking`` / ``ranking_for(source)`` and ``problems(where)``; and, from
+``TrackBase``, ``decimals`` and how a number is shown (``digits(display)``,
 ``format_metric(key, value)``, ``shown``, ``number``, ``interval_text``, ``rounded``), and the
 spec's reference policies (``references``, ``reference_of(method, metrics)``).
 
@@ -41,7 +46,7 @@ Example:
 from __future__ import annotations
 
 from errors import SpecError
-from spec.accuracy import AccuracyTrack, Aggregate, Overall
+from spec.accuracy import AccuracyTrack, Overall
 from spec.base import (
     PAPER_PREFIX,
     BoardColumn,
@@ -55,6 +60,7 @@ from spec.base import (
     View,
 )
 from spec.benchmark import DEMO_BOARD, DEMO_FOLDER, Benchmark, Hub, Input, Links, Paper, PaperTable
+from spec.common import Aggregate, CommonTrack
 from spec.decision import DecisionFields, DecisionTrack
 from spec.folder_files import (
     about_text,
@@ -81,7 +87,7 @@ from spec.short_answer import (
     ShortAnswerFields,
     ShortAnswerTrack,
 )
-from spec.tracks import KINDS, Track
+from spec.tracks import KINDS, REGISTRY, Registered, Registry, Track
 
 __all__ = [
     "BENCHMARKS_DIR",
@@ -90,6 +96,7 @@ __all__ = [
     "KINDS",
     "PAPER_PREFIX",
     "PRESETS",
+    "REGISTRY",
     "ROOT",
     "SPEC_FILENAME",
     "AccuracyTrack",
@@ -97,6 +104,7 @@ __all__ = [
     "Benchmark",
     "BoardColumn",
     "ChoiceLetters",
+    "CommonTrack",
     "DataFile",
     "DecisionFields",
     "DecisionTrack",
@@ -116,6 +124,8 @@ __all__ = [
     "PaperTable",
     "QuestionTypes",
     "Reference",
+    "Registered",
+    "Registry",
     "RuleSet",
     "Rules",
     "ShortAnswerFields",

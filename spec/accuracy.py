@@ -15,36 +15,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import cached_property
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from pydantic import Field
 
 from spec.base import (
-    MIN_ROWS,
-    DataFile,
     Display,
-    Hints,
-    Ident,
     Key,
     Model,
     Size,
     Text,
-    TrackBase,
     ValuesGroup,
     ValuesGrouping,
-    View,
 )
-
-
-class Aggregate(Model):
-    """A metric over several groups: micro = correct over all their rows (weight by size),
-    macro = the mean of the groups' accuracies."""
-
-    key: Key
-    label: Text
-    name: Text | None = None
-    of: tuple[Key, ...] = Field(min_length=1, strict=False)  # group keys, or one grouping id
-    aggregation: Literal["micro", "macro"] = "micro"
+from spec.common import Aggregate, CommonTrack
 
 
 class Overall(Model):
@@ -56,29 +40,19 @@ class Overall(Model):
     size: Size | None = None
 
 
-class AccuracyTrack(TrackBase):
-    """What every track scored as accuracies declares and derives: its files, its metric tree
-    and its board. A kind's model adds ``kind`` and ``fields``."""
+class AccuracyTrack(CommonTrack):
+    """What every track scored as accuracies declares and derives: its metric tree and its
+    board. A kind's model adds ``kind`` and its ``fields``."""
 
     #: A record of such a track keeps no intervals: they follow from its counts (Wilson).
     keeps_intervals: ClassVar[bool] = False
 
-    id: Ident
-    title: Text
-    scorer_version: Text  # in every re-scored record's provenance: bump it when scoring changes
-    key: DataFile
-    public: DataFile
-    hints: Hints = Hints()
     overall: Overall = Overall()
     #: None at all: the track shows Overall alone (``overall.size`` then gives its rows).
     groupings: tuple[ValuesGrouping, ...] = Field(default=(), strict=False)
     aggregates: tuple[Aggregate, ...] = Field(default=(), strict=False)
-    views: tuple[View, ...] = Field(min_length=1, strict=False)
-    #: Shown under the chart of groups: the metrics the per-group chart shows.
+    #: Shown under the chart of groups: the metrics the per-group chart shows (group keys).
     chart: tuple[Key, ...] = Field(default=(), strict=False)
-    #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
-    #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
-    min_rows: Size = MIN_ROWS
 
     # --- what a kind may add to the tree ------------------------------------------------------
 
@@ -124,10 +98,6 @@ class AccuracyTrack(TrackBase):
     def paper_ranking(self) -> str:
         """The metric a paper row must carry: the ranking metric."""
         return self.ranking
-
-    def ranking_for(self, source: str) -> str:
-        """The metric a row of that source ("rescored" or "paper") is ranked by."""
-        return self.paper_ranking if source == "paper" else self.ranking
 
     @property
     def paper_metric_keys(self) -> tuple[str, ...]:

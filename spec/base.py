@@ -1,7 +1,8 @@
 """The parts every kind of track is built of: names, files, groups, views, metrics, displays.
 
-A track kind's model (``spec.multiple_choice``, ``spec.decision``) is made of these; the
-benchmark (``spec.benchmark``) holds its tracks. Every model is frozen and strict, and refuses
+A track kind's model (``spec.multiple_choice``, ``spec.decision``, ``spec.short_answer``, on
+their common base ``spec.common.CommonTrack``) is made of these; the benchmark
+(``spec.benchmark``) holds its tracks. Every model is frozen and strict, and refuses
 fields it does not know.
 """
 

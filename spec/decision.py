@@ -17,24 +17,18 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from spec.base import (
-    MIN_ROWS,
     PAPER_PREFIX,
     Better,
-    DataFile,
     Display,
     Group,
     Grouping,
-    Hints,
-    Ident,
     IdFields,
     Metric,
     MetricKey,
-    Size,
     Text,
-    TrackBase,
-    View,
     board_problems,
 )
+from spec.common import CommonTrack
 
 #: What a decision track scores (``evaluator.kinds.decision`` defines each), and what each is:
 #: a proportion is shown as a percent or a ratio (``DISPLAYS``). A track declares each once.
@@ -76,7 +70,7 @@ class DecisionFields(IdFields):
     id_type: Literal["integer", "string"] = "string"
 
 
-class DecisionTrack(TrackBase):
+class DecisionTrack(CommonTrack):
     """A track of assistant episodes: should the model assist, and when.
 
     ``metrics`` declares how each of the kind's metrics (``METRICS``) is shown, in display
@@ -89,16 +83,8 @@ class DecisionTrack(TrackBase):
     #: recomputed from counts alone without the scorer.
     keeps_intervals: ClassVar[bool] = True
 
-    id: Ident
-    title: Text
     kind: Literal["decision"]
-    scorer_version: Text  # in every re-scored record's provenance: bump it when scoring changes
-    key: DataFile
-    public: DataFile
     fields: DecisionFields = DecisionFields()
-    #: What Score's hints may say of this benchmark (``spec.base.Hints``): a look-alike of the
-    #: id or of ``assist`` and what to tell an entry that carries it; who writes results files.
-    hints: Hints = Hints()
     #: The scenario field of the key and its values, each a group with its size.
     scenarios: Grouping
     silent_scenario: Text  # the scenario value whose episodes need no assistance (silence)
@@ -108,12 +94,6 @@ class DecisionTrack(TrackBase):
     paper_metrics: tuple[Metric, ...] = Field(default=(), strict=False)
     #: The paper metric a paper row must carry and is ranked by (default: the ranking metric).
     paper_ranking_key: MetricKey | None = Field(None, alias="paper_ranking")
-    views: tuple[View, ...] = Field(min_length=1, strict=False)
-    #: The metrics the per-scenario chart shows (one display, so one axis).
-    chart: tuple[MetricKey, ...] = Field(default=(), strict=False)
-    #: The fewest rows of the key a metric a visitor is shown may turn on: one that turns on
-    #: fewer is withheld from /score (``evaluator.disclosure``); records keep every value.
-    min_rows: Size = MIN_ROWS
 
     # --- derived, computed once ---------------------------------------------------------------
 
@@ -141,10 +121,6 @@ class DecisionTrack(TrackBase):
     @property
     def paper_ranking(self) -> str:
         return self.paper_ranking_key or self.ranking
-
-    def ranking_for(self, source: str) -> str:
-        """The metric a row of that source ("rescored" or "paper") is ranked by."""
-        return self.paper_ranking if source == "paper" else self.ranking
 
     @property
     def rotation_refusal(self) -> str | None:

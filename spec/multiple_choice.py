@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from spec.accuracy import AccuracyTrack, Aggregate
+from spec.accuracy import AccuracyTrack
 from spec.base import (
     Composed,
     IdFields,
@@ -25,6 +25,7 @@ from spec.base import (
     composed,
     parts_of,
 )
+from spec.common import Aggregate
 
 #: How a key writes its answers: the option's letter, its 0-based or 1-based position among the
 #: options, the option's own text, or its letter, a dot and its text ("B. right"). Any of them

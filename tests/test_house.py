@@ -9,6 +9,7 @@ import importlib
 import inspect
 import re
 import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 import errors
 import evaluator
 import spec
-from evaluator.kinds.base import Kind
+from evaluator.kinds.base import Kind, Scoring, Wording
 from tests.support import ROOT
 
 #: The project's own packages and root modules (what the Space and the maintainer run).
@@ -220,9 +221,49 @@ def test_the_spec_and_the_evaluator_name_the_same_kinds() -> None:
 
 
 def _members(protocol: type) -> set[str]:
-    return {n for n in vars(protocol) if not n.startswith("_")} | set(
-        getattr(protocol, "__annotations__", {})
-    )
+    """The members of a protocol and of the protocols it is made of (``Kind``: ``Scoring`` and
+    ``Wording``)."""
+    parts = [c for c in protocol.__mro__ if getattr(c, "_is_protocol", False)]
+    return {
+        n
+        for part in parts
+        for n in {*vars(part), *getattr(part, "__annotations__", {})}
+        if not n.startswith("_")
+    }
+
+
+def test_the_kind_protocol_is_scoring_and_wording_every_member_once() -> None:
+    scoring, wording = _members(Scoring), _members(Wording)
+    assert not scoring & wording
+    assert _members(Kind) == scoring | wording
+    assert {"score", "validate", "load_key"} <= scoring and {"summary", "ROWS"} <= wording
+
+
+def test_a_kind_is_one_registry_line_and_the_rest_is_derived() -> None:
+    """One table (spec.tracks.REGISTRY) names every kind: the spec's models, the evaluator's
+    implementations and the discriminated union of [[tracks]] all come from it."""
+    assert spec.REGISTRY.names == tuple(spec.KINDS) == tuple(evaluator.KINDS)
+    for kind in spec.REGISTRY:
+        assert evaluator.KINDS[kind.name] is sys.modules[kind.implementation]
+        assert not kind.model.__abstractmethods__, kind.name  # it answers all CommonTrack asks
+    with pytest.raises(KeyError, match="the kinds are multiple_choice, decision, short_answer"):
+        spec.REGISTRY.get("ranked")
+
+
+@pytest.mark.parametrize("name", sorted(evaluator.KINDS))
+def test_a_kind_says_the_width_of_each_column_of_its_score_table(name: str) -> None:
+    """The Score tab sizes the table by what the kind says (Kind.SCORE_COLUMNS), not by
+    counting columns: every column a kind's table has is given a width."""
+    kind = evaluator.KINDS[name]
+    widths = [int(w.removesuffix("%")) for w in kind.SCORE_COLUMNS.values()]
+    assert sum(widths) == 100
+    for bench in map(spec.load_benchmark, ("egomemreason", "egoargus")):
+        for track in bench.tracks_of(spec.KINDS[name]):
+            key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+            own = bench.demo_dir / f"{track.id}_sample_submission.json"
+            sample = own if own.is_file() else bench.demo_dir / "sample_submission.json"
+            rows = kind.score_rows(track, evaluator.score(key, sample.read_bytes()))
+            assert list(rows[0]) == list(kind.SCORE_COLUMNS)
 
 
 @pytest.mark.parametrize("name", sorted(evaluator.KINDS))

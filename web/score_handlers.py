@@ -80,15 +80,6 @@ KEYED_NOTE = (
     "This check reads the answer key, so this refusal counts against your score limit, as a "
     "score does (About: What one scored file reveals)."
 )
-#: The score table's column widths, by its number of columns (a decision score's four: Metric,
-#: Value, Count, 95% CI; a multiple-choice score's five: Split, Accuracy, Correct, Questions,
-#: 95% CI), so that every column shows on a phone (Gradio's own sizes each by its longest cell:
-#: the split names took a phone's whole width).
-SCORE_WIDTHS: dict[int, list[str | int]] = {
-    4: ["38%", "19%", "20%", "23%"],
-    5: ["30%", "18%", "16%", "19%", "17%"],
-}
-
 #: A score and its track id, kept server-side for the session (a ``gr.State``).
 Kept = tuple[evaluator.ScoreResult, str] | None
 
@@ -423,7 +414,8 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
             k: shown_interval(paper, track, k) for k in chart_keys(track)
         }
     table = score_table(result, track)
-    widths = SCORE_WIDTHS.get(len(table.columns))
+    # Each column's width on a phone, as the track's kind words its table (Kind.SCORE_COLUMNS).
+    widths: list[str | int] = [evaluator.kind_of(track).SCORE_COLUMNS[c] for c in table.columns]
     board = s.board.snapshot()
     records = board.records
     on_board = same_answers_row(result, records)
@@ -438,7 +430,7 @@ def render(tab: ScoreTab, kept: Kept) -> tuple[Any, ...]:
     request = on_board is None and not result.below_chance
     return (
         score_summary(result, track),
-        gr.Dataframe(table, visible=True, column_widths=widths),
+        gr.Dataframe(table, visible=True, column_widths=widths or None),
         gr.Plot(
             split_chart(
                 series,

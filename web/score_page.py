@@ -97,8 +97,7 @@ def submission_format(track: Track) -> str:
     """A track's submission file in a few words: a JSON list of `{"example_id", ...}`."""
     kind = evaluator.kind_of(track)
     fields = ", ".join(f'"{name}"' for name in kind.entry_fields(track))
-    lines = " (or JSON Lines, one entry a line)" if kind.JSON_LINES else ""
-    return f"a JSON list{lines} of `{{{fields}}}`"
+    return f"a JSON list (or JSON Lines, one entry a line) of `{{{fields}}}`"
 
 
 def rows_noun(track: Track) -> str:

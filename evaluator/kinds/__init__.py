@@ -1,36 +1,49 @@
-"""The registry of track kinds: each kind's name -> the module that implements it.
+"""The track kinds' implementations, by name, as the spec's registry names them.
 
-A kind implements ``evaluator.kinds.base.Kind`` (its files, submissions, scores, records,
-releases and words); the rest of the house asks ``kind_of(track)`` instead of testing a
-track's type. The spec's registry of kind models is ``spec.tracks``; both name the same kinds.
+A kind is registered once, in ``spec.tracks.REGISTRY``: its spec model and the module that
+implements it (``evaluator.kinds.<kind>``, satisfying ``evaluator.kinds.base.Kind``: its files,
+submissions, scores, records, releases and words). ``KINDS`` imports each of those modules; the
+rest of the house asks ``kind_of(track)`` instead of testing a track's type.
 
 >>> import spec
 >>> kind_of(spec.load_benchmark("egoargus").track("decision")).ROWS
 ('episode', 'episodes')
+>>> sorted(KINDS) == sorted(spec.REGISTRY.names)
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from importlib import import_module
+from typing import Any, cast
 
-import evaluator.kinds.decision as decision
-import evaluator.kinds.multiple_choice as multiple_choice
-import evaluator.kinds.short_answer as short_answer
-from evaluator.kinds.base import Kind, Summary
-from spec import Track
+from evaluator.kinds.base import AnyKey, AnyQuestions, Kind, Scoring, Summary, Wording
+from spec import REGISTRY, Registry, Track
+
+
+def implementations(registry: Registry) -> dict[str, Kind[Any, Any, Any]]:
+    """Each kind's name -> its implementation, the module ``registry`` names (imported here)."""
+    return {k.name: cast(Kind[Any, Any, Any], import_module(k.implementation)) for k in registry}
+
 
 #: Each kind's name (a track's ``kind``) -> its implementation.
-KINDS: Mapping[str, Kind[Any, Any, Any]] = {
-    multiple_choice.NAME: multiple_choice,
-    decision.NAME: decision,
-    short_answer.NAME: short_answer,
-}
+KINDS: Mapping[str, Kind[Any, Any, Any]] = implementations(REGISTRY)
 
 
 def kind_of(track: Track) -> Kind[Any, Any, Any]:
     """The implementation of ``track``'s kind."""
-    return KINDS[track.kind]
+    return KINDS[REGISTRY.get(track.kind).name]
 
 
-__all__ = ["KINDS", "Kind", "Summary", "decision", "kind_of", "multiple_choice", "short_answer"]
+__all__ = [
+    "KINDS",
+    "AnyKey",
+    "AnyQuestions",
+    "Kind",
+    "Scoring",
+    "Summary",
+    "Wording",
+    "implementations",
+    "kind_of",
+]

@@ -1,4 +1,4 @@
-"""What a kind of track implements: the protocol each kind's module satisfies.
+"""What a kind of track implements: the protocols each kind's module satisfies.
 
 A kind is one module (a package, if it is long): ``evaluator.kinds.multiple_choice``,
 ``evaluator.kinds.decision``, ``evaluator.kinds.short_answer``. It reads its key and public
@@ -7,6 +7,11 @@ words its results (and, when its spec declares how it reads answers, the About's
 it). Its spec model (``spec.<kind>``) holds what a benchmark declares of it. Kinds import this
 module and the shared helpers of ``evaluator`` (accuracy, documents, files, messages, results,
 stats, submissions), never the registry (``evaluator.kinds``) nor each other.
+
+``Kind`` is two parts: ``Scoring`` (its key and public files, a submission, a score, a record's
+and a release's checks) and ``Wording`` (what it calls its rows, a score in words and as a
+table, the About's account). A kind's module is checked against ``Kind`` where it is written
+(its ``IMPLEMENTS``, which mypy checks), and registered in ``spec.tracks.REGISTRY``.
 """
 
 from __future__ import annotations
@@ -16,10 +21,46 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from evaluator.results import Count, ScoreResult
+from spec import Track
 
 TrackT = TypeVar("TrackT", contravariant=True)
 KeyT = TypeVar("KeyT")
 QuestionsT = TypeVar("QuestionsT")
+KeyIn = TypeVar("KeyIn", contravariant=True)
+
+
+class AnyQuestions(Protocol):
+    """What a public file of any kind asks, without answers: read by ``load_questions``."""
+
+    @property
+    def track(self) -> Track: ...
+    @property
+    def key_version(self) -> str | None: ...
+    def __len__(self) -> int: ...
+
+
+class AnyKey(Protocol):
+    """An answer key of any kind: read by ``load_key``, its rows' answers with its sha256."""
+
+    @property
+    def track(self) -> Track: ...
+    @property
+    def key_version(self) -> str | None: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def ids(self) -> tuple[int | str, ...]:
+        """The rows' ids, in the key's order."""
+
+    @property
+    def flagged(self) -> int:
+        """Its rows flagged out of option (a kind without options: none)."""
+
+    @property
+    def asked(self) -> AnyQuestions:
+        """The questions the key asks, as a public file asks them (no answers)."""
+
+    def __len__(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -32,12 +73,12 @@ class Summary:
     warning: str | None = None
 
 
-class Kind(Protocol[TrackT, KeyT, QuestionsT]):
-    """A kind of track: its files, its submissions, its scores, its records and releases.
+class Scoring(Protocol[TrackT, KeyT, QuestionsT]):
+    """What a kind does: reads its files and a submission, scores it, checks records and
+    releases.
 
-    ``TrackT`` is its spec model, ``KeyT`` its answer key (with ``track``, ``key_version``,
-    ``sha256``, ``asked`` and a length) and ``QuestionsT`` what a public file asks (with
-    ``track``, ``key_version`` and a length).
+    ``TrackT`` is its spec model, ``KeyT`` its answer key (an ``AnyKey``) and ``QuestionsT``
+    what a public file asks (an ``AnyQuestions``).
 
     **What an answer may turn on** (the rule every kind keeps; the benchmarks' About texts
     state it as "What one scored file reveals"): nothing a visitor receives from ``score``,
@@ -55,10 +96,6 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
 
     #: The spec's name of the kind (a track's ``kind``).
     NAME: str
-    #: What a key holds, singular and plural: ("question", "questions").
-    ROWS: tuple[str, str]
-    #: A submission may also be JSON Lines (one entry a line).
-    JSON_LINES: bool
     #: Scoring takes long enough to run off the event loop whatever the file's size.
     SCORE_OFF_LOOP: bool
 
@@ -110,19 +147,6 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
         """What answering every row at random scores in expectation, in the ranking metric's
         unit (None: the kind has no such rate; its floors are reference rows)."""
 
-    def chance_warning(self, track: TrackT, result: ScoreResult) -> str | None:
-        """The warning a score below chance gets, plain text (None: no warning)."""
-
-    def summary(self, track: TrackT, result: ScoreResult) -> Summary:
-        """A score in words."""
-
-    def score_rows(self, track: TrackT, result: ScoreResult) -> list[dict[str, str | int]]:
-        """A score as a table: a row per metric, its cells as shown (column -> cell)."""
-
-    def about(self, track: TrackT) -> str:
-        """What the About tab adds on how the track scores, Markdown written from its spec (a
-        short-answer track's rules); "" when the benchmark's about.md says it all."""
-
     # --- records and releases -------------------------------------------------------------
 
     def counts_problems(self, track: TrackT, counts: Mapping[str, Count]) -> list[str]:
@@ -143,9 +167,39 @@ class Kind(Protocol[TrackT, KeyT, QuestionsT]):
     def agreement_problems(self, key: KeyT, public: Sequence[Mapping[str, Any]]) -> list[str]:
         """Where a key and its (usable) public rows describe different rows, ids aside."""
 
-    def release_summary(self, key: KeyT) -> str:
-        """What a consistent release holds, in a clause: rows, groups, and the like."""
-
     def release_warnings(self, key: KeyT) -> list[str]:
         """What a consistent release would still hide from its visitors, each a sentence with
         the fix: a metric withheld from every file's score (``min_rows`` above what it counts)."""
+
+
+class Wording(Protocol[TrackT, KeyIn]):
+    """What a kind says: what its rows are called, a score in words and as a table, what the
+    About adds, what a release holds. Plain text or Markdown, English; never HTML."""
+
+    #: What a key holds, singular and plural: ("question", "questions").
+    ROWS: tuple[str, str]
+    #: The columns of ``score_rows``' table, each with its width on the Score tab, so that every
+    #: column shows on a phone (Gradio's own sizes each by its longest cell).
+    SCORE_COLUMNS: Mapping[str, str]
+
+    def chance_warning(self, track: TrackT, result: ScoreResult) -> str | None:
+        """The warning a score below chance gets, plain text (None: no warning)."""
+
+    def summary(self, track: TrackT, result: ScoreResult) -> Summary:
+        """A score in words."""
+
+    def score_rows(self, track: TrackT, result: ScoreResult) -> list[dict[str, str | int]]:
+        """A score as a table: a row per metric, its cells as shown (column -> cell)."""
+
+    def about(self, track: TrackT) -> str:
+        """What the About tab adds on how the track scores, Markdown written from its spec (a
+        short-answer track's rules); "" when the benchmark's about.md says it all."""
+
+    def release_summary(self, key: KeyIn) -> str:
+        """What a consistent release holds, in a clause: rows, groups, and the like."""
+
+
+class Kind(
+    Scoring[TrackT, KeyT, QuestionsT], Wording[TrackT, KeyT], Protocol[TrackT, KeyT, QuestionsT]
+):
+    """A kind of track: what it does (``Scoring``) and what it says (``Wording``)."""

@@ -86,7 +86,9 @@ class Demo:
         return sorted(str(r["method_name"]) for r in self.records)
 
     def key(self) -> evaluator.AnswerKey:
-        return evaluator.load_answer_key(self.track, self.bench.demo_key(self.track).read_bytes())
+        return evaluator.kinds.multiple_choice.load_key(
+            self.track, self.bench.demo_key(self.track).read_bytes()
+        )
 
     def is_reference(self, record: dict[str, object]) -> bool:
         """Whether the spec declares the row a reference policy (read against, not ranked)."""

@@ -123,7 +123,7 @@ def test_the_paper_rows_are_table_6_and_their_overall_is_the_size_weighted_mean(
 
 
 def test_the_demo_key_loads_and_matches_the_spec_sizes() -> None:
-    key = evaluator.load_answer_key(TRACK, KEY_BYTES)
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES)
     assert len(key) == 6978
     assert evaluator.size_problems(key) == []
     assert sum(q.out_of_option for q in key.questions) == 15
@@ -199,7 +199,9 @@ def test_the_sample_submission_is_a_plausible_run_of_every_question_in_key_order
     answers = [e["predicted_answer"] for e in SAMPLE]
     assert set(answers) <= {"A", "B", "C", "D", None}
     assert 0.01 <= answers.count(None) / len(answers) <= 0.03
-    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), SAMPLE_BYTES)
+    result = evaluator.score(
+        evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES), SAMPLE_BYTES
+    )
     assert 40 <= result.metrics["overall"] <= 50
     assert result.n_abstained == answers.count(None)
 
@@ -371,7 +373,7 @@ def test_a_digit_string_id_in_a_csv_key_stays_a_string() -> None:
     writer.writerow(columns)
     for row in rows:
         writer.writerow([json.dumps(row[c]) if c == "options" else row[c] for c in columns])
-    key = evaluator.load_answer_key(TRACK, buffer.getvalue().encode())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, buffer.getvalue().encode())
     assert key.questions[0].id == "00042"
     answers = {("00042" if k == "mmg-1" else k): v for k, v in TINY_RUN.items()}
     assert evaluator.score(key, _submit(answers)).counts["overall"].correct == 4
@@ -415,7 +417,9 @@ def _wilson(correct: int, total: int, z: float) -> tuple[float, float]:
 
 
 def test_the_sample_submission_scores_every_metric_with_its_interval() -> None:
-    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), SAMPLE_BYTES)
+    result = evaluator.score(
+        evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES), SAMPLE_BYTES
+    )
     assert tuple(result.metrics) == METRIC_KEYS
     assert tuple(result.counts) == METRIC_KEYS
     assert tuple(result.intervals) == METRIC_KEYS
@@ -456,7 +460,9 @@ def test_the_about_example_submission_scores() -> None:
     given = {e["example_id"] for e in example}
     assert given <= {r["example_id"] for r in KEY_ROWS}
     full = example + [e for e in SAMPLE if e["example_id"] not in given]
-    result = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), json.dumps(full).encode())
+    result = evaluator.score(
+        evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES), json.dumps(full).encode()
+    )
     assert result.n_questions == 6978
     assert result.n_abstained >= sum(e["predicted_answer"] is None for e in example)
 

@@ -35,7 +35,7 @@ TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
 DEMO = BENCH.demo_dir
 KEY_BYTES = (DEMO / "annotations_private.json").read_bytes()
 SAMPLES: list[dict[str, Any]] = json.loads(KEY_BYTES)["samples"]
-KEY = evaluator.load_answer_key(TRACK, KEY_BYTES)
+KEY = evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES)
 SAMPLE_SUBMISSION = (DEMO / "sample_submission.json").read_bytes()
 
 # Typed out from FACTS.md, independently of evaluator.QUERY_TYPES.
@@ -641,7 +641,7 @@ def test_key_rows_are_counted_from_one() -> None:
     records[0] = "not a row"
     del records[2]["example_id"]
     with pytest.raises(evaluator.AnswerKeyError) as info:
-        evaluator.load_answer_key(TRACK, dumps(records))
+        evaluator.kinds.multiple_choice.load_key(TRACK, dumps(records))
     assert "the 1st question: entry: expected a JSON object" in str(info.value)
     assert "the 3rd question: example_id: Field required" in str(info.value)
     rows = small_key()
@@ -723,7 +723,7 @@ class Board:
 def _board(bench_id: str) -> Board:
     bench = spec.load_benchmark(bench_id)
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
     public = evaluator.read_rows(
         track, bench.demo_public(track).read_bytes(), track.public.format
     ).records
@@ -1051,7 +1051,7 @@ def test_random_key_and_submission_score_the_independent_count(data: st.DataObje
     records = random_key(sizes, options, correct, ids)
     as_object = data.draw(st.booleans())
     key_bytes = dumps({"samples": records, "key_version": "t"} if as_object else records)
-    key = evaluator.load_answer_key(TRACK, key_bytes)
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, key_bytes)
     picks = data.draw(st.lists(answer_choices, min_size=total, max_size=total))
     entries = [
         {"example_id": q["example_id"], "predicted_answer": answer_for(q, c, s)}
@@ -1201,7 +1201,7 @@ def test_overall_is_a_micro_average_not_the_mean_of_memory_types() -> None:
 def test_memory_type_is_a_micro_average_of_its_query_types() -> None:
     """Query types of unequal size: entity = 4/5 = 80 %, not the mean of 100 % and 0 %."""
     records = random_key([4, 1, 1, 1, 1, 1], [4], [0], list(range(1, 10)))
-    key = evaluator.load_answer_key(TRACK, dumps(records))
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, dumps(records))
     entries = perfect_entries(records)
     entries[4]["predicted_answer"] = "B"  # the one Temporal Counting question, wrong
     result = evaluator.score(key, dumps(entries))
@@ -1315,12 +1315,15 @@ def test_answer_key_as_bare_list_and_as_samples_object() -> None:
     records = small_key()
     bare = dumps(records)
     wrapped = dumps({"samples": records, "key_version": "v1.1"})
-    a, b = evaluator.load_answer_key(TRACK, bare), evaluator.load_answer_key(TRACK, wrapped)
+    a, b = (
+        evaluator.kinds.multiple_choice.load_key(TRACK, bare),
+        evaluator.kinds.multiple_choice.load_key(TRACK, wrapped),
+    )
     assert len(a) == len(b) == 6
     assert a.key_version is None and b.key_version == "v1.1"
     assert a.sha256 == hashlib.sha256(bare).hexdigest()
     assert b.sha256 == hashlib.sha256(wrapped).hexdigest()
-    no_version = evaluator.load_answer_key(TRACK, dumps({"samples": records}))
+    no_version = evaluator.kinds.multiple_choice.load_key(TRACK, dumps({"samples": records}))
     assert no_version.key_version is None
     entries = perfect_entries(records)
     assert evaluator.score(b, dumps(entries)).key_version == "v1.1"
@@ -1330,7 +1333,7 @@ def test_answer_key_as_bare_list_and_as_samples_object() -> None:
 def test_answer_key_option_order_in_the_file_does_not_matter() -> None:
     records = small_key()
     records[0]["options"] = {"C": "c", "A": "a", "D": "d", "B": "b"}
-    key = evaluator.load_answer_key(TRACK, dumps(records))
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, dumps(records))
     entries = perfect_entries(records)
     entries[0]["predicted_answer"] = "D"
     assert evaluator.score(key, dumps(entries)).counts["overall"].correct == 5
@@ -1340,7 +1343,7 @@ def test_answer_key_with_ten_options_accepts_j() -> None:
     records = small_key()
     records[2]["options"] = {ABCDEFGHIJK[i]: str(i) for i in range(10)}
     records[2]["correct_answer"] = "J"
-    key = evaluator.load_answer_key(TRACK, dumps(records))
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, dumps(records))
     assert evaluator.score(key, dumps(perfect_entries(records))).metrics["overall"] == 100
 
 
@@ -1439,14 +1442,14 @@ BAD_KEYS = [
 @pytest.mark.parametrize(("build", "words"), BAD_KEYS)
 def test_bad_answer_key_message(build: Callable[[], bytes], words: list[str]) -> None:
     with pytest.raises(evaluator.AnswerKeyError) as info:
-        evaluator.load_answer_key(TRACK, build())
+        evaluator.kinds.multiple_choice.load_key(TRACK, build())
     for word in words:
         assert word in str(info.value), f"{word!r} not in {str(info.value)!r}"
 
 
 def test_small_key_is_valid() -> None:
     """The base of the bad-key table loads, so each edit is what breaks it."""
-    assert len(evaluator.load_answer_key(TRACK, dumps(small_key()))) == 6
+    assert len(evaluator.kinds.multiple_choice.load_key(TRACK, dumps(small_key()))) == 6
 
 
 # --- determinism and provenance -----------------------------------------------------------------
@@ -1454,7 +1457,9 @@ def test_small_key_is_valid() -> None:
 
 def test_same_bytes_give_the_same_result() -> None:
     a = evaluator.score(KEY, SAMPLE_SUBMISSION)
-    b = evaluator.score(evaluator.load_answer_key(TRACK, KEY_BYTES), bytes(SAMPLE_SUBMISSION))
+    b = evaluator.score(
+        evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES), bytes(SAMPLE_SUBMISSION)
+    )
     assert a.model_dump() == b.model_dump()
     assert a.model_dump_json() == b.model_dump_json()
 
@@ -1471,7 +1476,7 @@ def test_result_carries_hashes_and_scorer_version() -> None:
 def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
     code = (
         "import evaluator, spec; b = spec.load_benchmark('egomemreason'); d = b.demo_dir; "
-        "k = evaluator.load_answer_key(b.track(), (d / 'annotations_private.json')"
+        "k = evaluator.kinds.multiple_choice.load_key(b.track(), (d / 'annotations_private.json')"
         ".read_bytes()); "
         "print(evaluator.score(k, (d / 'sample_submission.json').read_bytes())"
         ".model_dump_json())"
@@ -1583,7 +1588,9 @@ def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
 
 
 def test_a_list_far_longer_than_the_key_is_refused_before_its_entries_are_read() -> None:
-    key = evaluator.load_answer_key(TRACK, (DEMO / "annotations_private.json").read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(
+        TRACK, (DEMO / "annotations_private.json").read_bytes()
+    )
     too_long = [0] * (evaluator.MAX_ENTRIES_PER_QUESTION * len(key) + 1)
     with pytest.raises(
         evaluator.SubmissionError,
@@ -1602,7 +1609,9 @@ def test_the_demo_key_has_the_sizes_its_spec_declares() -> None:
 
 def test_a_key_with_a_group_of_the_wrong_size_is_named_by_size_problems() -> None:
     records = [q for q in SAMPLES if q["example_id"] != 500]  # an Activity Pattern question
-    problems = evaluator.size_problems(evaluator.load_answer_key(TRACK, dumps(records)))
+    problems = evaluator.size_problems(
+        evaluator.kinds.multiple_choice.load_key(TRACK, dumps(records))
+    )
     assert problems == [
         "1 of the 6 query_type groups differ from the spec: Activity Pattern has 49 (expected 50)"
     ]

@@ -32,7 +32,7 @@ def _track(bench_id: str) -> tuple[spec.MultipleChoiceTrack, evaluator.AnswerKey
     on first use, not when the tests are collected)."""
     bench = spec.load_benchmark(bench_id)
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
     sample = json.loads((bench.demo_dir / "sample_submission.json").read_bytes())
     return track, key, sample
 
@@ -167,7 +167,7 @@ def test_the_score_s_answers_sha256_is_the_documented_digest(name: str, seed: in
             [None, "", *sorted(key.asked.letters[ident]), f" {min(key.asked.letters[ident])} "]
         )
     data = json.dumps(entries).encode()
-    expected = _documented_digest(evaluator.validate(key.asked, data))
+    expected = _documented_digest(evaluator.kinds.multiple_choice.validate(key.asked, data))
     assert evaluator.score(key, data).answers_sha256 == expected
     assert evaluator.answers_sha256(track, data) == expected
     assert mc_scoring.ANSWERS_FORMAT == "answers/1"

@@ -32,7 +32,7 @@ def _track(release: Release, **fields: Any) -> spec.MultipleChoiceTrack:
 
 def _key(release: Release, track: spec.MultipleChoiceTrack | None = None) -> evaluator.AnswerKey:
     track = track or _track(release)
-    return evaluator.load_answer_key(track, release.key.read_bytes())
+    return evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
 
 
 def _problems(key: evaluator.AnswerKey, submission: object) -> list[str]:
@@ -81,7 +81,7 @@ def test_a_key_row_without_an_id_part_names_that_field(videoqa: Release) -> None
     lines = videoqa.key.read_text().splitlines()
     lines[2] = lines[2].replace("vid000,1,", "vid000,,", 1)
     with pytest.raises(AnswerKeyError) as raised:
-        evaluator.load_answer_key(_track(videoqa), "\n".join(lines).encode())
+        evaluator.kinds.multiple_choice.load_key(_track(videoqa), "\n".join(lines).encode())
     assert (
         "the 2nd question: qid: Field required (a text or an integer: the id joins video and qid)"
         in str(raised.value)
@@ -155,7 +155,7 @@ def test_index_answers_under_the_letter_format_name_answer_format(videoqa: Relea
     """Observed: "2000 questions whose correct_answer is not one of their options", no hint."""
     track = _track(videoqa, answer_format="letter")
     with pytest.raises(evaluator.AnswerKeyError) as raised:
-        evaluator.load_answer_key(track, videoqa.key.read_bytes())
+        evaluator.kinds.multiple_choice.load_key(track, videoqa.key.read_bytes())
     assert "60 questions whose answer is not one of their options" in str(raised.value)
     assert (
         'they look like option indices: set fields.answer_format = "index" (0-based: 0 is the '
@@ -168,7 +168,7 @@ def test_text_answers_under_the_letter_format_name_answer_format(textqa: Release
     with pytest.raises(
         evaluator.AnswerKeyError, match=re.escape('set fields.answer_format = "text"')
     ):
-        evaluator.load_answer_key(track, textqa.key.read_bytes())
+        evaluator.kinds.multiple_choice.load_key(track, textqa.key.read_bytes())
 
 
 def test_chance_is_exact() -> None:
@@ -248,7 +248,7 @@ def test_an_index_prediction_out_of_range_names_the_valid_indices(onebased: Rele
 def _egoargus() -> evaluator.AnswerKey:
     bench = spec.load_benchmark("egoargus")
     track = bench.track("understanding", kind=spec.MultipleChoiceTrack)
-    return evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    return evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
 
 
 def test_egoargus_results_naming_sample_id_get_its_own_hint() -> None:
@@ -270,7 +270,7 @@ def test_egomemreason_results_still_name_its_reference_scripts() -> None:
     bench = spec.load_benchmark("egomemreason")
     track = bench.track(kind=spec.MultipleChoiceTrack)
     assert track.hints.results == "the reference evaluation scripts"
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
     [problem] = _problems(key, {"results": [{"sample_id": i, "pred": "A"} for i in key.ids]})
     assert problem.startswith(
         'the file is an object with a "results" list, as the reference evaluation scripts '
@@ -284,7 +284,7 @@ def test_egomemreason_results_still_name_its_reference_scripts() -> None:
 def _egomemreason() -> tuple[evaluator.AnswerKey, list[dict[str, Any]]]:
     bench = spec.load_benchmark("egomemreason")
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
     return key, json.loads((bench.demo_dir / "sample_submission.json").read_text())
 
 

@@ -35,7 +35,7 @@ def _track(fields: dict[str, Any], **more: Any) -> spec.MultipleChoiceTrack:
 
 
 def _score(track: spec.MultipleChoiceTrack, key: object, submission: object) -> Any:
-    answer_key = evaluator.load_answer_key(track, json.dumps(key).encode())
+    answer_key = evaluator.kinds.multiple_choice.load_key(track, json.dumps(key).encode())
     return evaluator.score(answer_key, json.dumps(submission).encode())
 
 
@@ -66,7 +66,7 @@ NESTED_FIELDS = {
 
 def test_a_nested_key_s_path_and_place_make_each_row_s_id() -> None:
     track = _track(NESTED_FIELDS)
-    key = evaluator.load_answer_key(track, json.dumps(NESTED).encode())
+    key = evaluator.kinds.multiple_choice.load_key(track, json.dumps(NESTED).encode())
     assert key.ids == ("v1_color_0", "v1_color_1", "v1_count_0", "v2_count_0")
     assert key.questions[1].options == {"A": "red", "B": "blue", "C": "green"}
 
@@ -104,9 +104,9 @@ def test_a_keyed_key_gives_each_row_its_key_as_the_id() -> None:
     # A row that names another id of its own than its key is refused, naming both.
     clash = {**key, "a2": {**key["a2"], "qid": "a9"}}
     with pytest.raises(AnswerKeyError, match=r"the row at 'a2' has a qid of its own \('a9'\)"):
-        evaluator.load_answer_key(track, json.dumps(clash).encode())
+        evaluator.kinds.multiple_choice.load_key(track, json.dumps(clash).encode())
     with pytest.raises(AnswerKeyError, match="the top level is a JSON list; the file is written"):
-        evaluator.load_answer_key(track, json.dumps(list(key.values())).encode())
+        evaluator.kinds.multiple_choice.load_key(track, json.dumps(list(key.values())).encode())
 
 
 INLINE = [
@@ -126,7 +126,7 @@ INLINE_FIELDS = {
 
 def test_options_written_inside_the_question_and_answers_written_letter_dot_text() -> None:
     track = _track(INLINE_FIELDS)
-    key = evaluator.load_answer_key(track, json.dumps(INLINE).encode())
+    key = evaluator.kinds.multiple_choice.load_key(track, json.dumps(INLINE).encode())
     assert [q.text for q in key.questions] == ["Where?", "How many?", "Which?", "Why?"]
     assert [q.answer for q in key.questions] == ["B", "A", "A", "C"]
     assert key.questions[1].options == {"A": "one", "B": "two", "C": "three"}
@@ -146,10 +146,10 @@ def test_a_key_whose_answer_text_is_not_its_letter_s_is_refused() -> None:
     track = _track(INLINE_FIELDS)
     bad = [*INLINE[:3], {**INLINE[3], "answer": "C. q"}]
     with pytest.raises(AnswerKeyError, match=r"1 question whose answer is not one of their"):
-        evaluator.load_answer_key(track, json.dumps(bad).encode())
+        evaluator.kinds.multiple_choice.load_key(track, json.dumps(bad).encode())
     unsplit = [*INLINE[:3], {**INLINE[3], "question": "Why? p, q or r"}]
     with pytest.raises(AnswerKeyError, match=r"the options are not written at the end of the"):
-        evaluator.load_answer_key(track, json.dumps(unsplit).encode())
+        evaluator.kinds.multiple_choice.load_key(track, json.dumps(unsplit).encode())
 
 
 def test_the_forms_a_spec_declares_read_a_prefixed_letter_or_an_option_s_text() -> None:
@@ -177,7 +177,7 @@ def test_a_track_without_groups_shows_overall_alone_and_declares_its_rows() -> N
         "tracks[0].overall.size: a track without groupings declares its rows here, e.g. "
         "overall = { size = 431 }"
     ]
-    key = evaluator.load_answer_key(track, json.dumps(INLINE[:3]).encode())
+    key = evaluator.kinds.multiple_choice.load_key(track, json.dumps(INLINE[:3]).encode())
     assert evaluator.size_problems(key) == [
         "the key has 3 rows; the spec declares 4 (overall.size)"
     ]
@@ -207,4 +207,4 @@ def test_a_public_file_written_by_levels_is_checked_as_the_key_is() -> None:
 def test_letter_dot_text_answers_under_another_format_are_told_the_format_to_set() -> None:
     track = _track({**INLINE_FIELDS, "answer_format": "letter"})
     with pytest.raises(AnswerKeyError, match=r'set fields\.answer_format = "letter_text"'):
-        evaluator.load_answer_key(track, json.dumps(INLINE).encode())
+        evaluator.kinds.multiple_choice.load_key(track, json.dumps(INLINE).encode())

@@ -39,7 +39,7 @@ SALTS = st.text(alphabet="ABCDEFGHJKMNPQRSTVWXYZ0123456789ü", min_size=16, max_
 
 
 def load_answer_key(data: bytes) -> AnswerKey:
-    return evaluator.load_answer_key(TRACK, data)
+    return evaluator.kinds.multiple_choice.load_key(TRACK, data)
 
 
 @contextlib.contextmanager

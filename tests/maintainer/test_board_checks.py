@@ -24,7 +24,7 @@ from errors import BoardError, ReshuffleError
 from maintainer import board_checks, carry, letter_map, paper_rows, reproduce, rotation, tables
 from tests.maintainer.keys import BENCH, DEMO_PRIVATE, DEMO_PUBLIC, DEMO_SUBMISSION, SALT, TRACK
 
-KEY = evaluator.load_answer_key(TRACK, DEMO_PRIVATE.read_bytes())
+KEY = evaluator.kinds.multiple_choice.load_key(TRACK, DEMO_PRIVATE.read_bytes())
 SAMPLE = DEMO_SUBMISSION.read_bytes()
 RESULT = evaluator.score(KEY, SAMPLE)
 EVERYTHING, UNREADABLE = board_checks.read_board(ledger.LocalStore(BENCH.demo_board))

@@ -41,7 +41,7 @@ DEMO = BENCH.demo_dir
 KEY_PATH = BENCH.demo_key(TRACK)
 PUBLIC_PATH = BENCH.demo_public(TRACK)
 SAMPLE = DEMO / "sample_submission.json"
-KEY = evaluator.load_answer_key(TRACK, KEY_PATH.read_bytes())
+KEY = evaluator.kinds.multiple_choice.load_key(TRACK, KEY_PATH.read_bytes())
 SALT = "test-salt-7f3a9c2e41d8b605"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 ARGUS = spec.load_benchmark("egoargus")
@@ -100,7 +100,7 @@ def rotated(tmp_path_factory: pytest.TempPathFactory) -> Rotated:
         ],
     )
     assert (status, err) == (0, "")
-    key = evaluator.load_answer_key(TRACK, (folder / TRACK.key.name).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, (folder / TRACK.key.name).read_bytes())
     return Rotated(
         folder,
         folder / TRACK.key.name,
@@ -176,18 +176,23 @@ def test_rows_naming_different_versions_are_refused_naming_them() -> None:
 def test_a_json_key_s_own_version_is_authoritative_and_its_rows_agree() -> None:
     payload = json.loads(KEY_PATH.read_text())
     payload["samples"][0]["key_version"] = "demo-1"  # agrees
-    assert evaluator.load_answer_key(TRACK, json.dumps(payload).encode()).key_version == "demo-1"
+    assert (
+        evaluator.kinds.multiple_choice.load_key(TRACK, json.dumps(payload).encode()).key_version
+        == "demo-1"
+    )
     payload["samples"][5]["key_version"] = "v7"
     with pytest.raises(
         evaluator.AnswerKeyError,
         match=r"1 row names another key_version than the file's own 'demo-1': "
         r"v7 \(6\)",
     ):
-        evaluator.load_answer_key(TRACK, json.dumps(payload).encode())
+        evaluator.kinds.multiple_choice.load_key(TRACK, json.dumps(payload).encode())
 
 
 def test_a_csv_key_names_its_version_in_a_column() -> None:
-    key = evaluator.load_answer_key(UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(
+        UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes()
+    )
     assert key.key_version == "demo-1"
     text = ARGUS.demo_key(UNDERSTANDING).read_text().splitlines()
     mixed = "\n".join([*text[:3], text[3].rsplit(",", 1)[0] + ",demo-0", *text[4:]]) + "\n"
@@ -196,7 +201,7 @@ def test_a_csv_key_names_its_version_in_a_column() -> None:
         match="the rows name 2 different key versions "
         r"\(demo-1 in 6977 rows",
     ):
-        evaluator.load_answer_key(UNDERSTANDING, mixed.encode())
+        evaluator.kinds.multiple_choice.load_key(UNDERSTANDING, mixed.encode())
 
 
 def _public_bytes(version: str | None) -> bytes:
@@ -293,7 +298,10 @@ def test_a_rotated_csv_key_gains_the_column_when_it_had_none(tmp_path: Path) -> 
         stripped = [line.rsplit(",", 1)[0] for line in lines]  # key_version is the last column
         (tmp_path / folder / path.name).write_text("\n".join(stripped) + "\n")
     old_key, old_public = tmp_path / "old" / key_path.name, tmp_path / "old" / public_path.name
-    assert evaluator.load_answer_key(UNDERSTANDING, old_key.read_bytes()).key_version is None
+    assert (
+        evaluator.kinds.multiple_choice.load_key(UNDERSTANDING, old_key.read_bytes()).key_version
+        is None
+    )
     status, out, err = quiet(
         reshuffle_options.main,
         [
@@ -364,7 +372,9 @@ def test_a_file_of_mostly_empty_answers_is_told_so_not_sent_to_another_key_versi
 
 
 def test_an_out_of_option_row_counts_zero_in_chance() -> None:
-    key = evaluator.load_answer_key(UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(
+        UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes()
+    )
     answerable = [q for q in key.questions if not q.out_of_option]
     assert len(answerable) == len(key) - 15
     assert evaluator.chance(key) == pytest.approx(
@@ -465,7 +475,7 @@ def test_a_rotation_asks_the_same_questions(rotated: Rotated) -> None:
     assert evaluator.same_questions(KEY, rotated.key)
     payload = json.loads(KEY_PATH.read_text())
     payload["samples"][3]["question"] = "A real question?"
-    other = evaluator.load_answer_key(TRACK, json.dumps(payload).encode())
+    other = evaluator.kinds.multiple_choice.load_key(TRACK, json.dumps(payload).encode())
     assert not evaluator.same_questions(KEY, other)
 
 
@@ -1031,7 +1041,9 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> Walked:
 
 
 def test_the_walkthrough_ends_with_the_rotated_key_and_a_carried_board(walked: Walked) -> None:
-    key = evaluator.load_answer_key(TRACK, Path(walked.env["LEADERBOARD_ANSWER_KEY"]).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(
+        TRACK, Path(walked.env["LEADERBOARD_ANSWER_KEY"]).read_bytes()
+    )
     assert key.key_version == "demo-2" and key.sha256 != KEY.sha256
     board = Path(walked.env["LEADERBOARD_RECORDS_DIR"])
     shown = ledger.BoardCache(ledger.LocalStore(board), BENCH, TRACK).snapshot().records

@@ -367,7 +367,9 @@ def test_a_release_warns_of_what_min_rows_would_withhold_from_every_file() -> No
     smallest, key_name = sizes[0]
     limit = smallest + 1  # above the smallest group alone
     data = argus.demo_key(understanding).read_bytes()
-    key = evaluator.load_answer_key(understanding.model_copy(update={"min_rows": limit}), data)
+    key = evaluator.kinds.multiple_choice.load_key(
+        understanding.model_copy(update={"min_rows": limit}), data
+    )
     warnings = evaluator.release_warnings(key)
     told = smallest - sum(q.out_of_option for q in key.questions if key_name in _keys(key, q))
     named = [w for w in warnings if f"({key_name}" in w]

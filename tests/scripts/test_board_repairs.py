@@ -64,7 +64,7 @@ def board(tmp_path: Path) -> Path:
 @pytest.fixture
 def always_a(tmp_path: Path) -> Path:
     """Another valid submission: "A" for every question of the demo key."""
-    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes())
     path = tmp_path / "always_a.json"
     path.write_text(
         json.dumps([{"example_id": q.id, "predicted_answer": "A"} for q in key.questions])
@@ -96,7 +96,7 @@ def test_a_second_row_of_the_same_team_and_method_on_the_same_key_is_refused(
 def twin_board(folder: Path, always_a: Path) -> tuple[ledger.Record, ledger.Record]:
     """A board as the observed finding left it: the sample's row A, then the always-A file's
     row B, both "DemoVLM-7B by Demo Lab" on demo-1 (written as the old code let them be)."""
-    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes())
     store = ledger.LocalStore(folder)
     rows = []
     for path in (SAMPLE, always_a):
@@ -285,7 +285,7 @@ def test_a_withdrawal_on_the_hub_is_one_commit_of_a_new_file(
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
     monkeypatch.setenv("HF_TOKEN", READ_TOKEN)
     store = ledger.HubStore(repo, endpoint=hub.url, token=WRITE_TOKEN)
-    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes())
     row = ledger.rescored_record(
         evaluator.score(key, SAMPLE.read_bytes()),
         BENCH,

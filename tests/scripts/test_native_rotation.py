@@ -113,8 +113,8 @@ def test_a_native_key_rotates_in_its_own_layout_and_remapped_predictions_score_t
     assert remapped.returncode == 0, remapped.stdout + remapped.stderr
 
     track = spec.load_benchmark(str(release.folder)).track(kind=spec.MultipleChoiceTrack)
-    old_key = evaluator.load_answer_key(track, release.key.read_bytes())
-    new_key = evaluator.load_answer_key(track, new_key_path.read_bytes())
+    old_key = evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
+    new_key = evaluator.kinds.multiple_choice.load_key(track, new_key_path.read_bytes())
     assert new_key.key_version == "v2"
 
     # The release's own layout: the same fields (and the version, a JSON key's once at the
@@ -260,8 +260,8 @@ def test_a_rotation_prints_each_option_s_new_letter(layout: str, tmp_path: Path)
     new_key_path, new_public_path = out / release.key.name, out / release.public.name
     assert _printing(track, _rows(new_key_path)) == []
     assert _printing(track, _rows(new_public_path)) == []
-    old_key = evaluator.load_answer_key(track, release.key.read_bytes())
-    new_key = evaluator.load_answer_key(track, new_key_path.read_bytes())
+    old_key = evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
+    new_key = evaluator.kinds.multiple_choice.load_key(track, new_key_path.read_bytes())
     old_by_id = {q.id: q for q in old_key.questions}
     for q in new_key.questions:
         before = old_by_id[q.id]

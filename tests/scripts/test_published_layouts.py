@@ -52,7 +52,7 @@ def test_the_scaffold_reads_it_and_its_predictions_score_the_official_counts(
         ["--benchmark", str(tmp_path / "bench"), "--private", str(release.key), "--public",
          str(public)]
     ) == 0  # fmt: skip
-    key = evaluator.load_answer_key(track, release.key.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
     scored = evaluator.score(key, release.predictions.read_bytes())
     tallies = official_tallies(release)
     counted = {k: (c.correct, c.total) for k, c in scored.counts.items() if k != "mean"}
@@ -85,7 +85,7 @@ def test_a_nested_key_s_levels_make_the_id_and_its_groups_merge_as_the_flags_say
     assert track.fields.levels == ("video", "dimension")
     assert track.fields.id == "video+dimension+position"
     assert track.fields.options == "events"  # a field holding a JSON list, inferred
-    key = evaluator.load_answer_key(track, release.key.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
     assert key.ids[:3] == ("video_00_color_0", "video_00_color_1", "video_00_count_0")
     assert {g.key: g.values for g in track.groups}["motion"] == ("speed", "direction")
     [mean] = track.aggregates

@@ -45,8 +45,8 @@ def test_a_published_layout_rotates_in_its_own_layout_and_its_predictions_follow
     assert validate_benchmark.main(
         [*common, "--private", str(new_key_path), "--public", str(new_public)]
     ) == 0  # fmt: skip
-    old = evaluator.load_answer_key(track, release.key.read_bytes())
-    new = evaluator.load_answer_key(track, new_key_path.read_bytes())
+    old = evaluator.kinds.multiple_choice.load_key(track, release.key.read_bytes())
+    new = evaluator.kinds.multiple_choice.load_key(track, new_key_path.read_bytes())
     assert new.key_version == "v2" and old.ids == new.ids
     texts = {q.id: q.options[q.answer] for q in old.questions}
     assert {q.id: q.options[q.answer] for q in new.questions} == texts

@@ -116,7 +116,7 @@ def board(tmp_path: Path) -> Path:
 @pytest.fixture
 def always_a(tmp_path: Path) -> Path:
     """A second valid submission: "A" for every question of the demo key."""
-    key = evaluator.load_answer_key(TRACK, KEY.read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes())
     path = tmp_path / "always_a.json"
     entries = [{"example_id": q.id, "predicted_answer": "A"} for q in key.questions]
     path.write_text(json.dumps(entries))
@@ -277,7 +277,7 @@ def test_publish_to_a_folder_writes_one_record(
     ((name, data),) = records_in(board).items()
     record = ledger.Record.from_json(data)
     result = evaluator.score(
-        evaluator.load_answer_key(TRACK, KEY.read_bytes()), SAMPLE.read_bytes()
+        evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes()), SAMPLE.read_bytes()
     )
     assert record.source == "rescored" and record.path() == f"submissions/{name}"
     assert (record.schema_version, record.benchmark, record.track) == (2, BENCH.id, TRACK.id)
@@ -450,7 +450,9 @@ def test_bad_inputs_exit_1_with_the_reason(
     assert publish_submission.main(publish_args(bad, target)) == 1
     err = capsys.readouterr().err
     with pytest.raises(evaluator.SubmissionError) as exc:
-        evaluator.score(evaluator.load_answer_key(TRACK, KEY.read_bytes()), bad.read_bytes())
+        evaluator.score(
+            evaluator.kinds.multiple_choice.load_key(TRACK, KEY.read_bytes()), bad.read_bytes()
+        )
     assert str(exc.value) in err and "nothing was written" in err
 
     assert publish_submission.main(publish_args(tmp_path / "missing.json", target)) == 1

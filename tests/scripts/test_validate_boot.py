@@ -163,7 +163,7 @@ def test_the_boot_logs_the_same_warning(tmp_path: Path, caplog: pytest.LogCaptur
     folder = _folder(tmp_path, _min_rows)
     bench = spec.load_benchmark(str(folder))
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, BENCH.demo_key(TRACK).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, BENCH.demo_key(TRACK).read_bytes())
     expected = evaluator.release_warnings(key)
     assert len(expected) == 2
     with caplog.at_level(logging.WARNING):

@@ -95,7 +95,8 @@ def _demo_key(case: Case) -> bytes:
 
 #: The demo keys of the multiple-choice cases, and of every case.
 LETTERED_KEYS = {
-    n: evaluator.load_answer_key(_lettered(CASES[n]), _demo_key(CASES[n])) for n in MULTIPLE_CHOICE
+    n: evaluator.kinds.multiple_choice.load_key(_lettered(CASES[n]), _demo_key(CASES[n]))
+    for n in MULTIPLE_CHOICE
 }
 KEYS: dict[str, evaluator.AnyKey] = {
     **LETTERED_KEYS,

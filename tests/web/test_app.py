@@ -34,7 +34,7 @@ TRACK = BENCH.track("memory", kind=spec.MultipleChoiceTrack)
 KEY_PATH = BENCH.demo_key(TRACK)
 DEMO_KEY_BYTES = KEY_PATH.read_bytes()
 SAMPLE = (BENCH.demo_dir / "sample_submission.json").read_bytes()
-KEY = evaluator.load_answer_key(TRACK, DEMO_KEY_BYTES)
+KEY = evaluator.kinds.multiple_choice.load_key(TRACK, DEMO_KEY_BYTES)
 TOKEN = "hf_secretTokenThatMustNeverLeak0123456789"
 
 
@@ -739,7 +739,7 @@ class Argus:
 def argus() -> Argus:
     bench = spec.load_benchmark("egoargus")
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = evaluator.kinds.multiple_choice.load_key(track, bench.demo_key(track).read_bytes())
     return Argus(bench, track, key, (bench.demo_dir / "sample_submission.json").read_bytes())
 
 

@@ -304,7 +304,7 @@ def test_the_page_keeps_the_score_server_side_and_renders_it(
     summary, table, chart, sha256, rank, copy, listing = handlers.render(argus, kept)
     assert summary == score_view.score_summary(result, DECISION)
     assert table.visible and list(table.value["headers"]) == ["Metric", "Value", "Count", "95% CI"]
-    assert table.column_widths == handlers.SCORE_WIDTHS[4]
+    assert table.column_widths == ["38%", "19%", "20%", "23%"]  # the decision kind's, a phone's
     # The Decision board's paper rows carry the paper's own columns, none of the chart's.
     assert handlers.best_paper(argus.tracks["decision"]) is None
     assert chart.visible and '"text": "Your accuracy per scenario"' in chart.value["plot"]

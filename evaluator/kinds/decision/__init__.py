@@ -83,6 +83,7 @@ Example:
 
 from __future__ import annotations
 
+from evaluator.kinds.base import Kind
 from evaluator.kinds.decision.answers import (
     Columns,
     Prediction,
@@ -118,6 +119,7 @@ from evaluator.kinds.decision.scoring import (
     BOOTSTRAP_SEED,
     LOWER_RANK,
     PROPORTIONS,
+    SCORE_COLUMNS,
     UPPER_RANK,
     Tally,
     answers_sha256,
@@ -136,6 +138,7 @@ from evaluator.kinds.decision.scoring import (
     tally_columns,
     wilson_intervals,
 )
+from spec import DecisionTrack
 from spec.decision import (
     ASSIST,
     ASSIST_TYPE,
@@ -152,7 +155,6 @@ from spec.decision import (
 
 NAME = "decision"
 ROWS = ("episode", "episodes")
-JSON_LINES = True
 #: A score takes about what a multiple-choice one does (the F1 bootstrap is drawn at once).
 SCORE_OFF_LOOP = False
 
@@ -170,7 +172,7 @@ __all__ = [
     "BOOTSTRAP_SEED",
     "BY_SCENARIO",
     "DISPLAYS",
-    "JSON_LINES",
+    "IMPLEMENTS",
     "LOWER_RANK",
     "METRICS",
     "NAME",
@@ -180,6 +182,7 @@ __all__ = [
     "PROPORTIONS",
     "ROWS",
     "SAFETY",
+    "SCORE_COLUMNS",
     "SCORE_OFF_LOOP",
     "TIME",
     "UPPER_RANK",
@@ -225,3 +228,9 @@ __all__ = [
     "validate",
     "wilson_intervals",
 ]
+
+# The registry (spec.tracks.REGISTRY) imports this module by name: mypy checks here that it is a
+# whole kind (evaluator.kinds.base.Kind), over this kind's own track, key and questions.
+import evaluator.kinds.decision as _this  # noqa: E402
+
+IMPLEMENTS: Kind[DecisionTrack, DecisionKey, EpisodeSet] = _this

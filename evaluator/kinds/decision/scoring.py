@@ -355,6 +355,16 @@ def summary(track: DecisionTrack, result: ScoreResult) -> Summary:
     return Summary(headline=headline, facts=tuple(facts))
 
 
+#: The columns of ``score_rows``' table, each with its width on the Score tab (a phone shows
+#: every column).
+SCORE_COLUMNS: Mapping[str, str] = {
+    "Metric": "38%",
+    "Value": "19%",
+    "Count": "20%",
+    "95% CI": "23%",
+}
+
+
 def score_rows(track: DecisionTrack, result: ScoreResult) -> list[dict[str, str | int]]:
     """A row per metric in display order: its value as the spec shows it, its count (episodes
     counted of episodes), its interval; "—" where there is none (F1 has no count, the timing

@@ -43,6 +43,7 @@ Example:
 from __future__ import annotations
 
 from evaluator.accuracy import (
+    SCORE_COLUMNS,
     aggregate,
     counts_problems,
     intervals_from_counts,
@@ -50,6 +51,7 @@ from evaluator.accuracy import (
     record_problems,
     score_rows,
 )
+from evaluator.kinds.base import Kind
 from evaluator.kinds.multiple_choice.answers import (
     abstentions,
     entry_fields,
@@ -82,10 +84,10 @@ from evaluator.kinds.multiple_choice.scoring import (
     score,
     summary,
 )
+from spec import MultipleChoiceTrack
 
 NAME = "multiple_choice"
 ROWS = ("question", "questions")
-JSON_LINES = True  # a submission may be JSON Lines too (answers.entries_of)
 SCORE_OFF_LOOP = False
 
 
@@ -96,9 +98,10 @@ def about(track: object) -> str:
 
 __all__ = [
     "ANSWERS_FORMAT",
-    "JSON_LINES",
+    "IMPLEMENTS",
     "NAME",
     "ROWS",
+    "SCORE_COLUMNS",
     "SCORE_OFF_LOOP",
     "AnswerKey",
     "Item",
@@ -131,3 +134,9 @@ __all__ = [
     "summary",
     "validate",
 ]
+
+# The registry (spec.tracks.REGISTRY) imports this module by name: mypy checks here that it is a
+# whole kind (evaluator.kinds.base.Kind), over this kind's own track, key and questions.
+import evaluator.kinds.multiple_choice as _this  # noqa: E402
+
+IMPLEMENTS: Kind[MultipleChoiceTrack, AnswerKey, QuestionSet] = _this

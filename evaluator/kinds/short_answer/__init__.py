@@ -48,7 +48,8 @@ Example:
 
 from __future__ import annotations
 
-from evaluator.accuracy import counts_problems, record_problems, score_rows
+from evaluator.accuracy import SCORE_COLUMNS, counts_problems, record_problems, score_rows
+from evaluator.kinds.base import Kind
 from evaluator.kinds.short_answer.answers import (
     abstentions,
     entry_fields,
@@ -80,19 +81,20 @@ from evaluator.kinds.short_answer.scoring import (
     summary,
 )
 from evaluator.kinds.short_answer.words import about
+from spec import ShortAnswerTrack
 
 NAME = "short_answer"
 ROWS = ("question", "questions")
-JSON_LINES = True  # a submission may be JSON Lines too (evaluator.documents)
 #: Reading a response runs regular expressions over it: off the event loop, whatever its size.
 SCORE_OFF_LOOP = True
 
 
 __all__ = [
     "ANSWERS_FORMAT",
-    "JSON_LINES",
+    "IMPLEMENTS",
     "NAME",
     "ROWS",
+    "SCORE_COLUMNS",
     "SCORE_OFF_LOOP",
     "Question",
     "ShortAnswerKey",
@@ -120,3 +122,9 @@ __all__ = [
     "summary",
     "validate",
 ]
+
+# The registry (spec.tracks.REGISTRY) imports this module by name: mypy checks here that it is a
+# whole kind (evaluator.kinds.base.Kind), over this kind's own track, key and questions.
+import evaluator.kinds.short_answer as _this  # noqa: E402
+
+IMPLEMENTS: Kind[ShortAnswerTrack, ShortAnswerKey, ShortAnswerQuestions] = _this
