@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union, get_args
 
 from pydantic import Discriminator, Tag
@@ -40,7 +41,7 @@ class Registered:
     model: type[CommonTrack]
     implementation: str
 
-    @property
+    @cached_property
     def name(self) -> str:
         """The kind's name, as a track's ``kind`` says it: its model's ``kind`` literal."""
         name: str = get_args(self.model.model_fields["kind"].annotation)[0]

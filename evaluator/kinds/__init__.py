@@ -32,8 +32,10 @@ KINDS: Mapping[str, Kind[Any, Any, Any]] = implementations(REGISTRY)
 
 
 def kind_of(track: Track) -> Kind[Any, Any, Any]:
-    """The implementation of ``track``'s kind."""
-    return KINDS[REGISTRY.get(track.kind).name]
+    """The implementation of ``track``'s kind (KeyError naming the kinds there are for a kind
+    the registry does not know)."""
+    kind = KINDS.get(track.kind)
+    return kind if kind is not None else KINDS[REGISTRY.get(track.kind).name]
 
 
 __all__ = [
