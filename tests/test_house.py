@@ -246,6 +246,9 @@ def test_a_kind_is_one_registry_line_and_the_rest_is_derived() -> None:
     for kind in spec.REGISTRY:
         assert evaluator.KINDS[kind.name] is sys.modules[kind.implementation]
         assert not kind.model.__abstractmethods__, kind.name  # it answers all CommonTrack asks
+        assert isinstance(kind.model.keeps_intervals, bool), kind.name
+        for name in ("groupings", "aggregates"):  # declared for the type only: a field or not
+            assert name in kind.model.model_fields or hasattr(kind.model, name), (kind.name, name)
     with pytest.raises(KeyError, match="the kinds are multiple_choice, decision, short_answer"):
         spec.REGISTRY.get("ranked")
 
