@@ -13,7 +13,7 @@ message. Every message says what was expected, what was found and how to fix it:
     │   └── KeyedRefusal          ... refused by a check that reads the answer key
     ├── ConfigError               a configuration variable (ledger.config)
     ├── UnreadableFileError       a local path that is no readable regular file (ledger.files)
-    ├── RecordError               a record file does not validate (ledger.records)
+    ├── RecordError               a record file does not validate (records.record)
     ├── LedgerError               the Hub or the records folder failed (ledger)
     │   ├── HubUnreachableError   ... with no answer at all
     │   └── RecordExistsError     ... a record of that id exists (records are immutable)

@@ -2,14 +2,13 @@
 
 ``ledger.config`` reads the environment once; ``ledger.files`` reads a local input file safely;
 ``ledger.hub`` is what every Hub call shares (a timeout, error descriptions, a bounded wait);
-``ledger.keys`` loads a track's answer key; ``ledger.records`` is the record schema and its
-checks against the spec, ``ledger.record_text`` what a record's names, prose and links may say,
-``ledger.withdrawals`` the record that retracts a row, ``ledger.history`` what a board shows of
-its records and what became of the rest; ``ledger.hub_results`` the Hub's own (unverified)
-results for a benchmark, ``ledger.hub_pulls`` a file proposed to a Hub repo as a pull request;
-``ledger.stores`` reads and writes records in a folder or a Hub dataset; ``ledger.cache`` is the
-app's time-to-live view of the board. The names below are the package's interface; the app and
-the scripts use only these.
+``ledger.keys`` loads a track's answer key; ``ledger.hub_results`` reads the Hub's own
+(unverified) results for a benchmark, ``ledger.hub_pulls`` proposes a file to a Hub repo as a
+pull request; ``ledger.stores`` reads and writes records in a folder or a Hub dataset;
+``ledger.cache`` is the app's time-to-live view of the board. The records themselves (their
+schema, withdrawals, history, a board as read) are the pure package ``records``, whose names
+are re-exported here. The names below are the package's interface; the app and the scripts use
+only these.
 
 Example (``load_config()`` reads the environment itself; here a given one, with the shipped
 demo key as the local key):
@@ -37,37 +36,45 @@ from errors import (
     RecordExistsError,
     UnreadableFileError,
 )
-from ledger.cache import REREAD_FLOOR_S, BoardCache, BoardSnapshot, records_of
+from ledger.cache import BoardCache, records_of
 from ledger.config import CACHE_TTL_S, SCORE_LIMIT, SCORE_WINDOW_S, Config, load_config
 from ledger.files import read_regular_file
-from ledger.history import RowStatus, Step
 from ledger.hub import DEFAULT_TIMEOUT_S
-from ledger.hub_results import HubResult, HubResults, HubResultsCache
+from ledger.hub_results import HubResultsCache
 from ledger.keys import KeyLoader, KeyStatus, load_key
-from ledger.record_text import mixed_scripts
-from ledger.records import (
-    RECORDS_FOLDER,
-    SCHEMA_VERSION,
-    Provenance,
-    Record,
-    check_record,
-    commit_message,
-    metric_interval,
-    on_other_key,
-    parse_record,
-    ranking_value,
-    record_track,
-    rescored_record,
-)
 from ledger.stores import (
-    AddedIn,
     HubStore,
     LocalStore,
     RecordStore,
     VersionedStore,
     board_store,
 )
-from ledger.withdrawals import Entry, Withdrawal, read_entry, withdrawal_of
+from records import (
+    RECORDS_FOLDER,
+    REREAD_FLOOR_S,
+    SCHEMA_VERSION,
+    AddedIn,
+    BoardSnapshot,
+    Entry,
+    HubResult,
+    HubResults,
+    Provenance,
+    Record,
+    RowStatus,
+    Step,
+    Withdrawal,
+    check_record,
+    commit_message,
+    metric_interval,
+    mixed_scripts,
+    on_other_key,
+    parse_record,
+    ranking_value,
+    read_entry,
+    record_track,
+    rescored_record,
+    withdrawal_of,
+)
 
 __all__ = [
     "CACHE_TTL_S",

@@ -2,7 +2,7 @@
 
 It shows only the records of its benchmark's track (others are skipped with a log line; those
 of the benchmark's other tracks, which share the store, quietly), each checked against the
-spec, superseded and withdrawn rows hidden (ledger.history), best first.
+spec, superseded and withdrawn rows hidden (records.history), best first.
 """
 
 from __future__ import annotations
@@ -17,41 +17,14 @@ from datetime import datetime
 
 from errors import HubUnreachableError, LedgerError, RecordError
 from ledger.config import CACHE_TTL_S
-from ledger.history import RowStatus, hidden
-from ledger.history import status as row_status
-from ledger.records import Record, check_record, ranking_value, record_track
-from ledger.stores import AddedIn, CommitStore, RecordStore, VersionedStore
-from ledger.withdrawals import Entry, Withdrawal, read_entry, withdrawal_track
+from ledger.stores import CommitStore, RecordStore, VersionedStore
+from records.board import REREAD_FLOOR_S, AddedIn, BoardSnapshot
+from records.history import hidden
+from records.record import Record, check_record, ranking_value, record_track
+from records.withdrawals import Entry, Withdrawal, read_entry, withdrawal_track
 from spec import Benchmark, Track
 
 _DOWNLOAD_WORKERS = 8  # parallel record downloads on a cold board
-#: A visitor's Refresh reads the store again unless a read started this recently (seconds).
-REREAD_FLOOR_S = 5.0
-
-
-@dataclass(frozen=True)
-class BoardSnapshot:
-    """The board as last loaded: what to show, and how fresh it is."""
-
-    records: tuple[Record, ...]  # valid, of this track, superseded hidden, best first
-    last_success: float | None  # clock() time of the last successful refresh
-    stale: bool  # the last refresh attempt failed
-    error: str | None  # why it failed (no token)
-    skipped: tuple[str, ...]  # paths of records that could not be used (not other tracks')
-    #: Valid rows of this track a newer row supersedes or a withdrawal retracts (not shown).
-    superseded: tuple[Record, ...] = ()
-    withdrawals: tuple[Withdrawal, ...] = ()  # this track's, oldest first
-
-    def age_s(self, now: float) -> float | None:
-        """Seconds since the last successful refresh, or None if there was none."""
-        return None if self.last_success is None else max(0.0, now - self.last_success)
-
-    def status(self, record_id: str) -> RowStatus | None:
-        """What became of the row ``record_id`` (shown or not), or None if it is no row here."""
-        rows = (*self.records, *self.superseded)
-        wanted = record_id.strip().lower()
-        row = next((r for r in rows if str(r.id) == wanted), None)
-        return None if row is None else row_status(row, rows, self.withdrawals)
 
 
 _EMPTY = BoardSnapshot(records=(), last_success=None, stale=False, error=None, skipped=())

@@ -20,7 +20,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from huggingface_hub import DatasetLeaderboardEntry, constants, get_session, hf_raise_for_status
 from huggingface_hub.utils._headers import build_hf_headers
@@ -28,26 +27,13 @@ from huggingface_hub.utils._headers import build_hf_headers
 from errors import LedgerError
 from ledger.config import CACHE_TTL_S, redact
 from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error, run_bounded
-from ledger.record_text import http_url, repo_id, visible_text
+from records.board import HubResult, HubResults
+from records.text import http_url, repo_id, visible_text
 
 MAX_BYTES = 2 * 1024 * 1024  # the answer read at most (a row is ~300 bytes)
 MAX_ROWS = 200  # rows kept, best first
 _TEXT_CHARS = 300  # a note or a source's name, cut
 _LIBRARY = "benchmark-leaderboard"
-
-
-@dataclass(frozen=True)
-class HubResult:
-    """One result of the Hub's leaderboard, as a board shows it: never verified here."""
-
-    rank: int
-    model_id: str  # an "org/name" repo id
-    value: float
-    hub_verified: bool  # the Hub's own badge (a valid verifyToken), not this leaderboard's
-    pull_request: int | None  # an open pull request on the model: a "community" result
-    source_url: str | None  # an http(s) link, or None
-    source_name: str | None
-    notes: str | None
 
 
 def _text(value: object) -> str | None:
@@ -126,16 +112,6 @@ def read_leaderboard(
         raise LedgerError(f"{where}: expected a JSON list of entries ({exc})") from None
     rows = [r for r in map(_result, entries) if r is not None]
     return tuple(sorted(rows, key=lambda r: (r.rank <= 0, r.rank))[:MAX_ROWS])
-
-
-@dataclass(frozen=True)
-class HubResults:
-    """The Hub's results as last read: the rows, and how fresh they are."""
-
-    dataset: str
-    rows: tuple[HubResult, ...]
-    last_success: float | None  # clock() time of the last good read
-    error: str | None  # why the last read failed (None: it did not)
 
 
 class HubResultsCache:

@@ -28,8 +28,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 from urllib.parse import quote
@@ -51,8 +49,9 @@ from errors import HubUnreachableError, LedgerError, RecordExistsError, Unreadab
 from ledger.config import Config, redact
 from ledger.files import RECORD_LIMIT_BYTES, read_regular_file
 from ledger.hub import DEFAULT_TIMEOUT_S, describe_hub_error
-from ledger.records import RECORDS_FOLDER
-from ledger.withdrawals import Entry
+from records.board import AddedIn
+from records.record import RECORDS_FOLDER
+from records.withdrawals import Entry
 
 COMMIT_CACHE_SIZE = 10_000  # records whose adding commit HubStore.added_in remembers
 COMMIT_RETRY_S = 60.0  # after a failed added_in, the Hub is not asked again for this long
@@ -61,16 +60,6 @@ _RECORD_PATH = re.compile(r"^submissions/(?!\.)[A-Za-z0-9._-]+\.json$")
 _COMMIT_ID = re.compile(r"^[0-9a-f]{40}$")
 _LIBRARY = "benchmark-leaderboard"
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class AddedIn:
-    """The commit that added a record's file to the Hub dataset (records are never rewritten)."""
-
-    commit: str  # 40 hex digits
-    title: str  # the first line of the commit message
-    date: datetime  # timezone-aware, as the Hub reports it
-    url: str  # the commit's page on the Hub
 
 
 class RecordStore(Protocol):

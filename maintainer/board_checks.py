@@ -2,7 +2,7 @@
 a new row duplicates or may supersede.
 
 A board is every record of a store, of every benchmark (``read_board``): rows, and the
-withdrawals that retract some of them (ledger.withdrawals). A benchmark and track see their own
+withdrawals that retract some of them (records.withdrawals). A benchmark and track see their own
 rows (``rows_of``) and withdrawals (``withdrawals_of``), and the current ones are those no row
 supersedes and no withdrawal retracts (``current``). ``check_board`` refuses a row the board
 must not take, as a ``BoardError`` saying how to fix it: a submission already on it (the same
@@ -49,8 +49,8 @@ import evaluator
 import ledger
 import spec
 from errors import BoardError, RecordError
-from ledger import history
 from ledger.submission_file import LIMIT_BYTES
+from records import history
 
 #: The command that retracts a row (scripts/withdraw_row.py), as refusals name it.
 WITHDRAW = "scripts/withdraw_row.py"
@@ -248,7 +248,7 @@ def twin_repair(
     submission is the row ``kept`` on the board and ``--supersedes`` names ``dropped``, a row
     the board shows of the same team and method on the same key version, (kept, dropped);
     else None. Either row may be kept: the repair is a withdrawal of the other in its favour
-    (ledger.withdrawals ``replaced_by``), for a new row of the kept file would be its twin."""
+    (records.withdrawals ``replaced_by``), for a new row of the kept file would be its twin."""
     if supersedes is None:
         return None
     board = rows_of(everything, bench, track)

@@ -41,8 +41,8 @@ import yaml
 import ledger
 import spec
 from errors import BoardError
-from ledger import history
 from maintainer.board_checks import row_name, rows_of, withdrawals_of, withdrawn_text
+from records import history
 
 EVAL_YAML = "eval.yaml"  # at the root of the benchmark's dataset
 RESULTS_FOLDER = ".eval_results"  # in a model repo

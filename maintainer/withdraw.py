@@ -35,8 +35,8 @@ from datetime import datetime
 import ledger
 import spec
 from errors import BoardError, RecordError
-from ledger import history
 from maintainer.board_checks import owner, row_name, rows_of, withdrawals_of, withdrawn_text
+from records import history
 
 
 def find_row(

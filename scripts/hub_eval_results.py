@@ -46,8 +46,8 @@ from pathlib import Path
 
 from errors import UsageError
 from ledger.hub_pulls import open_pull_request, read_file
-from ledger.record_text import repo_id
 from maintainer import eval_results
+from records.text import repo_id
 from scripts._cli import (
     Chosen,
     Parser,

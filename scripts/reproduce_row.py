@@ -43,6 +43,7 @@ import spec
 from errors import UsageError
 from maintainer.board_checks import owner, rows_of, withdrawals_of, withdrawn_text
 from maintainer.reproduce import compare
+from records import history
 from scripts._cli import (
     Chosen,
     Parser,
@@ -121,7 +122,7 @@ def fate(record: ledger.Record, chosen: Chosen, board: list[ledger.Entry]) -> st
     """What became of a row its board no longer shows, for a note; None for a shown row."""
     bench, track = chosen.bench, chosen.track
     rows = rows_of(board, bench, track)
-    status = ledger.history.status(record, rows, withdrawals_of(board, bench, track))
+    status = history.status(record, rows, withdrawals_of(board, bench, track))
     if status.withdrawal is not None:
         return withdrawn_text(status.withdrawal)
     if status.superseded_by is not None:

@@ -33,9 +33,9 @@ import uuid
 
 import ledger
 from errors import UsageError
-from ledger.withdrawals import REASON_MAX_CHARS
 from maintainer.board_checks import row_name
 from maintainer.withdraw import withdrawal
+from records.withdrawals import REASON_MAX_CHARS
 from scripts._cli import (
     Chosen,
     Parser,

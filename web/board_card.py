@@ -120,7 +120,7 @@ def card_html(
         about.insert(0, ("Rank", text(_rank_text(row, info, layout.metrics[track.ranking]))))
     if links:
         about.append((info["links"], links))
-    if record.model_repo is not None:  # a Hub repo id (ledger.record_text.repo_id)
+    if record.model_repo is not None:  # a Hub repo id (records.text.repo_id)
         model = f"{HUB}/{record.model_repo}"
         about.append(
             (

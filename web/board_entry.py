@@ -2,7 +2,7 @@
 
 ``entry_json`` says, for one record id, whether its row is on the board, superseded by a newer
 row or withdrawn (when, by which record, why, and which row stands in its place), the chain of
-rows it belongs to (ledger.history), and the record itself as stored, at full precision. A
+rows it belongs to (records.history), and the record itself as stored, at full precision. A
 superseded or withdrawn row is dropped from the board and from ``/leaderboard``, but stays
 reachable here and by its card's permalink. ``entry_api`` makes the endpoint's function over
 the Leaderboard tab.

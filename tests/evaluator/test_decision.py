@@ -1041,8 +1041,8 @@ def _paper(**metrics: float) -> ledger.Record:
 def test_a_paper_row_carries_the_paper_s_columns_and_its_ranking_metric() -> None:
     row = _paper(paper_f1=0.55, paper_signed_s=-1.7, **{"paper_f1/no_assistance": 0.3})
     ledger.check_record(row, BENCH, TRACK)
-    assert ledger.records.ranking_value(row, TRACK) == 0.55
-    assert ledger.records.metric_interval(row, TRACK, "paper_f1") is None
+    assert ledger.ranking_value(row, TRACK) == 0.55
+    assert ledger.metric_interval(row, TRACK, "paper_f1") is None
     with pytest.raises(ledger.RecordError, match=r"missing paper_f1"):
         ledger.check_record(_paper(decision_f1=0.55), BENCH, TRACK)
     with pytest.raises(ledger.RecordError, match=r"must be ratios between 0 and 1 \(paper_f1\)"):
@@ -1056,12 +1056,12 @@ def test_a_paper_row_carries_the_paper_s_columns_and_its_ranking_metric() -> Non
 def test_the_helpers_give_a_rescored_row_s_ranking_value_and_kept_intervals() -> None:
     record = _record()
     # the ranking metric: the macro F1 over both decisions (8/11 assisting, 6/9 silent)
-    assert ledger.records.ranking_value(record, TRACK) == pytest.approx((8 / 11 + 6 / 9) / 2)
+    assert ledger.ranking_value(record, TRACK) == pytest.approx((8 / 11 + 6 / 9) / 2)
     assert (
-        ledger.records.metric_interval(record, TRACK, "decision_f1")
+        ledger.metric_interval(record, TRACK, "decision_f1")
         == _score(TINY_RUN).intervals["decision_f1"]
     )
-    assert ledger.records.metric_interval(record, TRACK, "timing_mae_s") is None
+    assert ledger.metric_interval(record, TRACK, "timing_mae_s") is None
     assert ledger.commit_message(record, TRACK) == "Add M by T (re-scored, macro f1 0.697)"
 
 

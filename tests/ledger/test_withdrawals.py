@@ -1,4 +1,4 @@
-"""ledger.withdrawals, ledger.history and the record's new field and name check (issue 32):
+"""records.withdrawals, records.history and the record's new field and name check (issue 32):
 withdrawals as records of their own, what a board shows of a chain of rows, ``model_repo``,
 and names that mix scripts."""
 
@@ -15,8 +15,8 @@ import pytest
 
 import ledger
 import spec
-from ledger import history
-from ledger.record_text import mixed_scripts
+from records import history
+from records.text import mixed_scripts
 
 BENCH = spec.load_benchmark("egoargus")  # two tracks share one records folder
 UNDERSTANDING, DECISION = BENCH.track("understanding"), BENCH.track("decision")

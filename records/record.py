@@ -11,7 +11,7 @@ also keeps its ``intervals`` (its F1's bootstrap interval cannot be recomputed f
 a multiple-choice record has none (its Wilson intervals follow from its counts), and its bytes
 have no ``intervals`` field at all. ``metric_interval`` gives a row's interval of either kind.
 
-What a record's names, prose and links may say is checked by ledger.record_text.
+What a record's names, prose and links may say is checked by records.text.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 import evaluator
 from errors import RecordError
-from ledger.record_text import http_url, repo_id, shown_name, visible_text
+from records.text import http_url, repo_id, shown_name, visible_text
 from spec import Benchmark, Display, Track
 
 RECORDS_FOLDER = "submissions"

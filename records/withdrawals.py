@@ -32,8 +32,8 @@ from uuid import UUID, uuid4
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from errors import RecordError
-from ledger.record_text import visible_text
-from ledger.records import RECORDS_FOLDER, Record, describe_validation_error
+from records.record import RECORDS_FOLDER, Record, describe_validation_error
+from records.text import visible_text
 from spec import Benchmark
 
 #: The ``source`` of a withdrawal record (a row's is "rescored" or "paper").

@@ -2,7 +2,7 @@
 
 Records are immutable, so a row leaves its board by a newer record: a row that ``supersedes``
 it (a correction, or its carry onto a rotated key) or a withdrawal that retracts it
-(``ledger.withdrawals``). ``shown`` is what a board shows; ``status`` says what became of one
+(``records.withdrawals``). ``shown`` is what a board shows; ``status`` says what became of one
 row (current, superseded or withdrawn) with its ``history``: the chain of rows it belongs to,
 the rows it replaced first and those that replaced it after, each with the withdrawal that
 retracted it, if one did. Every function here takes the rows and withdrawals of one benchmark
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Literal
 from uuid import UUID
 
-from ledger.records import Record
-from ledger.withdrawals import Withdrawal
+from records.record import Record
+from records.withdrawals import Withdrawal
 
 State = Literal["current", "superseded", "withdrawn"]
 

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-import ledger
+import errors
+import records
 import spec
 from tests.support import ROOT
 
@@ -25,7 +26,7 @@ SHIPPED = sorted(ROOT.glob("benchmarks/*/demo/leaderboard/submissions/*.json"))
 def payload(**fields: Any) -> bytes:
     """A valid paper record of the demo track, with ``fields`` replaced, as file bytes."""
     values: dict[str, Any] = {
-        "schema_version": ledger.SCHEMA_VERSION,
+        "schema_version": records.SCHEMA_VERSION,
         "benchmark": BENCH.id,
         "track": TRACK.id,
         "id": "00000000-0000-4000-8000-000000000042",
@@ -60,8 +61,8 @@ def link(character: str, position: int, escape: str) -> str:
 
 
 def refused(field: str, value: str) -> str:
-    with pytest.raises(ledger.RecordError) as caught:
-        ledger.Record.from_json(payload(**{field: value}))
+    with pytest.raises(errors.RecordError) as caught:
+        records.Record.from_json(payload(**{field: value}))
     return str(caught.value)
 
 
@@ -368,14 +369,14 @@ def test_hostile_urls_are_refused_with_a_message(field: str, value: str, message
 @pytest.mark.parametrize("field", ["team_name", "method_name"])
 @pytest.mark.parametrize("value", GOOD_NAMES)
 def test_names_in_any_script_pass(field: str, value: str) -> None:
-    record = ledger.Record.from_json(payload(**{field: value}))
+    record = records.Record.from_json(payload(**{field: value}))
     assert getattr(record, field) == value
-    assert ledger.Record.from_json(record.to_json()) == record
+    assert records.Record.from_json(record.to_json()) == record
 
 
 @pytest.mark.parametrize("value", ["", "7B", "30B-A3B", "API", "1.8T (MoE)"])
 def test_model_sizes_pass(value: str) -> None:
-    assert ledger.Record.from_json(payload(model_size=value)).model_size == value
+    assert records.Record.from_json(payload(model_size=value)).model_size == value
 
 
 @pytest.mark.parametrize("field", ["note", "method_description"])
@@ -388,26 +389,26 @@ def test_model_sizes_pass(value: str) -> None:
     ],
 )
 def test_prose_keeps_newlines_and_any_script(field: str, value: str) -> None:
-    assert getattr(ledger.Record.from_json(payload(**{field: value})), field) == value
+    assert getattr(records.Record.from_json(payload(**{field: value})), field) == value
 
 
 @pytest.mark.parametrize("field", ["project_url", "publication_url"])
 @pytest.mark.parametrize("value", GOOD_URLS)
 def test_well_formed_http_urls_pass(field: str, value: str) -> None:
-    assert getattr(ledger.Record.from_json(payload(**{field: value})), field) == value
+    assert getattr(records.Record.from_json(payload(**{field: value})), field) == value
 
 
 def test_the_checks_apply_when_records_are_built_in_code() -> None:
     fields = json.loads(payload())
     fields["method_name"] = "Gemini-3-Flash\u200b"
     with pytest.raises(ValueError, match=r"U\+200B ZERO WIDTH SPACE\) at position 14"):
-        ledger.Record.model_validate(fields)
+        records.Record.model_validate(fields)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parts[-5]}/{p.name}")
 def test_every_shipped_record_still_validates(path: Path) -> None:
-    record = ledger.Record.from_json(path.read_bytes())
-    assert record.path() == f"{ledger.RECORDS_FOLDER}/{path.name}"
+    record = records.Record.from_json(path.read_bytes())
+    assert record.path() == f"{records.RECORDS_FOLDER}/{path.name}"
 
 
 def test_shipped_records_exist() -> None:

@@ -2,7 +2,7 @@ r"""What a record's text may say: names and prose without invisible or control c
 names already in Unicode NFKC form, and links the board can render as ``[text](url)``.
 
 Each check returns its value or raises ValueError with a message that says what it found and
-how to fix it (pydantic puts the field in front: ``team_name: ...``); ``ledger.records``
+how to fix it (pydantic puts the field in front: ``team_name: ...``); ``records.record``
 applies them to a record's fields.
 
 >>> shown_name("Team Ego")
