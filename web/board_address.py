@@ -59,10 +59,8 @@ from web.board_view import (
     SIZE_BUCKETS,
     SOURCE_LABELS,
     BoardFilter,
-    listed,
-    md_escape,
-    quoted,
 )
+from web.text import listed, md_escape, quoted
 
 #: The address's parameter of each ``BoardFilter`` selection.
 FILTER_PARAMS = {"sources": "source", "external": "external", "inputs": "input", "sizes": "size"}
@@ -135,11 +133,6 @@ def entry_id(value: object) -> str | None:
         return None
 
 
-def _named(values: Sequence[str]) -> str:
-    more = f", … ({len(values)} in all)" if len(values) > NAMED else ""
-    return listed(list(values[:NAMED])) + more
-
-
 def _said(value: str) -> str:
     """A visitor's value as a note quotes it: short, and shown as written."""
     return md_escape(quoted(value))
@@ -199,7 +192,7 @@ def read_address(
         if chosen is None:
             notes.append(
                 f"The address's column group {_said(one['cols'])} is not one of this "
-                f"board's ({md_escape(_named(list(groups)))}); showing "
+                f"board's ({md_escape(listed(list(groups), NAMED))}); showing "
                 f"{md_escape(group)}."
             )
         else:
@@ -227,7 +220,7 @@ def read_address(
             more = f" and {len(unknown) - NAMED} more" if len(unknown) > NAMED else ""
             notes.append(
                 f"The address's {md_escape(offer.labels.get(name, name))} filter has no "
-                f"{said}{more}; its choices are {md_escape(_named(list(choices)))}."
+                f"{said}{more}; its choices are {md_escape(listed(list(choices), NAMED))}."
             )
         ticked[name] = tuple(kept)
     sort = None
@@ -237,7 +230,7 @@ def read_address(
         if column is None:
             notes.append(
                 f"The address's sort column {_said(one['sort'])} is not a column of the "
-                f"{md_escape(group)} view ({md_escape(_named(columns))}); showing the "
+                f"{md_escape(group)} view ({md_escape(listed(columns, NAMED))}); showing the "
                 "board's order."
             )
         else:

@@ -32,6 +32,7 @@ import gradio as gr
 import ledger
 from web.board_address import entry_id
 from web.board_handlers import BoardTab, find_entry
+from web.text import quoted
 
 
 def _withdrawal(w: ledger.Withdrawal | None) -> dict[str, Any] | None:
@@ -83,10 +84,9 @@ def entry_api(tab: BoardTab) -> Callable[[str], dict[str, Any]]:
         wanted = entry_id(record_id)
         found = find_entry(tab, wanted, tab.first) if wanted is not None else None
         if found is None:
-            shown = record_id[:40] if isinstance(record_id, str) else type(record_id).__name__
             raise gr.Error(
-                f"No entry of this leaderboard has the id {shown!r}; give a record id, as "
-                "its card's permalink names it (?entry=<id>).",
+                f"No entry of this leaderboard has the id {quoted(record_id)}; give a record "
+                "id, as its card's permalink names it (?entry=<id>).",
                 print_exception=False,
             )
         s, record, _ = found

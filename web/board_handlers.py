@@ -55,17 +55,10 @@ from web.board_table import (
     sort_frame,
     table_html,
 )
-from web.board_view import (
-    board_csv,
-    board_filter,
-    board_frame,
-    export_rows,
-    listed,
-    md_escape,
-    quoted,
-)
+from web.board_view import board_csv, board_filter, board_frame, export_rows
 from web.exports import Exports
 from web.served import Served, Tab
+from web.text import listed, md_escape, quoted
 
 #: What a view says when the filters keep rows but none of them carries its columns.
 OTHER_VIEW = (

@@ -28,13 +28,8 @@ import ledger
 from errors import BadInput
 from spec import Track
 from web.board_layout import BoardLayout
-from web.board_view import (
-    NOT_REPORTED,
-    SOURCE_TEXT,
-    quoted,
-    record_links,
-    size_in_billions,
-)
+from web.board_view import NOT_REPORTED, SOURCE_TEXT, record_links, size_in_billions
+from web.text import listed, quoted
 
 #: How a column sorts on its first click. "board": the board's own order (Rank); "high",
 #: "low", "zero": a metric better higher, lower, or nearer 0; "newest": dates; "large":
@@ -81,11 +76,9 @@ def next_sort(current: Sort | None, clicked: object, columns: Sequence[str]) -> 
     column sorted already. BadInput if ``clicked`` is not a column shown (anyone can send any
     event data)."""
     if not isinstance(clicked, str) or len(clicked) > MAX_COLUMN_CHARS or clicked not in columns:
-        named = ", ".join(map(repr, columns[:NAMED_COLUMNS]))
-        more = f", … ({len(columns)} in all)" if len(columns) > NAMED_COLUMNS else ""
         raise BadInput(
-            f"Sort: {quoted(clicked)} is not a column of this view; expected one "
-            f"of its headers ({named}{more}). Select a column header to sort by it."
+            f"Sort: {quoted(clicked)} is not a column of this view; expected one of its "
+            f"headers ({listed(columns, NAMED_COLUMNS)}). Select a column header to sort by it."
         )
     shown = current or Sort("Rank")  # no sort chosen is the board's order: Rank, best first
     if shown.column == clicked:

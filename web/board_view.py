@@ -28,6 +28,7 @@ from spec import Benchmark, Track
 from spec.board_columns import INFO_LABELS
 from web.board_layout import BoardLayout, board_layout
 from web.board_ranks import ranked, reference, shown_interval
+from web.text import cut, listed, quoted
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have
 
@@ -109,35 +110,6 @@ def input_label(value: str | None, bench: Benchmark) -> str:
     return NOT_REPORTED if value is None else bench.input.choices.get(value, value)
 
 
-#: Markdown's syntax a text may hold, each escaped with a backslash: emphasis, code, links,
-#: images, headings, tables, HTML and ``<...>`` autolinks, GFM's ``~`` strikethrough, ``&``
-#: (an entity would decode to any character, ``&#36;`` to "$"), ``$`` (KaTeX), and the ``@`` of an
-#: address, which GFM links without any brackets.
-_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]()#+!|<>~&$@])")
-#: GFM's other bracket-less links: a URL's ``://`` (its colon is escaped) and ``www.`` (its dot).
-_BARE_LINK = re.compile(r"(?::(?=//)|(?<=www)\.)", re.IGNORECASE)
-#: Invisible, and joins nothing: what separates two dollars so that KaTeX never finds "$$".
-WORD_JOINER = "\u2060"
-_DOLLAR_PAIR = re.compile(r"\$(?=\\\$)")  # an escaped dollar followed by another
-
-
-def md_escape(text: str) -> str:
-    """``text`` for Markdown (gr.Markdown: marked, then KaTeX), shown as written: never as
-    emphasis, code, a link, an image or math.
-
-    A backslash escape does it all but for KaTeX: Gradio runs KaTeX's auto-render on the
-    rendered text, where the backslash is gone, so a word joiner also goes between any two
-    dollars ("$$" is the delimiter Gradio's Markdown renders; a single "$" renders nothing).
-
-    >>> md_escape("GPT-4o (mini)"), md_escape("https://x.org")
-    ('GPT-4o \\\\(mini\\\\)', 'https\\\\://x.org')
-    >>> md_escape("$$x$$") == "\\\\$" + WORD_JOINER + "\\\\$x\\\\$" + WORD_JOINER + "\\\\$"
-    True
-    """
-    escaped = _BARE_LINK.sub(r"\\\g<0>", _MARKDOWN_SYNTAX.sub(r"\\\1", text))
-    return _DOLLAR_PAIR.sub("$" + WORD_JOINER, escaped)
-
-
 def record_links(record: ledger.Record) -> list[tuple[str, str]]:
     """A record's links by name, those it gives: ("paper", url), ("project", url)."""
     return [
@@ -150,10 +122,6 @@ def record_links(record: ledger.Record) -> list[tuple[str, str]]:
 def _links(record: ledger.Record) -> str:
     """A row's links by name ("paper · project"); board_table links them."""
     return " · ".join(name for name, _ in record_links(record))
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def key_version_cell(record: ledger.Record, current: str | None) -> str:
@@ -204,7 +172,7 @@ def board_frame(
                 info["date"]: record.created_at.date().isoformat(),
                 info["key"]: key_version_cell(record, current_key),
                 info["links"]: _links(record),
-                info["note"]: _cut(record.note or "", NOTE_CELL_CHARS),
+                info["note"]: cut(record.note or "", NOTE_CELL_CHARS),
                 "_id": str(record.id),
                 "_name": record.method_name,
                 "_source": record.source,
@@ -336,16 +304,6 @@ def _selection(label: str, value: object, choices: Sequence[str]) -> tuple[str, 
         if not isinstance(item, str) or item not in choices:
             raise BadInput(f"{label}: {quoted(item)} is not one of {listed(choices)}.")
     return tuple(value)
-
-
-def quoted(value: object, limit: int = 40) -> str:
-    """A refused value as a message quotes it: its repr, cut short."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def listed(choices: Sequence[str]) -> str:
-    return ", ".join(map(repr, choices))
 
 
 def export_rows(

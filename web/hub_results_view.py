@@ -25,7 +25,7 @@ from typing import Any
 import gradio as gr
 
 import ledger
-from ledger.cache import REREAD_FLOOR_S
+from records import REREAD_FLOOR_S
 from web.board_handlers import BoardTab, picked
 from web.board_table import text
 

@@ -35,10 +35,10 @@ from evaluator import kind_of
 from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track, about_text, citation_text
 from web.board_page import build_board_tab
-from web.board_view import md_escape
 from web.charts import REMEASURE_JS
 from web.score_page import build_score_tab
 from web.served import Served
+from web.text import md_escape
 
 #: The header's links, in this order, for those a spec gives.
 LINK_LABELS = {"paper": "Paper", "project": "Project page", "code": "Code", "data": "Data"}

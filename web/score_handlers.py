@@ -51,7 +51,6 @@ from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summ
 from guard.clients import SCORE_IPV6_PREFIX
 from ledger import submission_file
 from web.board_ranks import shown_interval
-from web.board_view import listed, quoted
 from web.charts import chart_keys, split_chart
 from web.score_refusals import Refusals, file_digest
 from web.score_view import (
@@ -71,6 +70,7 @@ from web.score_view import (
     wrong_track,
 )
 from web.served import Served, Tab
+from web.text import listed, quoted
 
 #: A file past this many bytes is hashed, guessed and scored in a worker thread, never on the
 #: event loop (a real EgoMemReason submission is ~27 kB; a hostile one of 64 kB scores in ~3 ms).

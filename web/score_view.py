@@ -21,8 +21,8 @@ import ledger
 from evaluator.track_fit import entry_shape
 from spec import Benchmark, Track
 from web.board_ranks import entries, rank_ranges, ranking_interval
-from web.board_view import md_escape
 from web.charts import chart_axis, chart_groups
+from web.text import md_escape
 
 NOTHING_STORED = "Nothing about this file was stored."
 #: The Score tab's track choice that lets the file's entries tell its track

@@ -29,8 +29,9 @@ from web import board_handlers as handlers
 from web import board_landing, chart_handlers
 from web.board_layout import board_layout
 from web.board_table import Sort
-from web.board_view import MAX_PICKS, md_escape
+from web.board_view import MAX_PICKS
 from web.served import Served
+from web.text import md_escape
 from web.wiring import bound
 
 EGOMEM = spec.load_benchmark("egomemreason")

@@ -33,6 +33,7 @@ from tests.support import ROOT
 from tests.support.board_html import read_board, row_ids
 from web import board_card, board_layout, board_rows, board_table, board_view
 from web.board_table import Sort, kept_sort, next_sort, sort_frame
+from web.text import cut
 
 MEM = spec.load_benchmark("egomemreason")
 MEMORY = MEM.track()
@@ -621,7 +622,7 @@ def test_every_record_text_is_escaped_and_reads_back_as_written() -> None:
             assert cells["Team"] == "Team " + HOSTILE
             assert cells["Size"] == "${7}B {{size}}"
         if "Note" in cells:
-            assert cells["Note"] == board_view._cut("Note " + HOSTILE, board_view.NOTE_CELL_CHARS)
+            assert cells["Note"] == cut("Note " + HOSTILE, board_view.NOTE_CELL_CHARS)
 
 
 def test_links_are_http_only_and_open_with_noopener() -> None:

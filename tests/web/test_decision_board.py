@@ -18,6 +18,7 @@ import spec
 from tests.support.board_html import read_board
 from web import board_handlers, board_table, board_view, score_view
 from web.served import Served
+from web.text import md_escape
 
 ARGUS = spec.load_benchmark("egoargus")
 DECISION = ARGUS.track("decision")
@@ -74,7 +75,7 @@ def test_the_constant_policies_are_labelled_reference_rows_not_entries() -> None
     # what each is, under the board (a tag under the name made the row five lines tall)
     notes = board_handlers.view(TAB, "", [], [], [], [], "Decision", None, "decision")[2]
     for name in CONSTANT:
-        assert f"ref. **{board_view.md_escape(name)}**: a reference policy \\(" in notes
+        assert f"ref. **{md_escape(name)}**: a reference policy \\(" in notes
 
 
 def test_the_paper_rows_are_in_the_view_of_their_columns_ranked_there() -> None:

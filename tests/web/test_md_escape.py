@@ -22,7 +22,7 @@ import evaluator
 import guard
 import ledger
 import spec
-from web.board_view import WORD_JOINER, md_escape
+from web.text import WORD_JOINER, md_escape
 
 RENDER = MarkdownIt("commonmark").enable("strikethrough")
 #: GFM's extended autolinks (github.github.com/gfm, 6.9): what marked links with no brackets.

@@ -28,7 +28,8 @@ from evaluator import track_fit
 from ledger.keys import KEY_UNAVAILABLE
 from tests.support.board_html import read_board
 from tests.support.score_path import page_path
-from web import board_layout, board_ranks, board_view, score_view, served
+from web import board_layout, board_ranks, score_view, served
+from web.text import md_escape
 
 ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
@@ -268,7 +269,7 @@ def test_the_switch_shows_the_decision_board_in_its_displays(page: Page) -> None
     assert always["Accuracy"] == "0.697" and always["Rank"] == "ref."
     assert "Gemini-3.1-Flash-Lite †" not in shown  # the paper rows are in Table 2's view
     assert "ranked among themselves by Paper F1" in notes
-    assert f"**{board_view.md_escape('Paper (Table 2)')}**" in notes
+    assert f"**{md_escape('Paper (Table 2)')}**" in notes
     assert notes.count("Table 2's own columns") == 1  # one note, naming the seven rows
     kind, out = page.queue(view, [*defaults[:5], "Timing", None, "decision"], session="visitor")
     headers, rows = read_board(out[0])
