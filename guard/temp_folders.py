@@ -2,7 +2,7 @@
 
 "Nothing is stored" holds past the process too. The app makes a folder of its own for Gradio's
 upload cache (guard.upload_cache.private_upload_folder; the board's downloads live in it too,
-web.exports), and a stopped Space left it behind with the visitors' submissions in it: after
+web.board), and a stopped Space left it behind with the visitors' submissions in it: after
 one ``make test`` and a few runs the temp dir held 81 upload folders (61 still holding
 submissions, up to 15 MB each) and 208 export folders.
 

@@ -10,7 +10,7 @@
   client can fill the cache for everyone.
 - ``sweep``: one pass over the cache folder, deleting every file older than ``max_age_s``,
   tracked or not, but the app's own files (``APP_FILES``, bounded by their writer: the board's
-  downloads, web.exports); guard.uploads runs it on a schedule for as long as the server runs.
+  downloads, web.board); guard.uploads runs it on a schedule for as long as the server runs.
 - ``private_upload_folder``: a cache folder of the app's own (Gradio's default,
   ``<tmp>/gradio``, is shared by every Gradio app of the user, and a sweep deletes whatever is
   old in it).

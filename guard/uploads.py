@@ -15,7 +15,7 @@ Here instead (what the cache may hold, its budget and its sweep are guard.upload
   ``MIN_RATE_BPS`` once ``stall_s`` has passed) or cut-off upload is stopped. Every refusal
   is raised inside Gradio's multipart parser, which then deletes the files it had started.
 - ``sweep`` deletes every file in the cache folder older than ``max_age_s``, tracked or not,
-  but the app's own files (``APP_FILES``: the board's CSV/JSON downloads, which web.exports
+  but the app's own files (``APP_FILES``: the board's CSV/JSON downloads, which web.board
   writes there, so that Gradio serves them in place instead of copying each into the cache),
   and ``UploadCache.lifespan`` runs it every ``every_s`` for as long as the server runs. A
   pass walks the folder, never Gradio's live sets (it drops what it deleted from them back on
@@ -167,7 +167,7 @@ class UploadCache:
             # Back on the event loop, where uploads add to these sets: no race with them.
             for tracked in blocks.temp_file_sets:
                 tracked.difference_update(result.removed)
-                tracked.difference_update(gone)  # downloads web.exports replaced
+                tracked.difference_update(gone)  # downloads web.board replaced
             self.budget.recount(result.kept_files, result.kept_bytes, mark)
             self.shares.swept(now)
             if result.errors:

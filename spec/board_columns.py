@@ -6,7 +6,7 @@ of ``BoardColumn``, the ranking metric's interval and the benchmark's input labe
 Method. Two columns of one group under one header, or a view titled like another group, would
 make a board nobody can read (and sort or address by header), so the spec refuses it
 (``column_problems``, in ``Benchmark.problems``: the boot and every script, validate_benchmark.py
-included, stop on it alike); ``web.board_layout`` lays the board out from ``column_groups``.
+included, stop on it alike); ``web.board.layout`` lays the board out from ``column_groups``.
 
 >>> from spec import load_benchmark
 >>> bench = load_benchmark("egomemreason")

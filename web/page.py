@@ -34,7 +34,7 @@ import ledger
 from evaluator import kind_of
 from guard import ScoreLimiter, sessions
 from spec import Benchmark, Track, about_text, citation_text
-from web.board_page import build_board_tab
+from web.board.page import build_board_tab
 from web.charts import REMEASURE_JS
 from web.score_page import build_score_tab
 from web.served import Served

@@ -31,8 +31,8 @@ from gradio.components.plot import PlotData
 
 import ledger
 from spec import Track
-from web.board_ranks import reference, shown_interval
-from web.board_view import SOURCE_TEXT, size_in_billions
+from web.board.ranks import reference, shown_interval
+from web.board.rows import SOURCE_TEXT, size_in_billions
 from web.chart_parts import (
     AXES,
     UNITS,

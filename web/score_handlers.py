@@ -50,7 +50,7 @@ from evaluator.track_fit import fitting_track
 from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
 from guard.clients import SCORE_IPV6_PREFIX
 from ledger import submission_file
-from web.board_ranks import shown_interval
+from web.board.ranks import shown_interval
 from web.charts import chart_keys, split_chart
 from web.score_refusals import Refusals, file_digest
 from web.score_view import (

@@ -20,7 +20,7 @@ import ledger
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
 from evaluator.track_fit import entry_shape
 from spec import Benchmark, Track
-from web.board_ranks import entries, rank_ranges, ranking_interval
+from web.board.ranks import entries, rank_ranges, ranking_interval
 from web.charts import chart_axis, chart_groups
 from web.text import md_escape
 

@@ -52,7 +52,7 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 TIMEOUT_MS = 30_000
 #: The board's status line once the board is in (it counts its entries: 1 entry, 10 entries).
 BOARD_LOADED = re.compile(r"\bentr(y|ies)\b")
-#: The whole status line of a board no filter narrows (web.board_rows.status_line): its entries,
+#: The whole status line of a board no filter narrows (web.board.status.status_line): its entries,
 #: then its reference rows if any.
 STATUS_LINE = (
     r"(\d+) entries (· (\d+) reference rows? \(not ranked\) )?· board as of \d\d:\d\d UTC, "

@@ -47,8 +47,8 @@ from guard.clients import SCORE_IPV6_PREFIX
 from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent, file_data
 from tests.support.procs import ServerProcess
-from web import board_view
-from web.board_layout import board_layout
+from web.board import rows as board_view
+from web.board.layout import board_layout
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -685,10 +685,10 @@ def test_malformed_payloads_leave_one_short_line_each(
 def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> None:
     # python -c: app.main() with board_frame broken, as a bug in the app's own code would be.
     code = (
-        "import sys, app\nfrom web import board_handlers\n"
+        "import sys, app\nfrom web.board import handlers\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('a deliberate bug in the app')\n"
-        "board_handlers.board_frame = broken\n"
+        "handlers.board_frame = broken\n"
         "sys.exit(app.main())\n"
     )
     with ServerProcess(["-c", code]) as broken, GradioHTTP(broken.url) as http:
@@ -697,7 +697,7 @@ def test_an_error_of_the_apps_own_code_is_still_logged_with_its_traceback() -> N
         time.sleep(0.3)
         log = broken.log()
     assert "RuntimeError: a deliberate bug in the app" in log
-    assert f'{ROOT / "web" / "board_handlers.py"}", line' in log and "Traceback" in log
+    assert f'{ROOT / "web" / "board" / "handlers.py"}", line' in log and "Traceback" in log
 
 
 @pytest.mark.server

@@ -1106,7 +1106,8 @@ def test_the_walkthrough_s_board_names_every_row_s_key_version(walked_app: AppSe
 
 
 def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
-    from web import board_layout, board_view
+    from web.board import layout as board_layout
+    from web.board import rows as board_view
 
     records = [
         ledger.Record.from_json(p.read_bytes())

@@ -18,8 +18,9 @@ import evaluator
 import ledger
 import spec
 from maintainer import paper_rows
-from web import board_card, board_ranks
-from web.board_layout import board_layout
+from web.board import card as board_card
+from web.board import ranks as board_ranks
+from web.board.layout import board_layout
 
 SHIPPED = spec.load_benchmark("egomemreason")
 

@@ -27,7 +27,10 @@ import spec
 from ledger.keys import KEY_UNAVAILABLE
 from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
-from web import board_layout, board_ranks, board_view, charts, page, score_page, score_view
+from web import charts, page, score_page, score_view
+from web.board import layout as board_layout
+from web.board import ranks as board_ranks
+from web.board import rows as board_view
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track("memory", kind=spec.MultipleChoiceTrack)

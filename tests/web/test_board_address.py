@@ -1,5 +1,5 @@
 """The board's view in the page's address (issue 21, "State, layout and charts"): read and
-written by web.board_address, applied on landing by web.board_landing, carried by every
+written by web.board.address, applied on landing by web.board.landing, carried by every
 rendering of the board. In process: the pure module over the real specs' offers, and the
 landing over the shipped demo boards (tests/web/test_board_handlers.py's fixtures). Expected
 values come from the specs and the demo records; the browser half is
@@ -30,9 +30,9 @@ from tests.web.test_board_handlers import (  # noqa: F401  (the fixtures are use
     egomem,
     exports_in,
 )
-from web import board_handlers as handlers
-from web import board_landing
-from web.board_address import (
+from web.board import handlers
+from web.board import landing as board_landing
+from web.board.address import (
     MAX_VALUES,
     PARAMS,
     BoardAddress,
@@ -42,9 +42,9 @@ from web.board_address import (
     entry_query,
     read_address,
 )
-from web.board_layout import board_layout
-from web.board_table import Sort
-from web.board_view import MAX_SEARCH_CHARS, SIZE_BUCKETS, BoardFilter
+from web.board.layout import board_layout
+from web.board.rows import MAX_SEARCH_CHARS, SIZE_BUCKETS, BoardFilter
+from web.board.table import Sort
 
 
 def _offer(bench: spec.Benchmark) -> BoardOffer:

@@ -25,7 +25,7 @@ from tests.app.test_browser import (  # noqa: F401  (the browser fixture is used
 )
 from tests.support.app_server import AppServer
 from tests.support.procs import ONE_CLIENT
-from web.board_layout import board_layout
+from web.board.layout import board_layout
 
 DECISION = ARGUS.bench.track("decision")
 PAPER_VIEW = "Paper (Table 2)"

@@ -23,8 +23,9 @@ import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board
-from web import board_entry, board_landing
-from web import board_handlers as handlers
+from web.board import entry as board_entry
+from web.board import handlers
+from web.board import landing as board_landing
 from web.served import Served
 
 BENCH = spec.load_benchmark("egomemreason")

@@ -25,11 +25,11 @@ import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board, row_ids
-from web import board_handlers as handlers
-from web import board_landing, chart_handlers
-from web.board_layout import board_layout
-from web.board_table import Sort
-from web.board_view import MAX_PICKS
+from web.board import chart_handlers, handlers
+from web.board import landing as board_landing
+from web.board.layout import board_layout
+from web.board.rows import MAX_PICKS
+from web.board.table import Sort
 from web.served import Served
 from web.text import md_escape
 from web.wiring import bound
@@ -40,7 +40,7 @@ ARGUS = spec.load_benchmark("egoargus")
 UNDERSTANDING = ARGUS.track("understanding")
 DECISION = ARGUS.track("decision")
 LOADED_AT, NOW = 1_000.0, 1_090.0  # the board loaded 90 s before the handler runs
-#: The status line's words for it (web.board_rows.status_line).
+#: The status line's words for it (web.board.status.status_line).
 READ_90_S_AGO = "board as of 00:16 UTC, read from its records 90 s ago; Refresh reads them again"
 #: What a fresh page sends: no search, nothing ticked (search, sources, external, inputs, sizes).
 NO_FILTERS: tuple[str, list[str], list[str], list[str], list[str]] = ("", [], [], [], [])

@@ -19,7 +19,7 @@ import pytest
 import evaluator
 import ledger
 import spec
-from web import board_handlers as handlers
+from web.board import handlers
 from web.served import Served
 
 EGOMEM = spec.load_benchmark("egomemreason")

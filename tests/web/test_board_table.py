@@ -31,8 +31,12 @@ from errors import BadInput
 from scripts import reproduce_row
 from tests.support import ROOT
 from tests.support.board_html import read_board, row_ids
-from web import board_card, board_layout, board_rows, board_table, board_view
-from web.board_table import Sort, kept_sort, next_sort, sort_frame
+from web.board import card as board_card
+from web.board import layout as board_layout
+from web.board import rows as board_view
+from web.board import status as board_rows
+from web.board import table as board_table
+from web.board.table import Sort, kept_sort, next_sort, sort_frame
 from web.text import cut
 
 MEM = spec.load_benchmark("egomemreason")

@@ -19,8 +19,10 @@ import pytest
 import errors
 import ledger
 import spec
-from web import board_layout, board_rows, board_view
-from web.board_view import BoardFilter
+from web.board import layout as board_layout
+from web.board import rows as board_view
+from web.board import status as board_rows
+from web.board.rows import BoardFilter
 
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track()

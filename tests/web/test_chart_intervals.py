@@ -20,7 +20,10 @@ import pytest
 import evaluator
 import ledger
 import spec
-from web import board_handlers, board_ranks, chart_handlers, chart_parts, charts
+from web import chart_parts, charts
+from web.board import chart_handlers
+from web.board import handlers as board_handlers
+from web.board import ranks as board_ranks
 from web.served import Served
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}

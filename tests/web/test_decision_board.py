@@ -16,7 +16,10 @@ import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board
-from web import board_handlers, board_table, board_view, score_view
+from web import score_view
+from web.board import handlers as board_handlers
+from web.board import rows as board_view
+from web.board import table as board_table
 from web.served import Served
 from web.text import md_escape
 

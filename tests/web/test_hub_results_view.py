@@ -23,9 +23,10 @@ import guard
 import ledger
 import spec
 from errors import LedgerError
-from web import board_handlers as handlers
-from web import board_landing, hub_results_view
-from web.hub_results_view import hub_results_html
+from web.board import handlers
+from web.board import hub_results as hub_results_view
+from web.board import landing as board_landing
+from web.board.hub_results import hub_results_html
 from web.served import Served
 
 BENCH = spec.load_benchmark("egoargus")  # two tracks: the Hub's results beside the first

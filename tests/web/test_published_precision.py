@@ -32,8 +32,10 @@ import spec
 from scripts import new_benchmark
 from tests.support.board_html import read_board
 from tests.support.two_decimals import CHANCE, METHOD, OVERALL, RIGHT, Release, write_release
-from web import board_handlers, chart_handlers, score_handlers, score_view
-from web.board_layout import board_layout
+from web import score_handlers, score_view
+from web.board import chart_handlers
+from web.board import handlers as board_handlers
+from web.board.layout import board_layout
 from web.served import Served
 
 #: The decimals each display was shown with before the spec could say (issue 28).

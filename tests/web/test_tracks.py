@@ -28,7 +28,9 @@ from evaluator import track_fit
 from ledger.keys import KEY_UNAVAILABLE
 from tests.support.board_html import read_board
 from tests.support.score_path import page_path
-from web import board_layout, board_ranks, score_view, served
+from web import score_view, served
+from web.board import layout as board_layout
+from web.board import ranks as board_ranks
 from web.text import md_escape
 
 ARGUS = spec.load_benchmark("egoargus")

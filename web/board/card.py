@@ -13,10 +13,10 @@ from typing import Any
 
 import ledger
 from spec import Benchmark, Track
-from web.board_layout import BoardLayout
-from web.board_ranks import shown_interval
-from web.board_table import is_missing, links_html, text
-from web.board_view import NOT_REPORTED, SOURCE_TEXT, input_label
+from web.board.layout import BoardLayout
+from web.board.ranks import shown_interval
+from web.board.rows import NOT_REPORTED, SOURCE_TEXT, input_label
+from web.board.table import is_missing, links_html, text
 
 HUB = "https://huggingface.co"  # where a record's model_repo is
 

@@ -26,8 +26,8 @@ import ledger
 from errors import BadInput
 from spec import Benchmark, Track
 from spec.board_columns import INFO_LABELS
-from web.board_layout import BoardLayout, board_layout
-from web.board_ranks import ranked, reference, shown_interval
+from web.board.layout import BoardLayout, board_layout
+from web.board.ranks import ranked, reference, shown_interval
 from web.text import cut, listed, quoted
 
 MAX_SEARCH_CHARS = 200  # the longest method name a record may have

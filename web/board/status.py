@@ -16,7 +16,7 @@ import pandas as pd
 
 import ledger
 from spec import Track
-from web.board_layout import BoardLayout
+from web.board.layout import BoardLayout
 
 
 def group_frame(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout) -> pd.DataFrame:

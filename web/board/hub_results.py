@@ -26,8 +26,8 @@ import gradio as gr
 
 import ledger
 from records import REREAD_FLOOR_S
-from web.board_handlers import BoardTab, picked
-from web.board_table import text
+from web.board.handlers import BoardTab, picked
+from web.board.table import text
 
 #: What the section says of the rows it shows, whatever the Hub answered.
 INTRO = (

@@ -27,8 +27,8 @@ import pandas as pd
 import ledger
 from errors import BadInput
 from spec import Track
-from web.board_layout import BoardLayout
-from web.board_view import NOT_REPORTED, SOURCE_TEXT, record_links, size_in_billions
+from web.board.layout import BoardLayout
+from web.board.rows import NOT_REPORTED, SOURCE_TEXT, record_links, size_in_billions
 from web.text import listed, quoted
 
 #: How a column sorts on its first click. "board": the board's own order (Rank); "high",

@@ -18,10 +18,10 @@ from typing import Any
 
 import gradio as gr
 
-from web.board_address import BoardAddress, read_address
-from web.board_handlers import BoardTab, card, find_entry, shown_board
-from web.chart_handlers import charts_of
-from web.hub_results_view import hub_section
+from web.board.address import BoardAddress, read_address
+from web.board.chart_handlers import charts_of
+from web.board.handlers import BoardTab, card, find_entry, shown_board
+from web.board.hub_results import hub_section
 
 
 def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[str]]:

@@ -28,11 +28,13 @@ from typing import Any
 import gradio as gr
 
 from spec import Benchmark
-from web import board_entry, board_landing, chart_handlers, hub_results_view
-from web import board_handlers as handlers
-from web.board_address import ADDRESS_JS, PERMALINK_JS
-from web.board_table import TABLE_JS
-from web.board_view import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
+from web.board import chart_handlers, handlers
+from web.board import entry as board_entry
+from web.board import hub_results as hub_results_view
+from web.board import landing as board_landing
+from web.board.address import ADDRESS_JS, PERMALINK_JS
+from web.board.rows import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
+from web.board.table import TABLE_JS
 from web.charts import REMEASURE_JS, chart_texts
 from web.served import Served
 from web.wiring import bound, typed

@@ -48,9 +48,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from spec import Benchmark, Track
-from web.board_layout import BoardLayout
-from web.board_table import MAX_COLUMN_CHARS, Sort, text
-from web.board_view import (
+from web.board.layout import BoardLayout
+from web.board.rows import (
     EXTERNAL_CHOICES,
     FILTER_LABELS,
     MAX_SEARCH_CHARS,
@@ -60,6 +59,7 @@ from web.board_view import (
     SOURCE_LABELS,
     BoardFilter,
 )
+from web.board.table import MAX_COLUMN_CHARS, Sort, text
 from web.text import listed, md_escape, quoted
 
 #: The address's parameter of each ``BoardFilter`` selection.

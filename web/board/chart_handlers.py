@@ -9,7 +9,7 @@ work, as board_handlers' do.
 Example:
 
 >>> import time, evaluator, ledger, spec
->>> from web.board_handlers import board_tab
+>>> from web.board.handlers import board_tab
 >>> bench = spec.load_benchmark("egomemreason")
 >>> track = bench.track()
 >>> key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
@@ -29,9 +29,9 @@ import gradio as gr
 from gradio.components.plot import PlotData
 
 import evaluator
-from web.board_handlers import BoardTab, current, picked
-from web.board_ranks import shown_interval
-from web.board_view import MAX_PICKS
+from web.board.handlers import BoardTab, current, picked
+from web.board.ranks import shown_interval
+from web.board.rows import MAX_PICKS
 from web.charts import chart_keys, chart_texts, note_chart, split_chart
 from web.scatter_charts import date_chart, plotted, size_chart
 from web.served import Served

@@ -11,7 +11,7 @@ Example (a row of the demo board):
 
 >>> import time, ledger, spec
 >>> from web.served import Served
->>> from web.board_handlers import board_tab
+>>> from web.board.handlers import board_tab
 >>> bench = spec.load_benchmark("egomemreason")
 >>> board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, bench.track())
 >>> status = ledger.KeyStatus(None, "none", demo=True, error=None)
@@ -30,8 +30,8 @@ from typing import Any
 import gradio as gr
 
 import ledger
-from web.board_address import entry_id
-from web.board_handlers import BoardTab, find_entry
+from web.board.address import entry_id
+from web.board.handlers import BoardTab, find_entry
 from web.text import quoted
 
 

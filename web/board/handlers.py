@@ -36,7 +36,7 @@ import pandas as pd
 import ledger
 from errors import BadInput
 from spec import Benchmark, Track
-from web.board_address import (
+from web.board.address import (
     BoardAddress,
     BoardOffer,
     address_marker,
@@ -45,18 +45,18 @@ from web.board_address import (
     entry_id,
     entry_query,
 )
-from web.board_card import card_html, reproduce_command
-from web.board_layout import BoardLayout, board_layout
-from web.board_rows import empty_text, group_frame, row_counts, row_kinds, status_line
-from web.board_table import (
+from web.board.card import card_html, reproduce_command
+from web.board.export_files import Exports
+from web.board.layout import BoardLayout, board_layout
+from web.board.rows import board_csv, board_filter, board_frame, export_rows
+from web.board.status import empty_text, group_frame, row_counts, row_kinds, status_line
+from web.board.table import (
     Sort,
     kept_sort,
     next_sort,
     sort_frame,
     table_html,
 )
-from web.board_view import board_csv, board_filter, board_frame, export_rows
-from web.exports import Exports
 from web.served import Served, Tab
 from web.text import listed, md_escape, quoted
 
