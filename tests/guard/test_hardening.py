@@ -47,6 +47,9 @@ from guard.clients import SCORE_IPV6_PREFIX
 from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent, file_data
 from tests.support.procs import ServerProcess
+from web.board import chart_handlers
+from web.board import export as board_export
+from web.board import filters as board_filters
 from web.board import rows as board_view
 from web.board.layout import board_layout
 
@@ -106,9 +109,9 @@ DEFAULTS: dict[str, Any] = {
 }  # as the page starts: nothing ticked, any row
 
 
-def _filter(**changes: Any) -> board_view.BoardFilter:
+def _filter(**changes: Any) -> board_filters.BoardFilter:
     values = {**DEFAULTS, **changes}
-    return board_view.board_filter(
+    return board_filters.board_filter(
         values["search"],
         values["sources"],
         values["external"],
@@ -119,12 +122,12 @@ def _filter(**changes: Any) -> board_view.BoardFilter:
 
 
 def test_ordinary_filters_pass_the_checks_unchanged() -> None:
-    assert _filter() == board_view.BoardFilter()
-    longest = " ".join(["w"] * board_view.MAX_SEARCH_WORDS)
+    assert _filter() == board_filters.BoardFilter()
+    longest = " ".join(["w"] * board_filters.MAX_SEARCH_WORDS)
     assert _filter(search=longest).search == longest
     assert _filter(search=None, sources=None, sizes=None, external=None).sources == ()
     chosen = _filter(search="Qwen 7B", sources=["Paper-reported"], inputs=["Frames only"])
-    assert chosen == board_view.BoardFilter(
+    assert chosen == board_filters.BoardFilter(
         "Qwen 7B", ("Paper-reported",), (), ("Frames only",), ()
     )
 
@@ -133,17 +136,17 @@ def test_ordinary_filters_pass_the_checks_unchanged() -> None:
     ("changes", "words"),
     [
         (
-            {"search": "x" * (board_view.MAX_SEARCH_CHARS + 1)},
+            {"search": "x" * (board_filters.MAX_SEARCH_CHARS + 1)},
             [
-                f"{board_view.MAX_SEARCH_CHARS + 1} characters",
-                f"at most {board_view.MAX_SEARCH_CHARS}",
+                f"{board_filters.MAX_SEARCH_CHARS + 1} characters",
+                f"at most {board_filters.MAX_SEARCH_CHARS}",
             ],
         ),
         (
-            {"search": " ".join(["w"] * (board_view.MAX_SEARCH_WORDS + 1))},
+            {"search": " ".join(["w"] * (board_filters.MAX_SEARCH_WORDS + 1))},
             [
-                f"{board_view.MAX_SEARCH_WORDS + 1} words",
-                f"at most {board_view.MAX_SEARCH_WORDS} words",
+                f"{board_filters.MAX_SEARCH_WORDS + 1} words",
+                f"at most {board_filters.MAX_SEARCH_WORDS} words",
             ],
         ),
         ({"search": " ".join(f"w{i}" for i in range(60_000))}, ["characters", "at most"]),
@@ -178,11 +181,11 @@ def test_the_search_box_cannot_take_more_than_the_check_allows(tmp_path: Path) -
     search = next(
         c for c in config["components"] if c.get("props", {}).get("elem_id") == "board-search"
     )
-    assert search["props"]["max_length"] == board_view.MAX_SEARCH_CHARS
+    assert search["props"]["max_length"] == board_filters.MAX_SEARCH_CHARS
     picks = next(
         c for c in config["components"] if c.get("props", {}).get("elem_id") == "chart-picks"
     )
-    assert picks["props"]["max_choices"] == board_view.MAX_PICKS
+    assert picks["props"]["max_choices"] == chart_handlers.MAX_PICKS
 
 
 # --- 3. the client address behind the proxy -----------------------------------------------------
@@ -389,7 +392,7 @@ def test_the_board_rows_are_neutralised_in_csv_only() -> None:
     records = [FORMULA_RECORD, PLAIN_RECORD]
     frame = board_view.board_frame(records, BENCH, TRACK)
     layout = board_layout(BENCH, TRACK)
-    text = board_view.board_csv(frame, layout, records).decode("utf-8-sig")
+    text = board_export.board_csv(frame, layout, records).decode("utf-8-sig")
     parsed = list(csv.DictReader(io.StringIO(text, newline="")))
     formula = next(r for r in parsed if r["Record id"] == str(FORMULA_RECORD.id))
     # The CSV names its columns as the board does (it has no description column).
@@ -398,7 +401,7 @@ def test_the_board_rows_are_neutralised_in_csv_only() -> None:
     assert formula["Overall"] == f"{RESULT.metrics['overall']:.1f}"  # a number, as shown
     plain = next(r for r in parsed if r["Record id"] == str(PLAIN_RECORD.id))
     assert plain["Method"] == "Plain method" and plain["Note"] == "an ordinary note"
-    rows = board_view.export_rows(frame, records, TRACK)
+    rows = board_export.export_rows(frame, records, TRACK)
     raw = next(r for r in rows if r["id"] == str(FORMULA_RECORD.id))
     assert {f: raw[f] for f in FORMULAS} == FORMULAS  # the JSON export and the API
 

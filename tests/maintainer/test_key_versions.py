@@ -1106,6 +1106,7 @@ def test_the_walkthrough_s_board_names_every_row_s_key_version(walked_app: AppSe
 
 
 def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
+    from web.board import export as board_export
     from web.board import layout as board_layout
     from web.board import rows as board_view
 
@@ -1123,7 +1124,7 @@ def test_the_board_names_each_rows_key_version_and_marks_older_ones() -> None:
     )
     details = board_layout.board_layout(BENCH, TRACK).groups["Details"]
     assert "Key version" in details
-    rows = board_view.export_rows(frame, records, TRACK)
+    rows = board_export.export_rows(frame, records, TRACK)
     assert {r["key_version"] for r in rows if r["source"] == "rescored"} == {"demo-1"}
 
 

@@ -28,6 +28,8 @@ from ledger.keys import KEY_UNAVAILABLE
 from spec import Benchmark, MultipleChoiceTrack
 from tests.support.score_path import page_path, queue_event
 from web import charts, page, score_page, score_view
+from web.board import export as board_export
+from web.board import filters as board_filters
 from web.board import layout as board_layout
 from web.board import ranks as board_ranks
 from web.board import rows as board_view
@@ -202,12 +204,12 @@ def test_board_frame_ranks_filters_and_rounds_to_one_decimal_but_stays_numeric()
     assert str(frame.loc[0, "Method"]).endswith("†")
     assert frame["Overall"].dtype.kind == "f"  # unrounded: board_table formats the cells
     assert set(board_layout.board_layout(BENCH, TRACK).groups["Memory types"]) <= set(frame)
-    only_paper = board_view.BoardFilter(sources=("Paper-reported",)).apply(frame)
+    only_paper = board_filters.BoardFilter(sources=("Paper-reported",)).apply(frame)
     assert list(only_paper["_name"]) == ["Gamma"]
-    big = board_view.BoardFilter(sizes=("< 10B",)).apply(frame)
+    big = board_filters.BoardFilter(sizes=("< 10B",)).apply(frame)
     assert list(big["_name"]) == ["Alpha"]
-    assert list(board_view.BoardFilter(search="BETA").apply(frame)["_name"]) == ["Beta"]
-    external = board_view.BoardFilter(external=("Not reported",)).apply(frame)
+    assert list(board_filters.BoardFilter(search="BETA").apply(frame)["_name"]) == ["Beta"]
+    external = board_filters.BoardFilter(external=("Not reported",)).apply(frame)
     assert list(external["_name"]) == ["Gamma"]
 
 
@@ -834,9 +836,9 @@ def test_egoargus_board_frame_ranks_rescored_and_paper_rows(argus: Argus) -> Non
     ]
     assert frame.loc[1, "Mean"] == result.metrics["scenario_mean"]
     assert frame.loc[1, "Input"] == "Sampled frames"
-    only = board_view.BoardFilter(inputs=("Sampled frames",)).apply(frame)
+    only = board_filters.BoardFilter(inputs=("Sampled frames",)).apply(frame)
     assert list(only["_name"]) == ["Sample"]
-    rows = board_view.export_rows(frame, [rescored, paper], track)
+    rows = board_export.export_rows(frame, [rescored, paper], track)
     assert all(set(ARGUS_METRICS) <= set(row) for row in rows)
     assert rows[1]["counts"]["scenario_mean"] == result.counts["scenario_mean"].model_dump()
     chart = charts.split_chart({"Sample": dict(result.metrics)}, "t", track)

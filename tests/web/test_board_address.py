@@ -42,8 +42,9 @@ from web.board.address import (
     entry_query,
     read_address,
 )
+from web.board.filters import MAX_SEARCH_CHARS, BoardFilter
 from web.board.layout import board_layout
-from web.board.rows import MAX_SEARCH_CHARS, SIZE_BUCKETS, BoardFilter
+from web.board.rows import SIZE_BUCKETS
 from web.board.table import Sort
 
 

@@ -27,8 +27,8 @@ import spec
 from tests.support.board_html import read_board, row_ids
 from web.board import chart_handlers, handlers
 from web.board import landing as board_landing
+from web.board.chart_handlers import MAX_PICKS
 from web.board.layout import board_layout
-from web.board.rows import MAX_PICKS
 from web.board.table import Sort
 from web.served import Served
 from web.text import md_escape

@@ -19,10 +19,12 @@ import pytest
 import errors
 import ledger
 import spec
+from web.board import export as board_export
+from web.board import filters as board_filters
 from web.board import layout as board_layout
 from web.board import rows as board_view
 from web.board import status as board_rows
-from web.board.rows import BoardFilter
+from web.board.filters import BoardFilter
 
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track()
@@ -130,22 +132,22 @@ def test_filters_combine_with_and() -> None:
 
 
 def test_the_checks_of_what_a_visitor_sent_are_unchanged() -> None:
-    assert board_view.board_filter(None, None, None, None, None, EGOMEM) == BoardFilter()
-    assert board_view.board_filter("", [], [], [], [], EGOMEM) == BoardFilter()
-    assert board_view.board_filter(
+    assert board_filters.board_filter(None, None, None, None, None, EGOMEM) == BoardFilter()
+    assert board_filters.board_filter("", [], [], [], [], EGOMEM) == BoardFilter()
+    assert board_filters.board_filter(
         "q", ["Paper-reported"], ["Yes", "No"], [], ["≥ 40B"], EGOMEM
     ) == (BoardFilter("q", ("Paper-reported",), ("Yes", "No"), (), ("≥ 40B",)))
     for bad in (["Nope"], ["Paper-reported"] * 3, "Paper-reported", [1]):
         with pytest.raises(errors.BadInput, match="Source"):
-            board_view.board_filter("", bad, None, None, None, EGOMEM)
+            board_filters.board_filter("", bad, None, None, None, EGOMEM)
 
 
 @pytest.mark.parametrize("bench", [EGOMEM, ARGUS], ids=lambda b: b.id)
 def test_every_filter_label_says_that_none_ticked_is_any(bench: spec.Benchmark) -> None:
-    labels = board_view.filter_labels(bench)
+    labels = board_filters.filter_labels(bench)
     assert set(labels) == {"sources", "external", "sizes", "inputs"}
     assert labels["inputs"] == f"{bench.input.label} (none ticked: any)"
-    for field, name in board_view.FILTER_LABELS.items():
+    for field, name in board_filters.FILTER_LABELS.items():
         assert labels[field] == f"{name} (none ticked: any)"
 
 
@@ -275,7 +277,7 @@ def _by_id(rows: list[list[str]]) -> dict[str, dict[str, str]]:
 def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
     layout = board_layout.board_layout(EGOMEM, MEMORY)
     frame = _frame(MEMORY_RECORDS)
-    rows = _csv(board_view.board_csv(frame, layout, MEMORY_RECORDS))
+    rows = _csv(board_export.board_csv(frame, layout, MEMORY_RECORDS))
     assert rows[0] == _expected_header(layout)
     assert [r[-1] for r in rows[1:]] == list(frame["_id"]), "the rows in the order shown"
     cells = _by_id(rows)
@@ -306,7 +308,7 @@ def test_the_csv_has_the_on_screen_headers_and_values_and_a_bom() -> None:
 def test_an_empty_view_exports_its_header_line() -> None:
     layout = board_layout.board_layout(EGOMEM, MEMORY)
     empty = BoardFilter(search="no such method").apply(_frame(MEMORY_RECORDS))
-    data = board_view.board_csv(empty, layout, MEMORY_RECORDS)
+    data = board_export.board_csv(empty, layout, MEMORY_RECORDS)
     header = ",".join(_expected_header(layout))
     assert data == BOM + (header + "\r\n").encode()
     assert _csv(data) == [_expected_header(layout)]
@@ -324,7 +326,7 @@ def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not(
     ranged = _like(template, "Plain – en dash", note="1–3 — fine")
     records = [formula, ranged]
     layout = board_layout.board_layout(ARGUS, DECISION)
-    cells = _by_id(_csv(board_view.board_csv(_frame(records, ARGUS, DECISION), layout, records)))
+    cells = _by_id(_csv(board_export.board_csv(_frame(records, ARGUS, DECISION), layout, records)))
     bad, good = cells[str(formula.id)], cells[str(ranged.id)]
     info = layout.info
     assert bad["Method"] == "'+cmd|' /C calc'!A0"
@@ -337,7 +339,7 @@ def test_csv_text_cells_a_spreadsheet_would_run_are_neutralised_numbers_are_not(
 def test_the_decision_csv_shows_each_metric_in_its_display() -> None:
     layout = board_layout.board_layout(ARGUS, DECISION)
     frame = _frame(DECISION_RECORDS, ARGUS, DECISION)
-    rows = _csv(board_view.board_csv(frame, layout, DECISION_RECORDS))
+    rows = _csv(board_export.board_csv(frame, layout, DECISION_RECORDS))
     assert rows[0] == _expected_header(layout)
     decimals = {"ratio": 3, "seconds": 2, "count": 0, "percent": 1}
     cells = _by_id(rows)

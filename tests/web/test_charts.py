@@ -17,7 +17,7 @@ import ledger
 import spec
 from spec import Benchmark, Track
 from web import charts, scatter_charts
-from web.board.rows import MAX_PICKS
+from web.board.chart_handlers import MAX_PICKS
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
 TRACKS = [(bench, track) for bench in BENCHES.values() for track in bench.tracks]

@@ -48,17 +48,9 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from spec import Benchmark, Track
+from web.board.filters import FILTER_LABELS, MAX_SEARCH_CHARS, MAX_SEARCH_WORDS, BoardFilter
 from web.board.layout import BoardLayout
-from web.board.rows import (
-    EXTERNAL_CHOICES,
-    FILTER_LABELS,
-    MAX_SEARCH_CHARS,
-    MAX_SEARCH_WORDS,
-    NOT_REPORTED,
-    SIZE_BUCKETS,
-    SOURCE_LABELS,
-    BoardFilter,
-)
+from web.board.rows import EXTERNAL_CHOICES, NOT_REPORTED, SIZE_BUCKETS, SOURCE_LABELS
 from web.board.table import MAX_COLUMN_CHARS, Sort, text
 from web.text import listed, md_escape, quoted
 

@@ -31,10 +31,11 @@ from gradio.components.plot import PlotData
 import evaluator
 from web.board.handlers import BoardTab, current, picked
 from web.board.ranks import shown_interval
-from web.board.rows import MAX_PICKS
 from web.charts import chart_keys, chart_texts, note_chart, split_chart
 from web.scatter_charts import date_chart, plotted, size_chart
 from web.served import Served
+
+MAX_PICKS = 12  # entries the side-by-side chart compares
 
 #: What a chart of a board with no entries says in its place (it was blank, or hidden).
 NO_ENTRIES_CHART = "No entries yet: the board's entries are drawn here once it has some."

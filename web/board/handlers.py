@@ -46,9 +46,11 @@ from web.board.address import (
     entry_query,
 )
 from web.board.card import card_html, reproduce_command
+from web.board.export import board_csv, export_rows
 from web.board.export_files import Exports
+from web.board.filters import board_filter
 from web.board.layout import BoardLayout, board_layout
-from web.board.rows import board_csv, board_filter, board_frame, export_rows
+from web.board.rows import board_frame
 from web.board.status import empty_text, group_frame, row_counts, row_kinds, status_line
 from web.board.table import (
     Sort,

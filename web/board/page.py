@@ -33,7 +33,8 @@ from web.board import entry as board_entry
 from web.board import hub_results as hub_results_view
 from web.board import landing as board_landing
 from web.board.address import ADDRESS_JS, PERMALINK_JS
-from web.board.rows import MAX_PICKS, MAX_SEARCH_CHARS, filter_labels
+from web.board.chart_handlers import MAX_PICKS
+from web.board.filters import MAX_SEARCH_CHARS, filter_labels
 from web.board.table import TABLE_JS
 from web.charts import REMEASURE_JS, chart_texts
 from web.served import Served
