@@ -114,7 +114,7 @@ class View:
         return self.layout.groups[group]
 
     def html(self, group: str, sort: Sort | None, track_param: str | None = None) -> str:
-        grouped = board_rows.group_frame(self.frame, self.columns(group), self.layout)
+        grouped = board_table.group_frame(self.frame, self.columns(group), self.layout)
         chosen = sort_frame(grouped, sort, self.layout, self.track)
         return board_table.table_html(
             chosen,

@@ -51,9 +51,10 @@ from web.board.export_files import Exports
 from web.board.filters import board_filter
 from web.board.layout import BoardLayout, board_layout
 from web.board.rows import board_frame
-from web.board.status import empty_text, group_frame, row_counts, row_kinds, status_line
+from web.board.status import empty_text, row_counts, row_kinds, status_line
 from web.board.table import (
     Sort,
+    group_frame,
     kept_sort,
     next_sort,
     sort_frame,

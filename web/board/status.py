@@ -1,9 +1,9 @@
-"""Which rows a view of the board shows, and what the line above it counts, pure.
+"""What the line above the board counts and says, pure.
 
-``group_frame`` keeps a column group's rows under one rank series (a decision board's paper
-rows belong to the view of their own columns); ``row_kinds`` and ``row_counts`` count a
-board's entries (what Score ranks a file against), its reference rows and the rows ranked
-apart; ``status_line`` and ``empty_text`` say what the view shows.
+``row_kinds`` and ``row_counts`` count a board's entries (what Score ranks a file against), its
+reference rows and the rows ranked apart, of the view and of the whole board; ``status_line``
+says how many the view shows and how fresh the board is, ``empty_text`` what a view with no
+rows says instead of a table.
 """
 
 from __future__ import annotations
@@ -16,26 +16,6 @@ import pandas as pd
 
 import ledger
 from spec import Track
-from web.board.layout import BoardLayout
-
-
-def group_frame(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout) -> pd.DataFrame:
-    """The rows of ``frame`` a column group shows, under one rank series: a row is shown when
-    the group has a metric it carries (a decision board's paper rows, which carry the paper's
-    own columns only, belong to the view of those columns, not to a view of dashes), and its
-    rank when it is ranked by the group's lead metric (the one after Method); another row of the
-    group is shown unranked ("—"), so the Rank column never runs two series side by side."""
-    metrics = [c for c in columns if c in layout.formats]
-    if frame.empty or not metrics:
-        return frame
-    shown = frame[frame[metrics].notna().any(axis=1)].copy()
-    lead = next((c for c in columns if c in layout.formats), None)
-    other = shown["_ranked_by"] != lead
-    if other.any():
-        shown["Rank"] = shown["Rank"].astype(float)
-        shown.loc[other, "Rank"] = float("nan")
-        shown.loc[other, layout.info["rank_range"]] = "—"
-    return shown
 
 
 def row_kinds(frame: pd.DataFrame, track: Track) -> tuple[int, int, int]:

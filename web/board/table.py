@@ -1,12 +1,13 @@
 """The board as the page shows it, pure: an HTML table whose headers sort.
 
-``board_frame`` (board_view) gives the rows best first with the on-screen headers; here
-``sort_frame`` orders them by the header a visitor clicked (numerically, best first: highest
-first for a metric that is better higher, lowest first for one better lower, nearest 0 first
-for a signed error; a second click on the same header reverses it; another header replaces
-it), ``table_html`` renders them as a real ``<table>`` (sortable headers are buttons with
-``aria-sort``, each method opens its card, which board_card renders). ``TABLE_JS`` is the few
-lines of page script that send a header click or a row choice to the server; everything else is
+``board_frame`` (rows) gives the rows best first with the on-screen headers; here
+``group_frame`` keeps the rows a column group shows, under one rank series, and ``sort_frame``
+orders them by the header a visitor clicked (numerically, best first: highest first for a
+metric that is better higher, lowest first for one better lower, nearest 0 first for a signed
+error; a second click on the same header reverses it; another header replaces it);
+``table_html`` renders them as a real ``<table>`` (sortable headers are buttons with
+``aria-sort``, each method opens its row's card, ``card``). ``TABLE_JS`` is the few lines of
+page script that send a header click or a row choice to the server; everything else is
 decided here.
 
 Every text shown comes from a record or the spec and is escaped here, including the characters
@@ -52,6 +53,25 @@ class Sort:
 
     column: str
     reversed: bool = False
+
+
+def group_frame(frame: pd.DataFrame, columns: Sequence[str], layout: BoardLayout) -> pd.DataFrame:
+    """The rows of ``frame`` a column group shows, under one rank series: a row is shown when
+    the group has a metric it carries (a decision board's paper rows, which carry the paper's
+    own columns only, belong to the view of those columns, not to a view of dashes), and its
+    rank when it is ranked by the group's lead metric (the one after Method); another row of the
+    group is shown unranked ("—"), so the Rank column never runs two series side by side."""
+    metrics = [c for c in columns if c in layout.formats]
+    if frame.empty or not metrics:
+        return frame
+    shown = frame[frame[metrics].notna().any(axis=1)].copy()
+    lead = next((c for c in columns if c in layout.formats), None)
+    other = shown["_ranked_by"] != lead
+    if other.any():
+        shown["Rank"] = shown["Rank"].astype(float)
+        shown.loc[other, "Rank"] = float("nan")
+        shown.loc[other, layout.info["rank_range"]] = "—"
+    return shown
 
 
 def column_order(column: str, layout: BoardLayout, track: Track) -> Order:
