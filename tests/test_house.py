@@ -170,6 +170,24 @@ def test_the_layers_import_downwards_only() -> None:
     assert not wrong, wrong
 
 
+#: The pages' modules that hold what the ledger loaded and the guard counts: the page as
+#: assembled, each tab's handlers, the track as served. Every other module of web is a view.
+WEB_EDGES = {"web.page", "web.served", "web.board.handlers", "web.score_handlers", "web.score_page"}
+
+
+def test_a_view_reads_records_from_records_never_from_the_ledger_nor_the_guard() -> None:
+    graph = _graph()
+    assert {"web.board.rows", "web.board.card", "web.score_view"} <= set(graph)
+    wrong = [
+        f"{module} imports {other}"
+        for module, imported in sorted(graph.items())
+        if module.split(".")[0] == "web" and module not in WEB_EDGES
+        for other in sorted(imported)
+        if other.split(".")[0] in ("ledger", "guard")
+    ]
+    assert not wrong, wrong
+
+
 def test_a_kind_imports_the_shared_helpers_never_the_registry_nor_another_kind() -> None:
     graph = _graph()
     kinds = {

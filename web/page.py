@@ -29,10 +29,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import gradio as gr
+from gradio.utils import get_upload_folder
 
 import ledger
 from evaluator import kind_of
 from guard import ScoreLimiter, sessions
+from guard.upload_cache import APP_FILES
 from spec import Benchmark, Track, about_text, citation_text
 from web.board.page import build_board_tab
 from web.charts import REMEASURE_JS
@@ -163,6 +165,13 @@ def about_markdown(bench: Benchmark) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def own_files() -> Path:
+    """The folder of the app's own files (the board's downloads): ``APP_FILES`` in Gradio's
+    upload folder as it is when the page is built, where Gradio serves a file in place and the
+    upload cache's sweep never enters (guard.upload_cache)."""
+    return Path(get_upload_folder()).resolve() / APP_FILES
+
+
 def build_page(
     bench: Benchmark,
     served: Sequence[Served],
@@ -197,7 +206,7 @@ def build_page(
         )
         with gr.Tabs() as tabs:
             with gr.Tab("Leaderboard", id="leaderboard"):
-                build_board_tab(demo, bench, served, clock)
+                build_board_tab(demo, bench, served, clock, own_files())
             with gr.Tab("Score", id="score"):
                 build_score_tab(demo, bench, served, limiter, log)
             with gr.Tab("About", id="about"):

@@ -29,7 +29,7 @@ from typing import Any
 import altair as alt
 from gradio.components.plot import PlotData
 
-import ledger
+from records import Record
 from spec import Track
 from web.board.ranks import reference, shown_interval
 from web.board.rows import SOURCE_TEXT, size_in_billions
@@ -73,7 +73,7 @@ SCATTER_HEIGHT_PX = 280
 EDGE_PX = 12  # between a scatter's x axis ends and its outermost points, which are not cut
 
 
-def reference_levels(records: Sequence[ledger.Record], track: Track, digits: int) -> list[Level]:
+def reference_levels(records: Sequence[Record], track: Track, digits: int) -> list[Level]:
     """The track's reference rows (``Track.reference_of``: the spec's reference policies)
     carrying its ranking metric, as levels labelled with their name and value: levels to read
     the entries against, not entries."""
@@ -84,7 +84,7 @@ def reference_levels(records: Sequence[ledger.Record], track: Track, digits: int
     ]
 
 
-def plotted(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
+def plotted(records: Sequence[Record], track: Track) -> list[Record]:
     """The rows the size and date charts show: those carrying the track's ranking metric (a
     paper row ranked by a paper-only metric has another quantity, so it is left out), the
     entries as points and the reference rows as levels."""
@@ -214,7 +214,7 @@ def _date_spec(title: str, y_title: str, digits: int) -> str:
     )
 
 
-def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
+def _row(record: Record, track: Track, digits: int) -> dict[str, Any]:
     interval = shown_interval(record, track, track.ranking)
     low, high = (None, None) if interval is None else interval
     return {
@@ -231,7 +231,7 @@ def _row(record: ledger.Record, track: Track, digits: int) -> dict[str, Any]:
 def _with_data(
     spec_json: str,
     values: list[dict[str, Any]],
-    records: Sequence[ledger.Record],
+    records: Sequence[Record],
     track: Track,
     chance: float | None,
 ) -> dict[str, Any]:
@@ -255,14 +255,12 @@ def _with_data(
     return spec
 
 
-def _entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
+def _entries(records: Sequence[Record], track: Track) -> list[Record]:
     """The rows a scatter draws as points: those ``plotted`` but the reference rows (levels)."""
     return [r for r in plotted(records, track) if reference(r, track) is None]
 
 
-def size_chart(
-    records: Sequence[ledger.Record], track: Track, chance: float | None = None
-) -> PlotData:
+def size_chart(records: Sequence[Record], track: Track, chance: float | None = None) -> PlotData:
     """The ranking metric of every entry carrying it (``plotted``), with its 95 % interval,
     against its model size in billions of parameters, on a log scale; the rows of API models and
     of sizes not stated in a strip of their own at the right. Re-scored and paper-reported rows
@@ -304,9 +302,7 @@ def _one_part_alone(spec: dict[str, Any], sized: bool, strip: bool) -> None:
     spec.pop("resolve", None)
 
 
-def date_chart(
-    records: Sequence[ledger.Record], track: Track, chance: float | None = None
-) -> PlotData:
+def date_chart(records: Sequence[Record], track: Track, chance: float | None = None) -> PlotData:
     """The ranking metric of every entry carrying it (``plotted``), with its 95 % interval,
     against the date of its entry, re-scored and paper-reported rows marked, and chance and
     the reference rows drawn, as on the size chart; one tick a month at most

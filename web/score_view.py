@@ -15,10 +15,10 @@ from urllib.parse import quote
 import pandas as pd
 
 import evaluator
-import ledger
 
 # Which track a file is for is the evaluator's (the scripts ask it too); here for the handlers.
 from evaluator.track_fit import entry_shape
+from records import Record
 from spec import Benchmark, Track
 from web.board.ranks import entries, rank_ranges, ranking_interval
 from web.charts import chart_axis, chart_groups
@@ -79,7 +79,7 @@ def error_markdown(message: str) -> str:
 
 
 def would_rank(
-    result: evaluator.ScoreResult, records: Sequence[ledger.Record], track: Track
+    result: evaluator.ScoreResult, records: Sequence[Record], track: Track
 ) -> tuple[int, int, int] | None:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
     ``records``, by the board's own rule (``board_ranks.rank_ranges``): 1 + the rows whose
@@ -100,9 +100,7 @@ def would_rank(
     return best, worst, len(points)
 
 
-def same_answers_row(
-    result: evaluator.ScoreResult, records: Sequence[ledger.Record]
-) -> ledger.Record | None:
+def same_answers_row(result: evaluator.ScoreResult, records: Sequence[Record]) -> Record | None:
     """The board's re-scored row of these very answers on the same key version: the same
     file (its sha256), or the same answers in other bytes (``answers_sha256``, kept by rows
     published since records hold it). None when the answers are not on the board."""
@@ -117,7 +115,7 @@ def same_answers_row(
     return None
 
 
-def listed_markdown(record: ledger.Record, track: Track, many: bool) -> str:
+def listed_markdown(record: Record, track: Track, many: bool) -> str:
     """That these answers are already a row of the board, and whose: no rank to guess and no
     listing to request."""
     board = f"the {track.title} board" if many else "the board"

@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import ledger
+from records import AddedIn, Record, Step, Withdrawal, metric_interval
 from spec import Benchmark, Track
 from web.board.layout import BoardLayout
 from web.board.ranks import shown_interval
@@ -22,7 +22,7 @@ HUB = "https://huggingface.co"  # where a record's model_repo is
 
 
 def reproduce_command(
-    record: ledger.Record, bench: Benchmark, track: Track, board_dir: str | None
+    record: Record, bench: Benchmark, track: Track, board_dir: str | None
 ) -> str | None:
     """The ``reproduce_row.py`` command that re-scores a re-scored row (None for a paper row):
     with ``--leaderboard-dir`` when the board is a local folder."""
@@ -52,22 +52,22 @@ def _code(value: object) -> str:
 
 
 def card_html(
-    record: ledger.Record,
+    record: Record,
     bench: Benchmark,
     track: Track,
     layout: BoardLayout,
     row: Mapping[str, Any] | None,
     *,
-    superseded_by: ledger.Record | None,
-    added: ledger.AddedIn | None,
+    superseded_by: Record | None,
+    added: AddedIn | None,
     reproduce: str | None,
     permalink: str,
-    withdrawal: ledger.Withdrawal | None = None,
-    history: Sequence[ledger.Step] = (),
+    withdrawal: Withdrawal | None = None,
+    history: Sequence[Step] = (),
 ) -> str:
     """One row's card: what the record says (description, links, metadata), every metric it
     carries with its interval, its provenance, what it supersedes or was superseded by, the
-    withdrawal that retracted it (``withdrawal``, with its reason), its ``history`` (ledger's
+    withdrawal that retracted it (``withdrawal``, with its reason), its ``history`` (records'
     RowStatus.history: shown when it holds more than the row itself, or a withdrawal) and the
     command that reproduces it. ``row`` is its board row (rank, intervals as shown); None for
     a row no longer on the board (superseded or withdrawn)."""
@@ -171,7 +171,7 @@ def card_html(
     return f'<section class="card" aria-labelledby="entry-card-title">{"".join(parts)}</section>'
 
 
-def _history(record: ledger.Record, history: Sequence[ledger.Step], permalink: str) -> str:
+def _history(record: Record, history: Sequence[Step], permalink: str) -> str:
     """The chain of rows ``record`` belongs to, oldest first: each row (a link to its card,
     but this one's), its key version and date, and its withdrawal with the reason."""
     items = []
@@ -223,7 +223,7 @@ def _rank_text(row: Mapping[str, Any], info: Mapping[str, str], ranking: str) ->
     )
 
 
-def _metrics_table(record: ledger.Record, track: Track) -> str:
+def _metrics_table(record: Record, track: Track) -> str:
     """The card's Scores: every metric the record carries, its count and its 95 % interval as
     the board shows it (``shown_interval``: a paper row's from its percentage over the split's
     questions, which a note under the table says)."""
@@ -234,7 +234,7 @@ def _metrics_table(record: ledger.Record, track: Track) -> str:
             continue
         display = track.display[key]
         interval = shown_interval(record, track, key)
-        derived |= interval is not None and ledger.metric_interval(record, track, key) is None
+        derived |= interval is not None and metric_interval(record, track, key) is None
         count = record.counts.get(key) if record.counts is not None else None
         interval_text = "—" if interval is None else track.interval_text(display, *interval)
         # "107/500": a phone's card holds it beside a value and an interval ("107 of 500" fell

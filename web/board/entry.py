@@ -29,13 +29,13 @@ from typing import Any
 
 import gradio as gr
 
-import ledger
+from records import RowStatus, Withdrawal
 from web.board.address import entry_id
 from web.board.handlers import BoardTab, find_entry
 from web.text import quoted
 
 
-def _withdrawal(w: ledger.Withdrawal | None) -> dict[str, Any] | None:
+def _withdrawal(w: Withdrawal | None) -> dict[str, Any] | None:
     if w is None:
         return None
     return {
@@ -46,7 +46,7 @@ def _withdrawal(w: ledger.Withdrawal | None) -> dict[str, Any] | None:
     }
 
 
-def entry_json(track: str, status: ledger.RowStatus) -> dict[str, Any]:
+def entry_json(track: str, status: RowStatus) -> dict[str, Any]:
     """One row's card as JSON: its state, what replaced or retracted it, its history (oldest
     first) and its record as stored."""
     newer = status.superseded_by

@@ -1,13 +1,15 @@
 """A board view's downloads: its CSV and JSON files, written once per content, kept bounded.
 
-``Exports(stem).write(csv_bytes, rows)`` gives the paths of ``<stem>.csv`` and ``<stem>.json``
-in a folder named by their content's sha256, so identical views (every visitor's first load)
-share one pair of files. The folders live in the upload folder's ``APP_FILES``
-(guard.upload_cache), where Gradio serves a file in place: anywhere else it copies each one into
-its upload cache, where every distinct search left two files in the visitors' upload budget
-(300 searches, 74 files). Here the downloads have a bound of their own instead: the ``keep``
-views used last (a view handed out again counts as used), older ones deleted as new ones come;
-the cache's cleanup leaves the folder alone and deletes it when the server stops.
+``Exports(stem, root).write(csv_bytes, rows)`` gives the paths of ``<stem>.csv`` and
+``<stem>.json`` in a folder named by their content's sha256, so identical views (every
+visitor's first load) share one pair of files. ``root`` is the folder of the app's own files,
+which the page names (web.page: ``APP_FILES`` in Gradio's upload folder, guard.upload_cache),
+where Gradio serves a file in place: anywhere else it copies each one into its upload cache,
+where every distinct search left two files in the visitors' upload budget (300 searches, 74
+files). Here the downloads have a bound of their own instead: the ``keep`` views used last (a
+view handed out again counts as used), older ones deleted as new ones come; the cache's cleanup
+leaves the folder alone and deletes it when the server stops. Without a ``root`` (a test of the
+handlers alone), the files go to a folder of their own in the system's temporary folder.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -30,24 +32,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gradio.utils import get_upload_folder
-
-from guard.upload_cache import APP_FILES
-
 KEEP = 64  # distinct views whose downloads are kept, per track
 
 
 class Exports:
     """CSV/JSON files of a board view, named by content so identical views share one file,
-    in a folder of the app's own files under ``root`` (by default Gradio's upload folder, as
-    it is when the page is built), at most ``keep`` views."""
+    in a folder of its own under ``root`` (the app's own files; by default the system's
+    temporary folder), at most ``keep`` views."""
 
     def __init__(self, stem: str, root: Path | None = None, keep: int = KEEP) -> None:
         self._stem = stem  # "<benchmark>-leaderboard"
         self._keep = keep
-        own = Path(root or get_upload_folder()).resolve() / APP_FILES
-        own.mkdir(parents=True, exist_ok=True)
-        self.folder = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-", dir=own))
+        if root is not None:
+            root.mkdir(parents=True, exist_ok=True)
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{stem}-exports-", dir=root))
 
     def write(self, table_csv: bytes, rows: list[dict[str, Any]]) -> tuple[str, str]:
         payloads = {

@@ -35,6 +35,7 @@ import pandas as pd
 
 import ledger
 from errors import BadInput
+from records import BoardSnapshot, Record
 from spec import Benchmark, Track
 from web.board.address import (
     BoardAddress,
@@ -117,9 +118,15 @@ class BoardTab(Tab):
         return {title for layout in self.layouts.values() for title in layout.groups}
 
 
-def board_tab(bench: Benchmark, served: Sequence[Served], clock: Callable[[], float]) -> BoardTab:
+def board_tab(
+    bench: Benchmark,
+    served: Sequence[Served],
+    clock: Callable[[], float],
+    files: Path | None = None,
+) -> BoardTab:
     """The tab of ``bench``'s ``served`` tracks, each board laid out (LayoutError, at boot, on
-    a spec whose board cannot be) with a folder of its own for its exports."""
+    a spec whose board cannot be) with a folder of its own for its exports, under ``files``
+    (the app's own files, export_files.Exports)."""
     many = len(served) > 1
     layouts = {s.track.id: board_layout(bench, s.track) for s in served}
     return BoardTab(
@@ -128,7 +135,8 @@ def board_tab(bench: Benchmark, served: Sequence[Served], clock: Callable[[], fl
         layouts,
         {
             s.track.id: Exports(
-                f"{bench.id}-{s.track.id}-leaderboard" if many else f"{bench.id}-leaderboard"
+                f"{bench.id}-{s.track.id}-leaderboard" if many else f"{bench.id}-leaderboard",
+                files,
             )
             for s in served
         },
@@ -184,7 +192,7 @@ def columns_of(tab: BoardTab, group: object, layout: BoardLayout) -> tuple[str, 
 # --- the board ---------------------------------------------------------------------------------
 
 
-def current(tab: BoardTab, s: Served) -> tuple[ledger.BoardSnapshot, pd.DataFrame]:
+def current(tab: BoardTab, s: Served) -> tuple[BoardSnapshot, pd.DataFrame]:
     """A track's board now, and its frame (rows on another key than Score's are marked)."""
     snapshot = s.board.snapshot()
     status = s.keys()
@@ -334,7 +342,7 @@ def resort(
 
 def find_entry(
     tab: BoardTab, entry: str | None, preferred: Served
-) -> tuple[Served, ledger.Record, ledger.Record | None] | None:
+) -> tuple[Served, Record, Record | None] | None:
     """The track, record and (if superseded) its successor of a record id, a withdrawn row's
     too; None if no board has it. The preferred track is looked at first."""
     if entry is None:

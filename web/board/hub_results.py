@@ -10,9 +10,9 @@ of the board. Every text shown comes from the Hub and is escaped; every link was
 
 Example (what the Hub answered, rendered):
 
->>> import ledger
->>> row = ledger.HubResult(1, "demo-lab/DemoVLM-7B", 44.6, False, 3, None, None, None)
->>> read = ledger.HubResults("org/bench", (row,), 0.0, None)
+>>> from records import HubResult, HubResults
+>>> row = HubResult(1, "demo-lab/DemoVLM-7B", 44.6, False, 3, None, None, None)
+>>> read = HubResults("org/bench", (row,), 0.0, None)
 >>> html = hub_results_html(read, "https://huggingface.co")
 >>> "not verified here" in html, "pull request #3" in html, "44.6" in html
 (True, True, True)
@@ -24,8 +24,7 @@ from typing import Any
 
 import gradio as gr
 
-import ledger
-from records import REREAD_FLOOR_S
+from records import REREAD_FLOOR_S, HubResult, HubResults
 from web.board.handlers import BoardTab, picked
 from web.board.table import text
 
@@ -42,7 +41,7 @@ def _link(url: str, label: str) -> str:
     return f'<a href="{text(url)}" target="_blank" rel="noopener noreferrer nofollow">{label}</a>'
 
 
-def _on_hub(row: ledger.HubResult, site: str) -> str:
+def _on_hub(row: HubResult, site: str) -> str:
     parts = []
     if row.pull_request is not None:
         pull = f"{site}/{row.model_id}/discussions/{row.pull_request}"
@@ -54,7 +53,7 @@ def _on_hub(row: ledger.HubResult, site: str) -> str:
     return "; ".join(parts)
 
 
-def _rows(results: ledger.HubResults, site: str) -> str:
+def _rows(results: HubResults, site: str) -> str:
     cells = []
     for row in results.rows:
         source = (
@@ -78,7 +77,7 @@ def _rows(results: ledger.HubResults, site: str) -> str:
     )
 
 
-def hub_results_html(results: ledger.HubResults, site: str) -> str:
+def hub_results_html(results: HubResults, site: str) -> str:
     """The section: its heading, what the rows are, and the rows the Hub gave (or why none)."""
     dataset = _link(f"{site}/datasets/{results.dataset}", text(results.dataset))
     parts = [

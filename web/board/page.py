@@ -23,6 +23,7 @@ work.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -42,11 +43,16 @@ from web.wiring import bound, typed
 
 
 def build_board_tab(
-    demo: gr.Blocks, bench: Benchmark, served: Sequence[Served], clock: Callable[[], float]
+    demo: gr.Blocks,
+    bench: Benchmark,
+    served: Sequence[Served],
+    clock: Callable[[], float],
+    files: Path | None = None,
 ) -> None:
     """The Leaderboard tab's components and events, inside ``demo``'s current tab, and the
-    ``/leaderboard`` endpoints. LayoutError if a spec's board cannot be laid out."""
-    tab = handlers.board_tab(bench, served, clock)  # fails here, at boot, on a clashing spec
+    ``/leaderboard`` endpoints; its downloads are written under ``files`` (the app's own files,
+    export_files). LayoutError if a spec's board cannot be laid out."""
+    tab = handlers.board_tab(bench, served, clock, files)  # fails here, at boot, on a bad spec
     first, many = tab.first, tab.many
     first_layout = tab.layouts[first.track.id]
     labels, choices = filter_labels(bench), tab.offer.filters

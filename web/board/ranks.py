@@ -17,12 +17,12 @@ import bisect
 from collections.abc import Sequence
 
 import evaluator
-import ledger
 from evaluator import Count
+from records import Record, metric_interval
 from spec import Track
 
 
-def record_counts(record: ledger.Record, track: Track) -> dict[str, Count]:
+def record_counts(record: Record, track: Track) -> dict[str, Count]:
     """A record's counts; for paper rows, its percentages over the track's sizes (a macro mean
     has no count of its own to recover, so it gets none)."""
     if record.counts is not None:
@@ -58,20 +58,20 @@ def rank_ranges(
     return out
 
 
-def ranking_interval(record: ledger.Record, track: Track) -> tuple[float, float] | None:
+def ranking_interval(record: Record, track: Track) -> tuple[float, float] | None:
     """The 95 % interval of the metric a row is ranked by, in its display: the one it keeps or
     Wilson's from its count (a paper row's from its percentage over the sizes); None when there
     is neither (a paper row's F1) or the row lacks the metric."""
     return shown_interval(record, track, track.ranking_for(record.source))
 
 
-def shown_interval(record: ledger.Record, track: Track, key: str) -> tuple[float, float] | None:
+def shown_interval(record: Record, track: Track, key: str) -> tuple[float, float] | None:
     """A row's 95 % interval of one metric, in its display, as the board and its charts show
     it: the one it keeps or Wilson's from its count (a paper row's from its percentage over the
     sizes); None when there is neither or the row lacks the metric."""
     if key not in record.metrics:
         return None
-    interval = ledger.metric_interval(record, track, key)
+    interval = metric_interval(record, track, key)
     if interval is not None:
         return interval
     count = record_counts(record, track).get(key)
@@ -80,13 +80,13 @@ def shown_interval(record: ledger.Record, track: Track, key: str) -> tuple[float
     return None
 
 
-def reference(record: ledger.Record, track: Track) -> str | None:
+def reference(record: Record, track: Track) -> str | None:
     """What a reference row is ("assists on every episode"); None for an entry: its track's
     ``reference_of`` says, by the spec's reference policies."""
     return track.reference_of(record.method_name, record.metrics)
 
 
-def entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Record]:
+def entries(records: Sequence[Record], track: Track) -> list[Record]:
     """The board's entries: the rows ranked by the track's ranking metric (references aside),
     which a new score is ranked against and the board counts as entries."""
     key = track.ranking
@@ -98,15 +98,15 @@ def entries(records: Sequence[ledger.Record], track: Track) -> list[ledger.Recor
 
 
 def ranked(
-    records: Sequence[ledger.Record], track: Track
-) -> list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]]:
+    records: Sequence[Record], track: Track
+) -> list[tuple[Record, tuple[int, int] | None, tuple[float, float] | None]]:
     """Rows best first, each with its rank range and ranking interval. Rows are ranked against
     those ranked by the same metric: the track's ranking first, then a paper-only ranking; the
     reference rows of a ranking come after its entries, unranked (with their interval); rows
     lacking their metric come last, unranked. A row without an interval is ranked by its value
     alone (a point interval)."""
     metrics = list(dict.fromkeys([track.ranking, *(track.ranking_for(r.source) for r in records)]))
-    out: list[tuple[ledger.Record, tuple[int, int] | None, tuple[float, float] | None]] = []
+    out: list[tuple[Record, tuple[int, int] | None, tuple[float, float] | None]] = []
     unranked = []
     for key in metrics:
         better = track.higher_is_better.get(key, True)
@@ -114,9 +114,7 @@ def ranked(
         references = [r for r in rows if reference(r, track) is not None]
         rows = [r for r in rows if reference(r, track) is None]
 
-        def order(
-            r: ledger.Record, better: bool | None = better, key: str = key
-        ) -> tuple[float, str]:
+        def order(r: Record, better: bool | None = better, key: str = key) -> tuple[float, str]:
             value = r.metrics[key]  # best first: the highest, the lowest, or the nearest 0
             return ({True: -value, False: value, None: abs(value)}[better], r.method_name)
 

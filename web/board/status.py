@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-import ledger
+from records import REREAD_FLOOR_S, BoardSnapshot
 from spec import Track
 
 
@@ -55,7 +55,7 @@ def row_counts(
 
 
 def status_line(
-    snapshot: ledger.BoardSnapshot,
+    snapshot: BoardSnapshot,
     shown: int,
     now: float,
     total: int | None = None,
@@ -72,8 +72,8 @@ def status_line(
     is stale when it is. Why it is stale (``snapshot.error``, which names the records' repo and
     the Hub's address) is the log's.
 
-    >>> snapshot = ledger.BoardSnapshot((), last_success=3_600.0, stale=False, error=None,
-    ...                                 skipped=())
+    >>> snapshot = BoardSnapshot((), last_success=3_600.0, stale=False, error=None,
+    ...                          skipped=())
     >>> status_line(snapshot, 0, 3_605.0)
     '0 entries · board as of 01:00 UTC, read from its records 5 s ago; Refresh reads them again'
     """
@@ -88,10 +88,9 @@ def status_line(
     entries = f"{total} {noun}" if shown >= total else f"{shown} of {total} {noun}"
     refresh = REFRESH_SAYS
     if kept_read is not None:  # a Refresh too soon after the last read: that read, shown again
-        wait = max(1, math.ceil(ledger.REREAD_FLOOR_S - (now - kept_read)))
+        wait = max(1, math.ceil(REREAD_FLOOR_S - (now - kept_read)))
         refresh = (
-            f"they are read again at most once every {ledger.REREAD_FLOOR_S:g} s: try again "
-            f"in {wait} s"
+            f"they are read again at most once every {REREAD_FLOOR_S:g} s: try again in {wait} s"
         )
     read = (
         f"board as of {_clock_time(snapshot.last_success)}, read from its records {_ago(age)}; "

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-import ledger
 from errors import BadInput
+from records import Record
 from spec import Track
 from web.board.layout import BoardLayout
 from web.board.rows import NOT_REPORTED, SOURCE_TEXT, record_links, size_in_billions
@@ -214,7 +214,7 @@ def _markdown_text(value: str) -> str:
     return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text(value))
 
 
-def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Record | None) -> str:
+def _cell(column: str, row: pd.Series, layout: BoardLayout, record: Record | None) -> str:
     info = layout.info
     value = row[column]
     if column == "Method":
@@ -253,7 +253,7 @@ def _cell(column: str, row: pd.Series, layout: BoardLayout, record: ledger.Recor
     return text("—" if is_missing(value) or value == "" else value)
 
 
-def links_html(record: ledger.Record | None) -> str:
+def links_html(record: Record | None) -> str:
     if record is None:
         return ""
     # Records allow http(s) links only; a record that skipped validation gets no link.
@@ -273,7 +273,7 @@ def table_html(
     columns: Sequence[str],
     layout: BoardLayout,
     track: Track,
-    records: Mapping[str, ledger.Record],
+    records: Mapping[str, Record],
     sort: Sort | None,
     caption: str,
     empty: str | None,
