@@ -265,9 +265,9 @@ def test_every_rendering_of_the_board_carries_its_view_s_address(
     first = next(iter(groups))
     column = groups[first][2]
     clicked = gr.EventData(None, {"sort": column})
-    once = handlers.resort(egomem, "qwen", [], [], [], [], first, None, None, clicked)
+    once = handlers.resort(egomem, clicked, "qwen", [], [], [], [], first, None, None)
     assert _address_of(once[0]) == f"?{urlencode({'q': 'qwen', 'sort': column})}"
-    twice = handlers.resort(egomem, "qwen", [], [], [], [], first, once[5], None, clicked)
+    twice = handlers.resort(egomem, clicked, "qwen", [], [], [], [], first, once[5], None)
     assert _address_of(twice[0]).endswith("&rev=1")
 
 

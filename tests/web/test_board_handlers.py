@@ -9,6 +9,7 @@ records and the spec, never from the handler under test.
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 import json
 import tempfile
@@ -168,12 +169,12 @@ def test_a_header_click_sorts_by_it_and_a_second_click_reverses(
     egomem: handlers.BoardTab,
 ) -> None:
     clicked = gr.EventData(None, {"sort": "Entity"})
-    table, *_, sort = handlers.resort(egomem, *NO_FILTERS, "Memory types", None, None, clicked)
+    table, *_, sort = handlers.resort(egomem, clicked, *NO_FILTERS, "Memory types", None, None)
     assert sort == Sort("Entity")
     headers, rows = read_board(table)
     entity = [float(row[headers.index("Entity")]) for row in rows]
     assert entity == sorted(entity, reverse=True) and entity[0] > entity[-1]
-    table, *_, sort = handlers.resort(egomem, *NO_FILTERS, "Memory types", sort, None, clicked)
+    table, *_, sort = handlers.resort(egomem, clicked, *NO_FILTERS, "Memory types", sort, None)
     assert sort == Sort("Entity", reversed=True)
     headers, rows = read_board(table)
     assert [float(row[headers.index("Entity")]) for row in rows] == sorted(entity)
@@ -219,7 +220,7 @@ def test_a_header_the_group_does_not_show_is_refused(egomem: handlers.BoardTab) 
     groups = board_layout(EGOMEM, MEMORY).groups
     hidden = next(c for c in groups["Details"] if c not in groups["Memory types"])
     clicked = gr.EventData(None, {"sort": hidden})
-    message = _refusal(handlers.resort, egomem, *NO_FILTERS, "Memory types", None, None, clicked)
+    message = _refusal(handlers.resort, egomem, clicked, *NO_FILTERS, "Memory types", None, None)
     assert message.startswith(f"Sort: {hidden!r} is not a column of this view; expected one of")
 
 
@@ -445,10 +446,14 @@ def test_a_bound_handler_shows_gradio_the_parameters_it_fills(
     hints = gradio_utils.get_type_hints(wired)
     assert {n: hints[n] for n in hints if hints[n] in (gr.Request, gr.EventData)} == special
     assert "tab" not in hints and wired.__name__ == handler.__name__
-    params = list(gradio_utils.get_function_params(wired))
+    params = list(gradio_utils.get_function_params(wired))  # *controls aside: Gradio's own
+    named = list(inspect.signature(handler).parameters.values())[1:]
     assert [p[0] for p in params] == [
-        n for n in list(handler.__annotations__)[1:] if n not in special and n != "return"
+        p.name for p in named if p.name not in special and p.kind is not p.VAR_POSITIONAL
     ]
+    # The handler's parameters but the tab, *controls among them: Gradio passes it every input.
+    shape = [(p.name, p.kind) for p in inspect.signature(wired).parameters.values()]
+    assert shape == [(p.name, p.kind) for p in named]
 
 
 def test_exports_of_identical_views_share_one_file(egomem: handlers.BoardTab) -> None:

@@ -26,9 +26,9 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import gradio as gr
 import pandas as pd
@@ -63,6 +63,8 @@ from web.board.table import (
 )
 from web.served import Served, Tab
 from web.text import listed, md_escape, quoted
+
+T = TypeVar("T")
 
 #: What a view says when the filters keep rows but none of them carries its columns.
 OTHER_VIEW = (
@@ -200,31 +202,47 @@ def current(tab: BoardTab, s: Served) -> tuple[BoardSnapshot, pd.DataFrame]:
     return snapshot, board_frame(snapshot.records, tab.bench, s.track, current_key)
 
 
+@dataclass(frozen=True)
+class Controls(Generic[T]):
+    """The board's controls as every event that shows the board sends them, in this order
+    (board_page lists its components by these fields: ``values``): the search, the four
+    filters' ticks, the column group, the sort (the page's state) and the track's id. Nothing
+    a ``Controls[object]`` holds is checked yet, for anyone can send anything: ``shown_board``
+    checks each value first."""
+
+    search: T
+    sources: T
+    external: T
+    inputs: T
+    sizes: T
+    group: T
+    sort: T
+    track: T
+
+    def values(self) -> list[T]:
+        """The fields in order, as an event's inputs list them."""
+        return [getattr(self, f.name) for f in fields(self)]
+
+
 def shown_board(
     tab: BoardTab,
-    search: str,
-    sources: list[str],
-    external: list[str],
-    inputs: list[str],
-    sizes: list[str],
-    group: str,
-    sort: Sort | None,
-    s: Served,
+    controls: Controls[object],
     clicked: object = None,
     entry: str | None = None,
     reread: bool = False,
 ) -> tuple[Any, ...]:
-    """The board of ``s`` as the filters, the column group and the sort (after a click on the
-    header ``clicked``, if one) say: (table, status line, notes, CSV path, JSON path, sort).
-    The table carries the view's address (with ``entry``, a landing's open card); ``reread``:
-    the board read again from its records first (``BoardCache.reread``), once the inputs
-    passed their checks."""
+    """The board of the track ``controls`` name, as its filters, column group and sort say
+    (after a click on the header ``clicked``, if one): (table, status line, notes, CSV path,
+    JSON path, sort). The table carries the view's address (with ``entry``, a landing's open
+    card); ``reread``: the board read again from its records first (``BoardCache.reread``),
+    once the controls passed their checks."""
+    s, c = picked(tab, controls.track), controls
     try:  # before any work: anyone can send any input
-        wanted = board_filter(search, sources, external, inputs, sizes, tab.bench)
+        wanted = board_filter(c.search, c.sources, c.external, c.inputs, c.sizes, tab.bench)
         layout = tab.layouts[s.track.id]
-        columns = columns_of(tab, group, layout)
-        shown = group if isinstance(group, str) and group in layout.groups else None
-        sort = kept_sort(sort if isinstance(sort, Sort) else None, columns)
+        columns = columns_of(tab, c.group, layout)
+        shown = c.group if isinstance(c.group, str) and c.group in layout.groups else None
+        sort = kept_sort(c.sort if isinstance(c.sort, Sort) else None, columns)
         if clicked is not None:
             sort = next_sort(sort, clicked, columns)
     except BadInput as exc:
@@ -272,69 +290,26 @@ def shown_board(
     )
 
 
-def view(
-    tab: BoardTab,
-    search: str,
-    sources: list[str],
-    external: list[str],
-    inputs: list[str],
-    sizes: list[str],
-    group: str,
-    sort: Sort | None,
-    track_id: str | None,
-) -> tuple[Any, ...]:
-    """The board of the track the page shows, as its controls say (``shown_board``)."""
-    return shown_board(
-        tab, search, sources, external, inputs, sizes, group, sort, picked(tab, track_id)
-    )
+def view(tab: BoardTab, *controls: object) -> tuple[Any, ...]:
+    """The board of the track the page shows, as its controls say (``Controls``, in order;
+    ``shown_board``)."""
+    return shown_board(tab, Controls(*controls))
 
 
-def reread(
-    tab: BoardTab,
-    search: str,
-    sources: list[str],
-    external: list[str],
-    inputs: list[str],
-    sizes: list[str],
-    group: str,
-    sort: Sort | None,
-    track_id: str | None,
-) -> tuple[Any, ...]:
+def reread(tab: BoardTab, *controls: object) -> tuple[Any, ...]:
     """Refresh: the board read again from its records (``BoardCache.reread``: now, whatever
     the cache's TTL, once per few seconds however many click), then shown as ``view`` shows it.
-    Before, Refresh showed the cache's copy, so the status line's age only grew. The inputs are
-    checked before the read (``shown_board``)."""
-    s = picked(tab, track_id)
-    return shown_board(tab, search, sources, external, inputs, sizes, group, sort, s, reread=True)
+    Before, Refresh showed the cache's copy, so the status line's age only grew. The controls
+    are checked before the read (``shown_board``)."""
+    return shown_board(tab, Controls(*controls), reread=True)
 
 
-def resort(
-    tab: BoardTab,
-    search: str,
-    sources: list[str],
-    external: list[str],
-    inputs: list[str],
-    sizes: list[str],
-    group: str,
-    sort: Sort | None,
-    track_id: str | None,
-    event: gr.EventData,
-) -> tuple[Any, ...]:
-    """The board sorted by the header clicked (the event's data names it)."""
+def resort(tab: BoardTab, event: gr.EventData, *controls: object) -> tuple[Any, ...]:
+    """The board sorted by the header clicked (the event's data names it; Gradio hands the
+    event first, by its annotation, then the controls)."""
     data = getattr(event, "_data", None)
     clicked = data.get("sort") if isinstance(data, dict) else None
-    return shown_board(
-        tab,
-        search,
-        sources,
-        external,
-        inputs,
-        sizes,
-        group,
-        sort,
-        picked(tab, track_id),
-        clicked="" if clicked is None else clicked,
-    )
+    return shown_board(tab, Controls(*controls), clicked="" if clicked is None else clicked)
 
 
 # --- a row's card ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import gradio as gr
 
 from web.board.address import BoardAddress, read_address
 from web.board.chart_handlers import charts_of
-from web.board.handlers import BoardTab, card, find_entry, shown_board
+from web.board.handlers import BoardTab, Controls, card, find_entry, shown_board
 from web.board.hub_results import hub_section
 
 
@@ -48,18 +48,10 @@ def landing(tab: BoardTab, request: gr.Request) -> tuple[Any, ...]:
     s, wanted = tab.tracks[asked.track], asked.wanted
     ticked = (wanted.sources, wanted.external, wanted.inputs, wanted.sizes)
     sources, external, inputs, sizes = filters = [list(values) for values in ticked]
-    table, status, *board = shown_board(
-        tab,
-        wanted.search,
-        sources,
-        external,
-        inputs,
-        sizes,
-        asked.group,
-        asked.sort,
-        s,
-        entry=asked.entry,
+    controls = Controls[object](
+        wanted.search, sources, external, inputs, sizes, asked.group, asked.sort, s.track.id
     )
+    table, status, *board = shown_board(tab, controls, entry=asked.entry)
     entry = asked.entry
     box, html = card(tab, entry, s) if entry is not None else (gr.update(visible=False), "")
     chosen = [gr.update(value=s.track.id)] if tab.many else []

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from gradio.blocks import Block
 
 from spec import Benchmark
 from web.board import chart_handlers, handlers
@@ -136,7 +137,10 @@ def build_board_tab(
     switch = bound(chart_handlers.switch, tab)
     # One track: the track input every handler takes is a constant of the session.
     track_input = board_track if board_track is not None else gr.State(first.track.id)
-    filters = [search, sources, external, inputs, sizes, group, sort_state, track_input]
+    # What every event that shows the board sends: its controls, in handlers.Controls' order.
+    board_inputs = handlers.Controls[Block](
+        search, sources, external, inputs, sizes, group, sort_state, track_input
+    ).values()
     board_outputs = [table, status, notes, csv_button, json_button, sort_state]
     chart_outputs = [compare, picks, board_plot, size_plot, date_plot]
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
@@ -158,10 +162,10 @@ def build_board_tab(
     # .change: Gradio 6.31's Textbox sends .input on a key press only, not on a paste from the
     # menu or a value set by script, so a landing with ?q= renders the board once more.
     for control in (sources, external, inputs, sizes, group):
-        control.input(view, filters, board_outputs, **private)
-    search.change(view, filters, board_outputs, trigger_mode="always_last", **private)
-    refresh.click(reread, filters, board_outputs, **private)
-    table.click(resort, filters, board_outputs, **private)
+        control.input(view, board_inputs, board_outputs, **private)
+    search.change(view, board_inputs, board_outputs, trigger_mode="always_last", **private)
+    refresh.click(reread, board_inputs, board_outputs, **private)
+    table.click(resort, board_inputs, board_outputs, **private)
     table.select(open_card, track_input, [card_box, card_view], **private).then(
         None,
         js="() => document.getElementById('entry-card-box')?.scrollIntoView({block: 'nearest'})",
@@ -189,7 +193,7 @@ def build_board_tab(
     chart_tabs.select(None, js=REMEASURE_JS, **private)
     if board_track is not None:
         board_track.input(switch, board_track, [group, *chart_outputs], **private).then(
-            view, filters, board_outputs, **private
+            view, board_inputs, board_outputs, **private
         )
     if hub_box is not None:  # its own events: a slow or failing Hub delays nothing else
         hub_section = bound(hub_results_view.hub_section, tab)
