@@ -1,7 +1,7 @@
 """The page of a benchmark's Space, its presentation: header, tabs, theme and style.
 
 ``build_page`` assembles the page from the spec and what ``ledger`` loaded for each track: the
-title and links (``header_markdown``), the demo banner, then the Leaderboard (board_page),
+title and links (``header_markdown``), the demo banner, then the Leaderboard (board.page),
 Score (score_page) and About tabs; ``build_demo`` is the page of one track. ``theme()``,
 ``HEAD``, ``CSS_PATH`` (``page.css``) and ``STATUS_MESSAGES`` are what app.launch_kwargs
 hands ``launch()``. Nothing here touches the network or reads data at import.
@@ -59,7 +59,7 @@ STATUS_MESSAGES = gr.I18n(en={"common.complete": "Done"})
 #: Style outside the page's blocks, which Gradio's ``css`` cannot reach (it scopes every rule
 #: to the blocks, and drops the at-rules it does not know, ``@container`` among them): the
 #: page's side margins on a phone, and the board's scroll cue, shown while its frame scrolls
-#: sideways (board_table.SCROLL_CUE).
+#: sideways (board.table.SCROLL_CUE).
 HEAD = """<style>@media (max-width: 640px) { .gradio-container > .app {
   padding-left: 10px !important; padding-right: 10px !important; } }
 @container scroll-state(scrollable: x) {

@@ -50,7 +50,7 @@ from web.chart_parts import (
 from web.charts import EMBED_OPTIONS, PALETTE
 
 #: How the scatter charts mark a row's source (shape and colour; the legend in this order,
-#: named as board_view.SOURCE_TEXT names them).
+#: named as board.rows.SOURCE_TEXT names them).
 SOURCE_SHAPES = {"rescored": "circle", "paper": "triangle-up"}
 SOURCE_COLORS = {"rescored": PALETTE[0], "paper": PALETTE[1]}
 

@@ -82,9 +82,9 @@ def would_rank(
     result: evaluator.ScoreResult, records: Sequence[Record], track: Track
 ) -> tuple[int, int, int] | None:
     """(rank, worst rank, of how many) a re-scored row of ``result`` would take on a board of
-    ``records``, by the board's own rule (``board_ranks.rank_ranges``): 1 + the rows whose
+    ``records``, by the board's own rule (``board.ranks.rank_ranges``): 1 + the rows whose
     interval of the ranking metric lies entirely better, against the board's entries
-    (``board_ranks.entries``: the rows ranked by the track's ranking, reference rows and paper
+    (``board.ranks.entries``: the rows ranked by the track's ranking, reference rows and paper
     rows ranked by a paper-only metric aside), so its count is the board's count of entries
     and this file. A row without an interval counts by its value alone. None when
     the ranking metric is withheld from the visitor (``evaluator.disclosed``): a rank against

@@ -1,7 +1,7 @@
 """A handler over a context, bound for Gradio to call: ``bound(handler, context)``.
 
 The tabs' handlers are module-level functions whose first parameter is their tab's context
-(board_handlers.BoardTab, score_handlers.ScoreTab), so a test calls one directly. Gradio hands a
+(board.handlers.BoardTab, score_handlers.ScoreTab), so a test calls one directly. Gradio hands a
 handler the ``gr.Request`` or ``gr.EventData`` by its parameters' annotations, which it reads
 from a plain function only: through ``functools.partial`` it sees none (gradio.utils'
 get_type_hints gives ``{}``) and would pass the request as an input. ``bound`` makes a real

@@ -1,4 +1,4 @@
-"""The board's HTML table (board_table.table_html) read back as the page shows it."""
+"""The board's HTML table (web.board.table.table_html) read back as the page shows it."""
 
 from __future__ import annotations
 

@@ -294,7 +294,7 @@ watch('value', writeAddress);
 )
 
 
-#: The page script of the card's gr.HTML: its permalink (board_card's ``a.permalink``, a query)
+#: The page script of the card's gr.HTML: its permalink (card's ``a.permalink``, a query)
 #: shown and linked as the full URL it is on this page, the page's own origin and path (which
 #: the server cannot know behind a proxy).
 PERMALINK_JS = """

@@ -2,7 +2,7 @@
 (the rows it replaced and those that replaced it, each withdrawal with its reason) and the
 command that reproduces it, as HTML (``card_html``); ``reproduce_command`` is that command.
 
-Every text shown comes from a record or the spec and is escaped (``board_table.text``).
+Every text shown comes from a record or the spec and is escaped (``table.text``).
 """
 
 from __future__ import annotations

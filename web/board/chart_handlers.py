@@ -1,10 +1,10 @@
 """The Leaderboard tab's charts and its track switch: handlers over a ``BoardTab``
-(board_handlers), which board_page wires.
+(``handlers``), which ``page`` wires.
 
 ``charts_of`` gives a track's charts (the landing's and the switch's), ``chart`` the side-by-side
 chart of the entries picked, ``switch`` another track's column groups and charts; a board with
 no entries says so in each chart's place. Every handler checks what its event sends before any
-work, as board_handlers' do.
+work, as ``handlers``' do.
 
 Example:
 

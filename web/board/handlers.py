@@ -1,13 +1,14 @@
-"""The Leaderboard tab's handlers: functions over a ``BoardTab``, which board_page wires.
+"""The Leaderboard tab's handlers: functions over a ``BoardTab``, which ``page`` wires.
 
 ``BoardTab`` is the tab as its handlers see it: the benchmark, the tracks it serves, each one's
 board layout and export folder, what an address may choose (``offer``), and the clock. Each
-handler takes it first, then what its event sends (``view``, ``resort``, ``open_card``; the
-charts' and the track switch's are chart_handlers', a fresh page's, ``landing``, is
-board_landing's);
-``leaderboard_api`` makes a track's ``/leaderboard`` function. Every handler is
-safe for anyone to call: an event's inputs and its event data are checked before any work, and
-a refusal is a ``gr.Error`` with the message.
+handler takes it first, then what its event sends: ``view``, ``reread`` and ``resort`` the
+board's ``Controls`` (one value: the search, the filters, the column group, the sort and the
+track, in the order every such event sends them), which ``shown_board`` checks and renders;
+``open_card`` a row's card (the charts' and the track switch's handlers are
+``chart_handlers``', a fresh page's is ``landing``'s). ``leaderboard_api`` makes a track's
+``/leaderboard`` function. Every handler is safe for anyone to call: an event's inputs and its
+event data are checked before any work, and a refusal is a ``gr.Error`` with the message.
 
 Example:
 
@@ -112,7 +113,7 @@ class BoardTab(Tab):
     layouts: Mapping[str, BoardLayout]  # by track id
     exports: Mapping[str, Exports]  # by track id
     clock: Callable[[], float]
-    offer: BoardOffer  # what an address may choose (board_address)
+    offer: BoardOffer  # what an address may choose (address)
 
     @property
     def offered(self) -> set[str]:
@@ -205,7 +206,7 @@ def current(tab: BoardTab, s: Served) -> tuple[BoardSnapshot, pd.DataFrame]:
 @dataclass(frozen=True)
 class Controls(Generic[T]):
     """The board's controls as every event that shows the board sends them, in this order
-    (board_page lists its components by these fields: ``values``): the search, the four
+    (``page`` lists its components by these fields: ``values``): the search, the four
     filters' ticks, the column group, the sort (the page's state) and the track's id. Nothing
     a ``Controls[object]`` holds is checked yet, for anyone can send anything: ``shown_board``
     checks each value first."""

@@ -3,7 +3,7 @@ Hugging Face Hub (its Eval Results leaderboard, ledger.hub_results), shown apart
 verified rows and marked as not verified here.
 
 ``hub_results_html`` renders them, pure; ``hub_section`` and ``hub_section_reread`` are the
-handlers board_page wires when a track shows them (the spec's ``hub.show_hub_results``): a
+handlers ``page`` wires when a track shows them (the spec's ``hub.show_hub_results``): a
 section of its own, loaded by its own event, so a slow or failing Hub delays or hides nothing
 of the board. Every text shown comes from the Hub and is escaped; every link was checked
 (ledger.hub_results).

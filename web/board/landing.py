@@ -1,9 +1,9 @@
-"""A fresh page of the Leaderboard tab as its address says (board_address reads it): the
+"""A fresh page of the Leaderboard tab as its address says (``address`` reads it): the
 track, the column group, the search, the filters, the sort and the open card, each value the
 board offers; what the address asked and the board lacks is said under the status line.
 
-``landing`` is the page load's one handler (board_page wires it), over the tab's ``BoardTab``
-as board_handlers' are: the board, the track, the card, the controls and the charts in one
+``landing`` is the page load's one handler (``page`` wires it), over the tab's ``BoardTab``
+as ``handlers``' are: the board, the track, the card, the controls and the charts in one
 answer. The charts were a second load handler's once, and the picks it set asked for the
 chart of the track the Track radio named *then*: before the landing had set it, the first
 track's (issue 31: ``?track=decision`` showed the Understanding chart on 15 of 24 loads). In
@@ -25,7 +25,7 @@ from web.board.hub_results import hub_section
 
 
 def addressed(tab: BoardTab, request: gr.Request) -> tuple[BoardAddress, list[str]]:
-    """The view a page's address asks for (board_address), and what it ignored: the entry's
+    """The view a page's address asks for (``address``), and what it ignored: the entry's
     track is the board whose records have it."""
 
     def entry_track(entry: str) -> str | None:

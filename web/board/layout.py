@@ -4,7 +4,7 @@
 (``spec.board_columns``: one per spec view, then Details and All, the info columns of the
 spec's vocabulary named) and says how each metric's cells are formatted (as its spec's
 ``display`` says: a percent to one decimal, a 0-1 ratio to three, seconds to two, a count
-whole). board_view builds the board's rows under these headers; board_table renders them.
+whole). ``rows`` builds the board's rows under these headers; ``table`` renders them.
 """
 
 from __future__ import annotations

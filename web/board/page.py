@@ -1,21 +1,21 @@
 """The Leaderboard tab: the board of each track, its filters, sorting, row cards and charts.
 
 ``build_board_tab`` lays the tab out inside the page's ``gr.Blocks`` and wires its events to
-board_handlers' functions over the tab's ``BoardTab``. The table is an HTML ``<table>``
-(board_table): a header click sorts it by that column, a method opens its row's card.
+``handlers``' functions over the tab's ``BoardTab``. The table is an HTML ``<table>``
+(``table``): a header click sorts it by that column, a method opens its row's card.
 
-The whole view is in the page's address (board_address reads and writes it), so a reload or a
+The whole view is in the page's address (``address`` reads and writes it), so a reload or a
 shared link shows it again: ``track`` (an id, or a title in any case), ``q`` (the search),
 ``cols`` (the column group), ``source``, ``external``, ``input`` and ``size`` (a filter's ticked
 values, once each), ``sort`` (a header) with ``rev=1`` (reversed), and ``entry`` (the record
-whose card is open). The landing (board_landing) sets every control from it, and says under the
+whose card is open). The landing (``landing``) sets every control from it, and says under the
 status line what it ignored; after each rendering of the board the table's script writes the
 view back (``history.replaceState``, no request of its own). The filters, the column group and
 the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
 twice; the search listens to ``.change`` (see build_board_tab). ``/leaderboard`` (and
 ``/leaderboard_<track>``) give the boards as JSON, ``/entry`` a row's card, on the board or
-not (board_entry). When the spec asks, the Hub's own results for the benchmark are shown below
-the board, apart and marked unverified, by events of their own (hub_results_view). Every
+not (``entry``). When the spec asks, the Hub's own results for the benchmark are shown below
+the board, apart and marked unverified, by events of their own (``hub_results``). Every
 handler is safe for anyone to call: an event's inputs and its event data are checked before any
 work.
 """
@@ -30,10 +30,7 @@ import gradio as gr
 from gradio.blocks import Block
 
 from spec import Benchmark
-from web.board import chart_handlers, handlers
-from web.board import entry as board_entry
-from web.board import hub_results as hub_results_view
-from web.board import landing as board_landing
+from web.board import chart_handlers, entry, handlers, hub_results, landing
 from web.board.address import ADDRESS_JS, PERMALINK_JS
 from web.board.chart_handlers import MAX_PICKS
 from web.board.filters import MAX_SEARCH_CHARS, filter_labels
@@ -110,7 +107,7 @@ def build_board_tab(
             "Download JSON", size="sm", scale=0, min_width=120, elem_id="download-json"
         )
         refresh = gr.Button("Refresh", size="sm", scale=0, min_width=90, elem_id="board-refresh")
-    # The Hub's own results, apart and unverified, when a track shows them (hub_results_view).
+    # The Hub's own results, apart and unverified, when a track shows them (hub_results).
     shows_hub = any(s.hub_results is not None for s in served)
     hub_box = gr.HTML(visible=False, elem_id="hub-results") if shows_hub else None
     compare = gr.Markdown(chart_texts(first.track)[0], elem_id="board-compare")
@@ -130,7 +127,7 @@ def build_board_tab(
 
     # The handlers over this tab (bound, not functools.partial: Gradio still sees which
     # parameter wants the gr.Request or the gr.EventData).
-    landing = bound(board_landing.landing, tab)
+    land = bound(landing.landing, tab)
     view, resort = bound(handlers.view, tab), bound(handlers.resort, tab)
     reread = bound(handlers.reread, tab)
     open_card, chart = bound(handlers.open_card, tab), bound(chart_handlers.chart, tab)
@@ -146,7 +143,7 @@ def build_board_tab(
     private: dict[str, Any] = {"api_visibility": "private", "show_progress": "hidden"}
     on_track = [board_track] if board_track is not None else []
     controls = [search, group, sources, external, inputs, sizes, filters_box]
-    # One load handler: the picks it sets ask for the chart of the track it sets (board_landing).
+    # One load handler: the picks it sets ask for the chart of the track it sets (landing).
     landed = [
         *board_outputs,
         *on_track,
@@ -156,7 +153,7 @@ def build_board_tab(
         *chart_outputs,
         address_notes,
     ]
-    demo.load(landing, None, landed, **private)
+    demo.load(land, None, landed, **private)
     # .input, not .change: the visitor's changes alone; the landing sets the controls from the
     # address with the board they show, which must not ask for it again. The search keeps
     # .change: Gradio 6.31's Textbox sends .input on a key press only, not on a paste from the
@@ -196,10 +193,10 @@ def build_board_tab(
             view, board_inputs, board_outputs, **private
         )
     if hub_box is not None:  # its own events: a slow or failing Hub delays nothing else
-        hub_section = bound(hub_results_view.hub_section, tab)
+        hub_section = bound(hub_results.hub_section, tab)
         # The address's track, not the radio's: the landing may not have set it yet.
-        demo.load(bound(board_landing.landing_hub, tab), None, hub_box, **private)
-        reread_hub = bound(hub_results_view.hub_section_reread, tab)
+        demo.load(bound(landing.landing_hub, tab), None, hub_box, **private)
+        reread_hub = bound(hub_results.hub_section_reread, tab)
         refresh.click(reread_hub, track_input, hub_box, **private)
         if board_track is not None:
             board_track.input(hub_section, board_track, hub_box, **private)
@@ -208,5 +205,5 @@ def build_board_tab(
     apis = [("leaderboard", first), *((f"leaderboard_{s.track.id}", s) for s in served if many)]
     for api_name, s in apis:
         gr.api(typed(handlers.leaderboard_api(tab, s)), api_name=api_name)  # type: ignore[attr-defined]
-    # A row's card as JSON, on the board or not (superseded, withdrawn): board_entry.
-    gr.api(typed(board_entry.entry_api(tab)), api_name="entry")  # type: ignore[attr-defined]
+    # A row's card as JSON, on the board or not (superseded, withdrawn): entry.
+    gr.api(typed(entry.entry_api(tab)), api_name="entry")  # type: ignore[attr-defined]

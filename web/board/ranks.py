@@ -8,7 +8,7 @@ is shown but never ranked, nor counted as an entry: it is a level to read the en
 (``entries``, ``reference``). A row's rank range runs from 1 +
 the rows whose interval lies entirely better than its own to the worst rank it could hold
 (``rank_ranges``); ``ranked`` gives the rows best first with their ranges and intervals, for
-board_view's frame.
+the board's frame (``rows``).
 """
 
 from __future__ import annotations

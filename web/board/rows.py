@@ -101,7 +101,7 @@ def record_links(record: Record) -> list[tuple[str, str]]:
 
 
 def _links(record: Record) -> str:
-    """A row's links by name ("paper · project"); board_table links them."""
+    """A row's links by name ("paper · project"); ``table`` links them."""
     return " · ".join(name for name, _ in record_links(record))
 
 

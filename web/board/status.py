@@ -20,7 +20,7 @@ from spec import Track
 
 def row_kinds(frame: pd.DataFrame, track: Track) -> tuple[int, int, int]:
     """(entries, reference rows, rows ranked apart) of a board frame: the entries are what
-    Score ranks a file against (``board_ranks.entries``), the rows ranked apart a decision
+    Score ranks a file against (``ranks.entries``), the rows ranked apart a decision
     board's paper rows (ranked by the paper's own F1)."""
     references = frame["_reference"] != ""
     apart = frame["_ranked_by"] != track.labels[track.ranking]
@@ -102,7 +102,7 @@ def status_line(
     return text
 
 
-#: What the Refresh button does, as the status line says it (board_handlers.reread does it).
+#: What the Refresh button does, as the status line says it (handlers.reread does it).
 REFRESH_SAYS = "Refresh reads them again"
 
 

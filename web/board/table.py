@@ -343,7 +343,7 @@ SCROLL_CUE = "Scroll sideways for more columns →; Rank and Method stay in plac
 
 #: The page script of the board's gr.HTML: a header click asks the server to sort by it, a
 #: method (or its row) asks for its card and puts ``?entry=`` in the address (the rest of the
-#: address is the view's, which board_address.ADDRESS_JS writes after each rendering).
+#: address is the view's, which address.ADDRESS_JS writes after each rendering).
 TABLE_JS = """
 element.addEventListener('click', (event) => {
   const header = event.target.closest('button[data-sort]');
