@@ -97,7 +97,7 @@ def test_refresh_reads_the_board_again_where_the_cache_would_show_its_copy(
     # However many click: one read per BoardCache's floor at most.
     held_back.write_bytes(published.read_bytes())
     published.unlink()
-    now[0] += ledger.cache.REREAD_FLOOR_S / 2
+    now[0] += ledger.REREAD_FLOOR_S / 2
     _, status, *_ = handlers.reread(tab, *NO_FILTERS)
     assert _entries(status) == before + 1, "read again within the floor"
     # and it says so, and when to try again (issue 31: the age went up with no word why)
@@ -105,7 +105,7 @@ def test_refresh_reads_the_board_again_where_the_cache_would_show_its_copy(
         "read from its records 2 s ago; they are read again at most once every 5 s: try again "
         "in 3 s"
     ), status
-    now[0] += ledger.cache.REREAD_FLOOR_S
+    now[0] += ledger.REREAD_FLOOR_S
     _, status, *_ = handlers.reread(tab, *NO_FILTERS)
     assert _entries(status) == before, status
     assert status.endswith("read from its records 0 s ago; Refresh reads them again"), status
