@@ -10,10 +10,11 @@ network or reads data at import.
 ``GRADIO_SERVER_NAME``/``GRADIO_SERVER_PORT`` say.
 
 Example (``main`` then serves it: ``demo.queue(default_concurrency_limit=8)
-.launch(**launch_kwargs())``):
+.launch(**launch_kwargs(config))``):
 
->>> demo = build_from_config(ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"}))
->>> demo.title, launch_kwargs()["max_file_size"]
+>>> config = ledger.load_config({"LEADERBOARD_BENCHMARK": "egoargus"})
+>>> demo = build_from_config(config)
+>>> demo.title, launch_kwargs(config)["max_file_size"]
 ('EgoArgus Leaderboard', '5mb')
 """
 
@@ -24,7 +25,7 @@ import functools
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import gradio as gr
@@ -80,20 +81,24 @@ SESSION_CAPACITY = 1000  # Gradio keeps ~80 kB per session: every API call is a 
 
 
 def launch_kwargs(
+    config: ledger.Config,
     cache: uploads.UploadCache | None = None,
     clients: ClientIdentity | None = None,
     events: event_shares.EventPolicy | None = None,
 ) -> dict[str, Any]:
-    """How ``launch()`` serves the page: each client's share of the events (``events``, by
-    default as the LEADERBOARD_EVENT_* variables say) and of the upload cache, clients told
-    apart as ``clients`` says (by default the peer address), upload and body limits, the
-    upload cache and its cleanup (``cache``, by default as ``upload_policy()`` says), the
-    queue's bounds (queue_limits), the upload progress Gradio keeps (guard.upload_progress),
-    sessions kept, theme, style, no monitoring dashboard (Gradio's /monitoring is open to
-    anyone), no run history, Gradio's routes that write files or fetch for a visitor closed
+    """How ``launch()`` serves the page ``config`` configures: each client's share of the
+    events (``events``, by default as ``config`` says: the LEADERBOARD_EVENT_* variables) and of
+    the upload cache, clients told apart as ``clients`` says (by default as ``config`` says:
+    the peer address off a Space), upload and body limits, the upload cache and its cleanup
+    (``cache``, by default as ``upload_policy(config)`` says), the queue's bounds
+    (queue_limits), the upload progress Gradio keeps (guard.upload_progress), sessions kept,
+    theme, style, no monitoring dashboard (Gradio's /monitoring is open to anyone), no run
+    history, Gradio's routes that write files or fetch for a visitor closed
     (guard.closed_routes), and nosniff on every answer (guard.headers)."""
-    cache = cache or uploads.UploadCache(upload_policy())
-    shares = event_shares.event_share(events, clients)  # first: a flood is refused unread
+    cache = cache or uploads.UploadCache(upload_policy(config))
+    clients = clients or client_identity(config)
+    policy = events or event_shares.event_policy(config)
+    shares = event_shares.event_share(policy, clients)  # first: a flood is refused unread
     return {
         "max_file_size": MAX_FILE_SIZE,
         "state_session_capacity": SESSION_CAPACITY,
@@ -129,12 +134,12 @@ async def _serving(cache: uploads.UploadCache, server: Any) -> AsyncIterator[Non
         yield
 
 
-def upload_policy(environ: Mapping[str, str] | None = None) -> uploads.CachePolicy:
+def upload_policy(config: ledger.Config) -> uploads.CachePolicy:
     """What the upload cache takes: one file per upload, of a submission's size at most and
     of any name (Score reads a file by its bytes, and refuses one that is neither JSON nor JSON
-    Lines in words gradio_client shows, which the upload route's could not), kept as the
-    LEADERBOARD_UPLOAD_* variables say (uploads.cache_policy)."""
-    return uploads.cache_policy(environ, max_file_bytes=MAX_UPLOAD_BYTES)
+    Lines in words gradio_client shows, which the upload route's could not), kept as
+    ``config`` says: the LEADERBOARD_UPLOAD_* variables (uploads.cache_policy)."""
+    return uploads.cache_policy(config, max_file_bytes=MAX_UPLOAD_BYTES)
 
 
 def build_from_config(config: ledger.Config) -> gr.Blocks:
@@ -208,15 +213,14 @@ def main() -> int:
     # pick its own address for the score limit; the Space's proxy address is read explicitly.
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     try:
-        config = ledger.load_config()
-        cache = uploads.UploadCache(upload_policy())
-        events = event_shares.event_policy()
+        config = ledger.load_config()  # every variable, read once
+        cache = uploads.UploadCache(upload_policy(config))
         # The cleanup deletes whatever is old in the upload folder: it must be this app's
-        # alone. Made before any block is built: each reads it once. One the app made is
-        # removed when it stops (SIGTERM stops it as Ctrl-C does): nothing is stored.
-        given = os.environ.get("GRADIO_TEMP_DIR", "").strip()
-        folder = uploads.private_upload_folder()
-        if not given:
+        # alone. Set before any block is built: each reads GRADIO_TEMP_DIR once. One the app
+        # made is removed when it stops (SIGTERM stops it as Ctrl-C does): nothing is stored.
+        folder = uploads.private_upload_folder(config.upload_folder)
+        os.environ["GRADIO_TEMP_DIR"] = str(folder)
+        if config.upload_folder is None:
             temp_folders.owned(folder)
         temp_folders.stop_on_sigterm()
         demo = build_from_config(config)
@@ -228,7 +232,7 @@ def main() -> int:
     heap.freeze_boot()  # the page, keys and boards: no collection walks them again
     try:
         demo.queue(default_concurrency_limit=8).launch(
-            **launch_kwargs(cache, client_identity(config), events), prevent_thread_lock=True
+            **launch_kwargs(config, cache), prevent_thread_lock=True
         )
         demo.block_thread()  # returns on Ctrl-C or SIGTERM, the server closed
     except KeyboardInterrupt:

@@ -8,9 +8,10 @@ as a whole (guard.queue_limits: 256 waiting events), not per client, so 16 threa
 ``/call/leaderboard`` filled it: other visitors' events were refused with 503 and page loads
 took 10-20 times as long. Here instead:
 
-- ``EventPolicy`` (``event_policy`` reads LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST):
-  each client may start ``rate_per_s`` events a second on average, in bursts of up to
-  ``burst`` (a page load starts a handful, a typed search one per pause).
+- ``EventPolicy`` (``event_policy``: as LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST
+  say, read by ledger.config): each client may start ``rate_per_s`` events a second on
+  average, in bursts of up to ``burst`` (a page load starts a handful, a typed search one per
+  pause).
 - ``EventBuckets``: a token bucket per client (guard.clients' address), in memory.
 - ``EventShare``: ASGI middleware in front of those routes; a client past its share is
   answered 429 at once, before its body is read or an event is made, with a message saying
@@ -42,22 +43,20 @@ took 10-20 times as long. Here instead:
 from __future__ import annotations
 
 import math
-import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+import ledger
 from guard.clients import ClientIdentity
-from guard.upload_cache import env_number
+from ledger import variables
 
-RATE_VAR = "LEADERBOARD_EVENT_RATE"
-BURST_VAR = "LEADERBOARD_EVENT_BURST"
-RATE_PER_S = 10.0  # events one client may start per second, on average
-BURST = 60  # and at once
+RATE_PER_S = variables.EVENT_RATE.default  # events one client may start per second, on average
+BURST = variables.EVENT_BURST.default  # and at once
 MAX_CLIENTS = 10_000  # buckets kept before full ones (idle clients) are forgotten
 
 #: The POST routes that start an event (Gradio 6.31's router, under its /gradio_api prefix).
@@ -87,21 +86,13 @@ class EventPolicy:
     burst: int = BURST
 
 
-def event_policy(environ: Mapping[str, str] | None = None) -> EventPolicy:
-    """The policy LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST set (defaults 10 a second,
-    60 at once); ledger.ConfigError naming the variable on a bad value.
+def event_policy(config: ledger.Config) -> EventPolicy:
+    """The policy ``config`` read (LEADERBOARD_EVENT_RATE and LEADERBOARD_EVENT_BURST).
 
-    >>> event_policy({"LEADERBOARD_EVENT_RATE": "2.5"})
+    >>> event_policy(ledger.load_config({"LEADERBOARD_EVENT_RATE": "2.5"}))
     EventPolicy(rate_per_s=2.5, burst=60)
-    >>> event_policy({"LEADERBOARD_EVENT_BURST": "0"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-      ...
-    errors.ConfigError: LEADERBOARD_EVENT_BURST must be a whole number from 1 to ... of 60
     """
-    env = os.environ if environ is None else environ
-    rate = env_number(env, RATE_VAR, RATE_PER_S, 0.01, 1e9)
-    burst = env_number(env, BURST_VAR, BURST, 1, 1e9, whole=True)
-    return EventPolicy(rate, int(burst))
+    return EventPolicy(config.event_rate, config.event_burst)
 
 
 class EventBuckets:
@@ -204,10 +195,7 @@ class EventShare:
         await response(scope, receive, send)
 
 
-def event_share(
-    policy: EventPolicy | None = None, clients: ClientIdentity | None = None
-) -> Middleware:
-    """The middleware for ``launch(app_kwargs={"middleware": [...]})``: the policy the
-    environment sets unless ``policy`` is given, clients as ``clients`` says (off a Space:
-    the peer)."""
-    return Middleware(EventShare, policy=policy or event_policy(), clients=clients)
+def event_share(policy: EventPolicy, clients: ClientIdentity | None = None) -> Middleware:
+    """The middleware for ``launch(app_kwargs={"middleware": [...]})``: ``policy`` for each
+    client, clients as ``clients`` says (off a Space: the peer)."""
+    return Middleware(EventShare, policy=policy, clients=clients)

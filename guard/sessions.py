@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import os
 import textwrap
 import threading
 import weakref
@@ -70,6 +69,11 @@ PINNED: dict[str, str] = {
     "SessionState.state_components": "e863cf91272b0021",
     "BlocksConfig.config_for_block": "52f8ea7f0d3533d3",
 }
+
+#: How long a closed session's state is kept: Gradio's own 3600 s. (Gradio's __init__ makes it
+#: 1 s under GRADIO_IS_E2E_TEST, the switch of Gradio's own browser tests; the app reads its
+#: environment in ledger.config alone, and no test here sets it.)
+STATE_TTL_WHEN_CLOSED_S = 3600
 
 #: Gradio's own SessionState.__init__, kept before the patch replaces it.
 gradio_init: Callable[[SessionState, Blocks], None] = SessionState.__init__
@@ -148,7 +152,7 @@ def _lazy_init(self: SessionState, blocks: Blocks) -> None:
     self.state_data = {}
     self._state_ttl = {}
     self.is_closed = False
-    self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+    self.STATE_TTL_WHEN_CLOSED = STATE_TTL_WHEN_CLOSED_S
 
 
 class LazyConfigs(MutableMapping[int, Any]):

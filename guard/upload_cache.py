@@ -1,7 +1,8 @@
 """What Gradio's upload cache may hold, how much it holds, and the pass that empties it.
 
-- ``CachePolicy`` (``cache_policy`` reads it from LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES
-  and _CACHE_MB): how many files and bytes the cache may hold, and for how long.
+- ``CachePolicy`` (``cache_policy``: as LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES, _CACHE_MB and
+  _CLIENT_PERCENT say, read by ledger.config): how many files and bytes the cache may hold, and
+  for how long.
 - ``CacheBudget``: files and bytes in the cache, counted by the last sweep, plus what uploads
   reserved since; guard.uploads reserves against it before a body is read.
 - ``ClientShares``: what each client holds of it (uploads in flight, and stored ones the sweep
@@ -15,7 +16,8 @@
   ``<tmp>/gradio``, is shared by every Gradio app of the user, and a sweep deletes whatever is
   old in it).
 
->>> policy = cache_policy({"LEADERBOARD_UPLOAD_MAX_AGE_S": "60"})
+>>> import ledger
+>>> policy = cache_policy(ledger.load_config({"LEADERBOARD_UPLOAD_MAX_AGE_S": "60"}))
 >>> policy.max_age_s, policy.every_s, policy.stall_s, policy.max_files
 (60.0, 15.0, 30.0, 2000)
 >>> policy.client_files, round(policy.client_bytes / 2**20, 1)  # one client's share: 2 %
@@ -39,19 +41,22 @@ import math
 import os
 import stat
 import tempfile
-from collections.abc import Collection, Iterator, Mapping, MutableMapping
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import ledger
+from ledger import variables
 
-MAX_AGE_S = 120.0  # an upload is deleted this long after its last write
-MAX_FILES = 2_000  # files the cache may hold, uploads of the last MAX_AGE_S included
-MAX_MB = 1_024  # and megabytes
+MAX_AGE_S = (
+    variables.UPLOAD_MAX_AGE_S.default
+)  # an upload is deleted this long after its last write
+MAX_FILES = variables.UPLOAD_CACHE_FILES.default  # files the cache may hold, the young ones too
+MAX_MB = variables.UPLOAD_CACHE_MB.default  # and megabytes
 STALL_S = 30.0  # an upload that sends nothing for this long is dropped
 MIN_RATE_BPS = 16 * 1024  # past its first stall_s, an upload arriving slower is dropped
 PART_OVERHEAD_BYTES = 64 * 1024  # a body's boundaries and part headers beyond its file
-CLIENT_PERCENT = 2.0  # of the cache's files and bytes, what one client may hold at once
+CLIENT_PERCENT = variables.UPLOAD_CLIENT_PERCENT.default  # one client's share of the cache
 CLIENT_MIN_FILES = 10  # but never fewer files than this
 CLIENT_MIN_UPLOADS = 2  # nor fewer bytes than this many uploads of the largest size
 
@@ -61,11 +66,6 @@ CLIENT_MIN_UPLOADS = 2  # nor fewer bytes than this many uploads of the largest 
 #: stores each in a folder named by its sha256.
 APP_FILES = "app-files"
 
-AGE_VAR = "LEADERBOARD_UPLOAD_MAX_AGE_S"
-FILES_VAR = "LEADERBOARD_UPLOAD_CACHE_FILES"
-MB_VAR = "LEADERBOARD_UPLOAD_CACHE_MB"
-CLIENT_VAR = "LEADERBOARD_UPLOAD_CLIENT_PERCENT"
-
 
 @dataclass(frozen=True)
 class CachePolicy:
@@ -73,7 +73,7 @@ class CachePolicy:
 
     max_age_s: float = MAX_AGE_S
     max_files: int = MAX_FILES
-    max_bytes: int = MAX_MB * 2**20
+    max_bytes: int = int(MAX_MB * 2**20)
     max_file_bytes: int = 5 * 2**20
     client_percent: float = CLIENT_PERCENT  # of the files and bytes, one client's share
 
@@ -106,71 +106,23 @@ class CachePolicy:
         return min(self.max_bytes, max(CLIENT_MIN_UPLOADS * self.max_body_bytes, share))
 
 
-def cache_policy(
-    environ: Mapping[str, str] | None = None,
-    *,
-    max_file_bytes: int = 5 * 2**20,
-) -> CachePolicy:
-    """The policy LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES, _CACHE_MB and _CLIENT_PERCENT set
-    (defaults 120 s, 2,000 files, 1,024 MB, 2 %); ledger.ConfigError naming the variable on a
-    bad value.
-
-    >>> cache_policy({"LEADERBOARD_UPLOAD_CACHE_MB": "lots"})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-      ...
-    errors.ConfigError: LEADERBOARD_UPLOAD_CACHE_MB must be a number from 1 to ... of 1,024
-    """
-    env = os.environ if environ is None else environ
-    age = env_number(env, AGE_VAR, MAX_AGE_S, 1.0, 86_400.0)
-    files = env_number(env, FILES_VAR, MAX_FILES, 1, 10_000_000)
-    megabytes = env_number(env, MB_VAR, MAX_MB, 1, 10_000_000)
-    percent = env_number(env, CLIENT_VAR, CLIENT_PERCENT, 0.01, 100)
+def cache_policy(config: ledger.Config, *, max_file_bytes: int = 5 * 2**20) -> CachePolicy:
+    """The policy ``config`` read (LEADERBOARD_UPLOAD_MAX_AGE_S, _CACHE_FILES, _CACHE_MB and
+    _CLIENT_PERCENT), for files of ``max_file_bytes`` at most."""
     return CachePolicy(
-        age,
-        int(files),
-        int(megabytes * 2**20),
+        config.upload_max_age_s,
+        config.upload_cache_files,
+        int(config.upload_cache_mb * 2**20),
         max_file_bytes,
-        percent,
+        config.upload_client_percent,
     )
 
 
-def env_number(
-    env: Mapping[str, str], name: str, default: float, low: float, high: float, whole: bool = False
-) -> float:
-    """A guard's numeric variable: from ``low`` to ``high`` (whole if asked), ``default`` when
-    unset; ledger.ConfigError naming the variable otherwise (guard.event_shares reads its
-    variables with it too)."""
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not low <= value <= high or (whole and value != int(value)):  # nan and inf too
-        kind = "a whole number" if whole else "a number"
-        raise ledger.ConfigError(
-            f"{name} must be {kind} from {_shown(low)} to "
-            f"{_shown(high)}; found {raw!r}. Unset it for the default of "
-            f"{_shown(default)}"
-        )
-    return value
-
-
-def _shown(number: float) -> str:
-    return f"{number:,.0f}" if number == int(number) else f"{number:g}"
-
-
-def private_upload_folder(environ: MutableMapping[str, str] = os.environ) -> Path:
-    """GRADIO_TEMP_DIR, set to a new folder of this process's own if it was not set.
-
-    Call it before Gradio builds the page: each block reads the folder when it is created.
-    """
-    current = environ.get("GRADIO_TEMP_DIR", "").strip()
-    if not current:
-        current = tempfile.mkdtemp(prefix="leaderboard-uploads-")
-        environ["GRADIO_TEMP_DIR"] = current
-    return Path(current)
+def private_upload_folder(given: Path | None) -> Path:
+    """The upload folder: ``given`` (GRADIO_TEMP_DIR, as ledger.config read it), else a new
+    folder of this process's own. The caller hands it to Gradio (app.main sets GRADIO_TEMP_DIR,
+    which each block reads when it is created: before the page is built)."""
+    return given if given is not None else Path(tempfile.mkdtemp(prefix="leaderboard-uploads-"))
 
 
 # --- what is in the cache, and how much more it may take ----------------------------------------

@@ -28,7 +28,7 @@ app of the user).
 
 Example::
 
-    policy = uploads.cache_policy(max_file_bytes=5 * 2**20)
+    policy = uploads.cache_policy(ledger.load_config(), max_file_bytes=5 * 2**20)
     cache = uploads.UploadCache(policy)
     demo.launch(app_kwargs={"middleware": [cache.middleware()], "lifespan": cache.lifespan})
 

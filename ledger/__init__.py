@@ -1,6 +1,8 @@
 """All Hub and disk I/O for data: configuration, answer keys, records, stores, the board cache.
 
-``ledger.config`` reads the environment once; ``ledger.files`` reads a local input file safely;
+``ledger.variables`` is the table of the environment variables and the one rule that parses
+them, ``ledger.config`` reads the environment once (the only module that does);
+``ledger.files`` reads a local input file safely;
 ``ledger.hub`` is what every Hub call shares (a timeout, error descriptions, a bounded wait);
 ``ledger.keys`` loads a track's answer key; ``ledger.hub_results`` reads the Hub's own
 (unverified) results for a benchmark, ``ledger.hub_pulls`` proposes a file to a Hub repo as a

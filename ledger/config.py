@@ -1,7 +1,11 @@
 """The Space's configuration: every variable read once, by ``load_config``, failing loudly.
 
 Which benchmark is served (``LEADERBOARD_BENCHMARK``), where its key and records come from, the
-cache and the score limit. The table of variables is in the README.
+cache, the score limit, each client's shares of the events and the upload cache, and the upload
+folder. ``ledger.variables`` is the table of variables and the one rule that parses them (the
+README's table is checked against it); this module is the one place that reads the process's
+environment, and checks what a value's type alone cannot (that a path holds what it must, that a
+benchmark loads).
 
 Demo mode is what the configuration says, never a guess from a key's contents: the shipped
 demo key is in use when no key is configured (no local key, no ``HF_TOKEN``), or when the local
@@ -14,35 +18,40 @@ build their demo from their release, so the demo's questions are often the real 
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from huggingface_hub import constants
 
+import ledger.variables as v
 import spec
 from errors import ConfigError, UnreadableFileError
 from ledger.files import INPUT_LIMIT_BYTES, read_regular_file
+from ledger.variables import RENAMED, without_credentials
 from spec import Benchmark
 
-CACHE_TTL_S = 60
-SCORE_LIMIT = 20
-SCORE_WINDOW_S = 86400.0
-DEFAULT_BENCHMARK = "egomemreason"
-_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
-#: The variables of the single-benchmark releases, and what they are called now.
-RENAMED = {
-    "EGOMEM_ANSWER_KEY": "LEADERBOARD_ANSWER_KEY",
-    "EGOMEM_PRIVATE_REPO": "LEADERBOARD_PRIVATE_REPO",
-    "EGOMEM_LEADERBOARD_DIR": "LEADERBOARD_RECORDS_DIR",
-    "EGOMEM_LEADERBOARD_REPO": "LEADERBOARD_RECORDS_REPO",
-    "EGOMEM_CACHE_TTL_S": "LEADERBOARD_CACHE_TTL_S",
-    "EGOMEM_SCORE_LIMIT": "LEADERBOARD_SCORE_LIMIT",
-    "EGOMEM_SCORE_WINDOW_S": "LEADERBOARD_SCORE_WINDOW_S",
-}
+__all__ = [
+    "CACHE_TTL_S",
+    "DEFAULT_BENCHMARK",
+    "RENAMED",
+    "SCORE_LIMIT",
+    "SCORE_WINDOW_S",
+    "Config",
+    "load_config",
+    "redact",
+    "value_of",
+    "without_credentials",
+]
+
+T = TypeVar("T")
+
+CACHE_TTL_S = v.CACHE_TTL_S.default
+SCORE_LIMIT = v.SCORE_LIMIT.default
+SCORE_WINDOW_S = v.SCORE_WINDOW_S.default
+DEFAULT_BENCHMARK = v.BENCHMARK.default
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,18 @@ class Config:
     score_window_s: float = SCORE_WINDOW_S
     on_space: bool = False  # SPACE_ID is set: the client address comes from the Space's proxy
     #: Public proxies in front of the Space's own that also append to X-Forwarded-For.
-    trusted_proxy_hops: int = 0
+    trusted_proxy_hops: int = v.TRUSTED_PROXY_HOPS.default
+    #: The upload cache (guard.upload_cache.cache_policy): an upload's age, the files and
+    #: megabytes held at once, and one client's share of them.
+    upload_max_age_s: float = v.UPLOAD_MAX_AGE_S.default
+    upload_cache_files: int = v.UPLOAD_CACHE_FILES.default
+    upload_cache_mb: float = v.UPLOAD_CACHE_MB.default
+    upload_client_percent: float = v.UPLOAD_CLIENT_PERCENT.default
+    #: Each client's share of the events (guard.event_shares.event_policy).
+    event_rate: float = v.EVENT_RATE.default
+    event_burst: int = v.EVENT_BURST.default
+    #: GRADIO_TEMP_DIR as given (None: the app makes a private one, guard.upload_cache).
+    upload_folder: Path | None = None
     #: The local key is the shipped demo key (its bytes are those of the ``demo/`` key file).
     shipped_demo_key: bool = False
     #: LEADERBOARD_RECORDS_REPO or HF_ENDPOINT is set: a board on a Hub is asked for.
@@ -83,70 +103,53 @@ class Config:
         return without_credentials(self.endpoint or constants.ENDPOINT)
 
 
-def _env(environ: Mapping[str, str], name: str) -> str | None:
-    """A variable's value, stripped; unset and empty both mean "not set"."""
-    value = environ.get(name, "").strip()
-    return value or None
+def value_of(variable: v.Variable[T], environ: Mapping[str, str] | None = None) -> T:
+    """One variable's value, read from ``environ`` (default ``os.environ``) by its rule; for a
+    script that needs one or two (``LEADERBOARD_BENCHMARK``, ``HF_ENDPOINT``), not the whole
+    configuration. ConfigError on a value its rule refuses.
+
+    >>> value_of(v.BENCHMARK, {"LEADERBOARD_BENCHMARK": " egoargus "})
+    'egoargus'
+    """
+    return variable.read(os.environ if environ is None else environ)
 
 
-def _repo_id(environ: Mapping[str, str], name: str, default: str) -> str:
-    value = _env(environ, name) or default
-    if not _REPO_ID.match(value):
-        raise ConfigError(
-            f"{name} must be a Hub repo id like {default!r} (namespace/name); found {value!r}"
-        )
-    return value
-
-
-def _number(
-    environ: Mapping[str, str], name: str, default: float, minimum: float, whole: bool = False
-) -> float:
-    """A numeric variable: finite, at least ``minimum``, whole if asked; else ConfigError."""
-    raw = _env(environ, name)
-    if raw is None:
-        return default
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; a path the system refuses (too long, say) is none."""
     try:
-        # A whole number is written in ASCII digits: "1e3", "２" and "20.0" are typos here.
-        value = float(raw) if not whole or (raw.isascii() and raw.isdigit()) else math.nan
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < minimum or (whole and value != int(value)):
-        kind = "a whole number" if whole else "a number"
-        raise ConfigError(
-            f"{name} must be {kind} >= {minimum:g}; found {raw!r}. Unset it for the default "
-            f"of {default:g}"
-        )
-    return value
+        return path.is_dir()
+    except OSError:
+        return False
 
 
-def _answer_key(env: Mapping[str, str], bench: Benchmark) -> Path | None:
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; a path the system refuses (too long, say) is none."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _answer_key(env: Mapping[str, str], given: Path | None, bench: Benchmark) -> Path | None:
     names = ", ".join(t.key.name for t in bench.tracks)
-    raw = _env(env, "LEADERBOARD_ANSWER_KEY")
-    if raw is None:
+    if given is None:
         # A key file of the benchmark in the working directory is used as a local key.
         cwd = Path.cwd()
         return cwd if any((cwd / t.key.name).is_file() for t in bench.tracks) else None
-    path = Path(raw).expanduser()
-    if path.is_dir():
-        present = [t.key.name for t in bench.tracks if (path / t.key.name).is_file()]
-        if not present:
-            raise ConfigError(
-                f"LEADERBOARD_ANSWER_KEY={raw!r} is a folder without the key file of "
-                f"{bench.id} ({names}); put it there, or point at the file itself"
-            )
-        return path
-    if not path.is_file():
-        raise ConfigError(
-            f"LEADERBOARD_ANSWER_KEY={raw!r} must be the path of {bench.id}'s answer key "
-            f"({names}) or of a folder holding it; found nothing there. Fix the path, or unset "
-            "it to use the private repo"
-        )
+    raw = env.get(v.ANSWER_KEY.name, "")
+    if _is_dir(given):
+        if not any(_is_file(given / t.key.name) for t in bench.tracks):
+            why = f"a folder without the key file of {bench.id} ({names}): put it there"
+            raise ConfigError(v.ANSWER_KEY.refusal(raw, why))
+        return given
+    if not _is_file(given):
+        why = "nothing is there; unset, the key comes from the private repo"
+        raise ConfigError(v.ANSWER_KEY.refusal(raw, why))
     if len(bench.tracks) > 1:
-        raise ConfigError(
-            f"LEADERBOARD_ANSWER_KEY={raw!r} is one file, but {bench.id} has "
-            f"{len(bench.tracks)} tracks; point it at a folder holding {names}"
-        )
-    return path
+        tracks = len(bench.tracks)
+        why = f"one file, but {bench.id} has {tracks} tracks: name a folder holding {names}"
+        raise ConfigError(v.ANSWER_KEY.refusal(raw, why))
+    return given
 
 
 def _shipped_demo_key(bench: Benchmark, answer_key: Path | None) -> bool:
@@ -177,68 +180,43 @@ def load_config(environ: Mapping[str, str] | None = None) -> Config:
     A bad value raises ConfigError naming the variable; see the README for the table.
     """
     env = os.environ if environ is None else environ
-    old = [name for name in RENAMED if _env(env, name) is not None]
-    if old:
-        renames = "; ".join(f"{name} is now {RENAMED[name]}" for name in old)
-        raise ConfigError(
-            f"{renames}. Rename the variable{'s' if len(old) > 1 else ''} "
-            "(the values mean the same), then start again"
-        )
-
+    values = v.read(env)
     try:
-        bench = spec.load_benchmark(_env(env, "LEADERBOARD_BENCHMARK") or DEFAULT_BENCHMARK)
-    except spec.SpecError as exc:
-        raise ConfigError(f"LEADERBOARD_BENCHMARK: {exc}") from None
+        bench = spec.load_benchmark(values[v.BENCHMARK])
+    except (spec.SpecError, OSError) as exc:
+        why = (exc.strerror or "") if isinstance(exc, OSError) else str(exc)  # a name too long
+        raise ConfigError(v.BENCHMARK.refusal(env.get(v.BENCHMARK.name, ""), why)) from None
 
-    records_dir: Path | None = None
-    raw_dir = _env(env, "LEADERBOARD_RECORDS_DIR")
-    if raw_dir is not None:
-        records_dir = Path(raw_dir).expanduser()
-        if not records_dir.is_dir():
-            raise ConfigError(
-                f"LEADERBOARD_RECORDS_DIR={raw_dir!r} must be an existing directory laid out "
-                "like the records dataset (submissions/<uuid>.json); it is not a directory"
-            )
+    records_dir = values[v.RECORDS_DIR]
+    if records_dir is not None and not _is_dir(records_dir):
+        why = "no folder is there; give one laid out like the records dataset: submissions/*.json"
+        raise ConfigError(v.RECORDS_DIR.refusal(env.get(v.RECORDS_DIR.name, ""), why))
 
-    endpoint = _env(env, "HF_ENDPOINT")
-    if endpoint is not None:
-        if not re.match(r"^https?://[^/\s]+", endpoint):
-            raise ConfigError(
-                f"HF_ENDPOINT must be an http(s) URL such as https://huggingface.co; "
-                f"found {endpoint!r}"
-            )
-        endpoint = endpoint.rstrip("/")
-
-    answer_key = _answer_key(env, bench)
+    endpoint = values[v.ENDPOINT]
+    answer_key = _answer_key(env, values[v.ANSWER_KEY], bench)
     return Config(
         benchmark=bench,
         answer_key_path=answer_key,
-        private_repo=_repo_id(env, "LEADERBOARD_PRIVATE_REPO", bench.hub.private_repo),
-        token=_env(env, "HF_TOKEN"),
+        private_repo=values[v.PRIVATE_REPO] or bench.hub.private_repo,
+        token=values[v.TOKEN],
         records_dir=records_dir,
-        records_repo=_repo_id(env, "LEADERBOARD_RECORDS_REPO", bench.hub.records_repo),
-        cache_ttl_s=_number(env, "LEADERBOARD_CACHE_TTL_S", CACHE_TTL_S, 0),
+        records_repo=values[v.RECORDS_REPO] or bench.hub.records_repo,
+        cache_ttl_s=values[v.CACHE_TTL_S],
         endpoint=endpoint,
-        score_limit=int(_number(env, "LEADERBOARD_SCORE_LIMIT", SCORE_LIMIT, 1, whole=True)),
-        score_window_s=_number(env, "LEADERBOARD_SCORE_WINDOW_S", SCORE_WINDOW_S, 1),
-        on_space=_env(env, "SPACE_ID") is not None,
-        trusted_proxy_hops=int(_number(env, "LEADERBOARD_TRUSTED_PROXY_HOPS", 0, 0, whole=True)),
+        score_limit=values[v.SCORE_LIMIT],
+        score_window_s=values[v.SCORE_WINDOW_S],
+        on_space=values[v.SPACE_ID] is not None,
+        trusted_proxy_hops=values[v.TRUSTED_PROXY_HOPS],
         shipped_demo_key=_shipped_demo_key(bench, answer_key),
-        hub_board_named=(_env(env, "LEADERBOARD_RECORDS_REPO") is not None or endpoint is not None),
+        hub_board_named=values[v.RECORDS_REPO] is not None or endpoint is not None,
+        upload_max_age_s=values[v.UPLOAD_MAX_AGE_S],
+        upload_cache_files=values[v.UPLOAD_CACHE_FILES],
+        upload_cache_mb=values[v.UPLOAD_CACHE_MB],
+        upload_client_percent=values[v.UPLOAD_CLIENT_PERCENT],
+        event_rate=values[v.EVENT_RATE],
+        event_burst=values[v.EVENT_BURST],
+        upload_folder=values[v.UPLOAD_FOLDER],
     )
-
-
-#: The ``user:password@`` of an address (``HF_ENDPOINT`` may hold one).
-_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
-
-
-def without_credentials(text: str) -> str:
-    """``text`` with the ``user:password@`` of every address in it taken out.
-
-    >>> without_credentials("no answer from http://user:secretpw@127.0.0.1:8080/api")
-    'no answer from http://127.0.0.1:8080/api'
-    """
-    return _CREDENTIALS.sub(r"\1", text)
 
 
 def redact(text: str, token: str | None) -> str:

@@ -37,10 +37,11 @@ async def noop(submission: FileData, request: gr.Request) -> dict[str, Any]:
     return {}
 
 
-def build() -> gr.Blocks:
-    """app.main's demo with the extra ``/noop`` endpoint."""
+def build(config: ledger.Config | None = None) -> gr.Blocks:
+    """app.main's demo (as ``config`` says, by default the environment) with the extra
+    ``/noop`` endpoint."""
     os.environ["FORWARDED_ALLOW_IPS"] = ""  # as app.main
-    demo = app.build_from_config(ledger.load_config())
+    demo = app.build_from_config(config or ledger.load_config())
     with demo:
         gr.api(  # type: ignore[attr-defined]
             noop,
@@ -56,10 +57,11 @@ def main() -> None:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    demo = build()
+    config = ledger.load_config()
+    demo = build(config)
     if os.environ.get(SESSIONS_VARIABLE) == "gradio":
         SessionState.__init__ = sessions.gradio_init  # type: ignore[method-assign, assignment]
-    demo.queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
+    demo.queue(default_concurrency_limit=8).launch(**app.launch_kwargs(config))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ endpoint of that kind and nothing of the Space (its page, its session state, its
 ``/floor_event`` is the same function as a Blocks event (``gr.File`` -> ``gr.JSON``, as
 ``gr.Interface`` would wire it), shown by the bench for reference: Gradio preprocesses the
 file and postprocesses the JSON there, work a ``gr.api`` skips, so it is not the floor of
-``/score``. Launched as the Space is (``app.launch_kwargs()``: the same queue bounds, upload
+``/score``. Launched as the Space is (``app.launch_kwargs(config)``: the same queue bounds, upload
 guard and session capacity), so only the Blocks differ.
 
 Example::
@@ -23,6 +23,7 @@ import gradio as gr
 from gradio.data_classes import FileData
 
 import app
+import ledger
 
 CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
 RESULT: dict[str, Any] = {"accuracy": 0.5, "counts": {"correct": 1, "total": 2}}
@@ -52,7 +53,8 @@ def build() -> gr.Blocks:
 
 
 def main() -> None:
-    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs())
+    config = ledger.load_config()  # the upload cache and the shares, as the Space's
+    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs(config))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ defaults (the records repo, the input choices, the key's file name) are the benc
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -26,12 +25,12 @@ import ledger
 import spec
 from errors import LeaderboardError, UsageError
 from evaluator.track_fit import fitting_track
-from ledger import submission_file
-from ledger.config import DEFAULT_BENCHMARK
+from ledger import submission_file, variables
+from ledger.config import DEFAULT_BENCHMARK, value_of
 from ledger.files import INPUT_LIMIT_BYTES
 from maintainer import board_checks
 
-BENCHMARK_VARIABLE = "LEADERBOARD_BENCHMARK"
+BENCHMARK_VARIABLE = variables.BENCHMARK.name
 DIR_HELP = "a local folder laid out like the leaderboard dataset instead"
 EPILOG_WIDTH = 88  # what describe() wraps to, whatever the terminal
 
@@ -125,11 +124,9 @@ def choose(argv: Sequence[str] | None) -> Chosen:
     name = known.benchmark
     where = "--benchmark"
     if name is None:
-        from_env = os.environ.get(BENCHMARK_VARIABLE, "").strip()
-        name, where = (
-            (from_env, f"{BENCHMARK_VARIABLE}={from_env}")
-            if from_env
-            else (DEFAULT_BENCHMARK, "the default benchmark")
+        name = value_of(variables.BENCHMARK)
+        where = (
+            f"{BENCHMARK_VARIABLE}={name}" if name != DEFAULT_BENCHMARK else "the default benchmark"
         )
     try:
         bench = spec.load_benchmark(name)
@@ -204,7 +201,7 @@ def open_store(
     """
     folder: Path | None = args.leaderboard_dir
     if folder is None:
-        store = ledger.HubStore(args.leaderboard, endpoint=os.environ.get("HF_ENDPOINT"))
+        store = ledger.HubStore(args.leaderboard, endpoint=value_of(variables.ENDPOINT))
         return store, f"the Hub dataset {args.leaderboard}"
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--leaderboard-dir {folder}: this is a file, not a folder")

@@ -39,12 +39,13 @@ Example:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import uuid
 from pathlib import Path
 
 from errors import UsageError
+from ledger import variables
+from ledger.config import value_of
 from ledger.hub_pulls import open_pull_request, read_file
 from maintainer import eval_results
 from records.text import repo_id
@@ -155,7 +156,7 @@ def propose(
             file=sys.stderr,
         )
         return 0
-    endpoint = os.environ.get("HF_ENDPOINT")
+    endpoint = value_of(variables.ENDPOINT)
     url = open_pull_request(
         repo,
         path,
@@ -212,7 +213,7 @@ def model_results(args: argparse.Namespace, chosen: Chosen) -> int:
     path = eval_results.results_path(bench)
     entry = eval_results.model_result(row, bench, space=args.space)
     existing = (
-        read_file(model, path, repo_type="model", endpoint=os.environ.get("HF_ENDPOINT"))
+        read_file(model, path, repo_type="model", endpoint=value_of(variables.ENDPOINT))
         if model is not None
         else None
     )

@@ -33,7 +33,7 @@ _SCRATCH = os.environ["HF_HOME"]
 os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(_SCRATCH, "gradio"))
 atexit.register(shutil.rmtree, _SCRATCH, True)
 
-from ledger.config import RENAMED  # noqa: E402
+from ledger.variables import RENAMED, VARIABLES  # noqa: E402
 from tests.support.hub_server import HubServer  # noqa: E402
 from tests.support.procs import ServerProcess  # noqa: E402
 
@@ -42,27 +42,8 @@ TIER_VARIABLE = "LEADERBOARD_TEST_TIER"
 FAST_TIER = os.environ.get(TIER_VARIABLE) == "fast"
 _running: dict[str, frozenset[str]] = {"marks": frozenset()}
 
-_OURS = (
-    "LEADERBOARD_BENCHMARK",
-    "LEADERBOARD_ANSWER_KEY",
-    "LEADERBOARD_PRIVATE_REPO",
-    "LEADERBOARD_RECORDS_DIR",
-    "LEADERBOARD_RECORDS_REPO",
-    "LEADERBOARD_CACHE_TTL_S",
-    "LEADERBOARD_SCORE_LIMIT",
-    "LEADERBOARD_SCORE_WINDOW_S",
-    "LEADERBOARD_TRUSTED_PROXY_HOPS",
-    "LEADERBOARD_UPLOAD_MAX_AGE_S",
-    "LEADERBOARD_UPLOAD_CACHE_FILES",
-    "LEADERBOARD_UPLOAD_CACHE_MB",
-    "LEADERBOARD_UPLOAD_CLIENT_PERCENT",
-    "LEADERBOARD_EVENT_RATE",
-    "LEADERBOARD_EVENT_BURST",
-    "SPACE_ID",
-    "HF_TOKEN",
-    "HF_ENDPOINT",
-    *RENAMED,
-)
+#: The project's variables (GRADIO_TEMP_DIR aside: set above for every test), and the old names.
+_OURS = (*(v.name for v in VARIABLES if v.name != "GRADIO_TEMP_DIR"), *RENAMED)
 
 
 @pytest.fixture(autouse=True)

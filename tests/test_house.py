@@ -238,6 +238,68 @@ def test_no_project_file_edits_sys_path() -> None:
     assert not edits, edits
 
 
+# --- one configuration reader -------------------------------------------------------------
+
+#: The one module that reads the process's environment (by ledger.variables' rule).
+READER = "ledger.config"
+
+
+def _environment_reads(source: str) -> list[str]:
+    """The code's reads of the environment: ``os.environ`` in any use but a value set
+    (``os.environ["X"] = ...``: a library's own variable the app sets for it), ``os.getenv``,
+    and ``environ``/``getenv`` imported from ``os``."""
+    tree = ast.parse(source)
+    written = {
+        id(target.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Subscript)
+    }
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and ast.unparse(node) in ("os.environ", "os.getenv", "os.environb", "os.getenvb")
+            and id(node) not in written
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [(node.lineno, f"from os import {a.name}") for a in node.names]
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_an_environment_read_is_found_where_there_is_one() -> None:
+    source = (
+        "import os\n"
+        "os.environ['GRADIO_TEMP_DIR'] = '/tmp/x'\n"
+        "a = os.environ.get('LEADERBOARD_X', '')\n"
+        "b = os.getenv('GRADIO_IS_E2E_TEST')\n"
+        "def f(env=os.environ): pass\n"
+        "from os import environ\n"
+    )
+    assert _environment_reads(source) == [
+        "line 3: os.environ",
+        "line 4: os.getenv",
+        "line 5: os.environ",
+        "line 6: from os import environ",
+    ]
+
+
+def test_nothing_but_the_configuration_reader_reads_the_environment() -> None:
+    """Every variable is read by ledger.config, by one rule (ledger.variables): a module that
+    reads one itself escapes the rule, the README's table and the boot's message (issue 33:
+    two guard modules did). The performance benchmarks (perf/) are no part of the app."""
+    found = [
+        f"{_module_name(p)}: {read}"
+        for p in _project_files()
+        if _module_name(p) != READER and not _module_name(p).startswith("perf")
+        for read in _environment_reads(p.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+    assert _environment_reads((ROOT / "ledger" / "config.py").read_text(encoding="utf-8"))
+
+
 # --- kinds --------------------------------------------------------------------------------
 
 

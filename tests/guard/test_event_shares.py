@@ -25,6 +25,7 @@ from starlette.types import Message, Receive, Scope, Send
 import ledger
 from guard import event_shares
 from guard.clients import ClientIdentity
+from ledger import variables
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, PageEvent
 
@@ -229,27 +230,27 @@ def test_idle_clients_are_forgotten_past_the_bound(monkeypatch: pytest.MonkeyPat
     ("env", "policy"),
     [
         ({}, event_shares.EventPolicy(10.0, 60)),
-        ({event_shares.RATE_VAR: "2.5", event_shares.BURST_VAR: "8"}, (2.5, 8)),
+        ({variables.EVENT_RATE.name: "2.5", variables.EVENT_BURST.name: "8"}, (2.5, 8)),
     ],
 )
 def test_the_variables_set_the_policy(env: dict[str, str], policy: object) -> None:
-    got = event_shares.event_policy(env)
+    got = event_shares.event_policy(ledger.load_config(env))
     assert got == policy or (got.rate_per_s, got.burst) == policy
 
 
 @pytest.mark.parametrize(
     ("name", "raw"),
     [
-        (event_shares.RATE_VAR, "0"),
-        (event_shares.RATE_VAR, "fast"),
-        (event_shares.RATE_VAR, "inf"),
-        (event_shares.BURST_VAR, "2.5"),
-        (event_shares.BURST_VAR, "-1"),
+        (variables.EVENT_RATE.name, "0"),
+        (variables.EVENT_RATE.name, "fast"),
+        (variables.EVENT_RATE.name, "inf"),
+        (variables.EVENT_BURST.name, "2.5"),
+        (variables.EVENT_BURST.name, "-1"),
     ],
 )
 def test_a_bad_event_variable_is_refused_by_name(name: str, raw: str) -> None:
     with pytest.raises(ledger.ConfigError, match=f"{name} must be a") as err:
-        event_shares.event_policy({name: raw})
+        event_shares.event_policy(ledger.load_config({name: raw}))
     assert repr(raw) in str(err.value)
 
 

@@ -308,9 +308,9 @@ def test_trusted_hops_come_from_the_environment(raw: str | None, hops: int) -> N
     assert limits == guard.ScoreLimits(ledger.SCORE_LIMIT, ledger.SCORE_WINDOW_S, True, hops)
 
 
-@pytest.mark.parametrize("raw", ["-1", "1.5", "two", "1e3", "０", "²", "0x1"])
+@pytest.mark.parametrize("raw", ["-1", "1.5", "two", "1e3", "０", "²", "0x1", "101"])
 def test_a_bad_trusted_hops_value_names_the_variable(raw: str) -> None:
-    expected = f"{HOPS_VAR} must be a whole number >= 0; found {raw!r}"
+    expected = f"{HOPS_VAR} must be a whole number from 0 to 100, in digits; found {raw!r}"
     with pytest.raises(ledger.ConfigError, match=re.escape(expected)):
         ledger.load_config({HOPS_VAR: raw})
 

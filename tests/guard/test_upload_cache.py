@@ -17,6 +17,7 @@ import pytest
 
 import ledger
 from guard import upload_cache
+from ledger import variables
 from tests.support.app_server import ROOT
 from tests.support.procs import clean_env
 
@@ -56,36 +57,37 @@ def test_the_budget_counts_uploads_between_sweeps_and_errs_high() -> None:
 @pytest.mark.parametrize(
     ("name", "raw"),
     [
-        (upload_cache.AGE_VAR, "soon"),
-        (upload_cache.AGE_VAR, "0"),
-        (upload_cache.AGE_VAR, "inf"),
-        (upload_cache.FILES_VAR, "-1"),
-        (upload_cache.MB_VAR, "nan"),
+        (variables.UPLOAD_MAX_AGE_S.name, "soon"),
+        (variables.UPLOAD_MAX_AGE_S.name, "0"),
+        (variables.UPLOAD_MAX_AGE_S.name, "inf"),
+        (variables.UPLOAD_CACHE_FILES.name, "-1"),
+        (variables.UPLOAD_CACHE_MB.name, "nan"),
     ],
 )
 def test_a_bad_cache_variable_is_refused_by_name(name: str, raw: str) -> None:
-    with pytest.raises(ledger.ConfigError, match=f"{name} must be a number") as err:
-        upload_cache.cache_policy({name: raw})
+    with pytest.raises(ledger.ConfigError, match=f"{name} must be a (whole )?number") as err:
+        upload_cache.cache_policy(ledger.load_config({name: raw}))
     assert repr(raw) in str(err.value)
 
 
 def test_the_cache_variables_set_the_policy() -> None:
-    policy = upload_cache.cache_policy(
-        {upload_cache.AGE_VAR: "8", upload_cache.FILES_VAR: "10", upload_cache.MB_VAR: "3"}
-    )
+    env = {
+        variables.UPLOAD_MAX_AGE_S.name: "8",
+        variables.UPLOAD_CACHE_FILES.name: "10",
+        variables.UPLOAD_CACHE_MB.name: "3",
+    }
+    policy = upload_cache.cache_policy(ledger.load_config(env))
     assert policy == upload_cache.CachePolicy(8.0, 10, 3 * 2**20, 5 * 2**20)
     assert (policy.every_s, policy.stall_s) == (2.0, 4.0)
-    assert upload_cache.cache_policy({}) == upload_cache.CachePolicy()
+    assert upload_cache.cache_policy(ledger.load_config({})) == upload_cache.CachePolicy()
 
 
 def test_the_upload_folder_is_made_private_unless_given(tmp_path: Path) -> None:
-    env: dict[str, str] = {}
-    made = upload_cache.private_upload_folder(env)
-    assert made.is_dir() and env["GRADIO_TEMP_DIR"] == str(made)
-    assert made.name.startswith("leaderboard-uploads-")
+    made = upload_cache.private_upload_folder(None)
+    assert made.is_dir() and made.name.startswith("leaderboard-uploads-")
     made.rmdir()
-    given = {"GRADIO_TEMP_DIR": str(tmp_path)}
-    assert upload_cache.private_upload_folder(given) == tmp_path
+    given = ledger.load_config({variables.UPLOAD_FOLDER.name: f" {tmp_path} "}).upload_folder
+    assert given == tmp_path and upload_cache.private_upload_folder(given) == tmp_path
 
 
 @pytest.mark.server
@@ -95,11 +97,11 @@ def test_a_bad_cache_variable_stops_the_boot_with_one_line() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        env=clean_env({upload_cache.FILES_VAR: "many"}),
+        env=clean_env({variables.UPLOAD_CACHE_FILES.name: "many"}),
         timeout=120,
     )
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [
-        f"error: {upload_cache.FILES_VAR} must be a number from 1 to 10,000,000; found 'many'. "
-        "Unset it for the default of 2,000"
+        f"error: {variables.UPLOAD_CACHE_FILES.name} must be a whole number from 1 to "
+        "10,000,000, in digits; found 'many'. Fix it, or unset it for the default (2000)."
     ]

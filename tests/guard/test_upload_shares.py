@@ -35,8 +35,14 @@ import pytest
 
 import ledger
 from guard import UPLOAD_ROUTE, upload_cache, uploads
+from ledger import variables
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP
+
+AGE_VAR = variables.UPLOAD_MAX_AGE_S.name
+FILES_VAR = variables.UPLOAD_CACHE_FILES.name
+MB_VAR = variables.UPLOAD_CACHE_MB.name
+CLIENT_VAR = variables.UPLOAD_CLIENT_PERCENT.name
 
 PROXY = "198.51.100.250"  # the public proxy the Space trusts (LEADERBOARD_TRUSTED_PROXY_HOPS=1)
 ATTACKER, VISITOR = "203.0.113.66", "203.0.113.7"
@@ -78,8 +84,8 @@ def in_cache(server: AppServer) -> list[Path]:
 
 @pytest.mark.server
 def test_a_burst_of_tiny_uploads_stops_at_its_share_and_others_still_upload() -> None:
-    policy = upload_cache.cache_policy({upload_cache.FILES_VAR: "100"})
-    with AppServer(env=space_env(**{upload_cache.FILES_VAR: "100"})) as server:
+    policy = upload_cache.cache_policy(ledger.load_config({FILES_VAR: "100"}))
+    with AppServer(env=space_env(**{FILES_VAR: "100"})) as server:
         lock = threading.Lock()
         answers: list[httpx.Response] = []
 
@@ -145,8 +151,8 @@ def _answered(sock: socket.socket, wait_s: float) -> bytes:
 @pytest.mark.server
 def test_trickling_uploads_hold_one_share_briefly_and_others_still_upload() -> None:
     age_s = 8.0  # a pass every 2 s; an upload may take stall_s (4 s) to start
-    env = {upload_cache.MB_VAR: "32", upload_cache.AGE_VAR: str(age_s)}
-    policy = upload_cache.cache_policy(env)
+    env = {MB_VAR: "32", AGE_VAR: str(age_s)}
+    policy = upload_cache.cache_policy(ledger.load_config(env))
     declared = policy.max_body_bytes  # 5,308,416 bytes, as in the report
     admitted = policy.client_bytes // declared
     assert 1 <= admitted < policy.max_bytes // declared  # one share is less than the cache
@@ -186,8 +192,8 @@ def test_trickling_uploads_hold_one_share_briefly_and_others_still_upload() -> N
 
 @pytest.mark.server
 def test_board_downloads_stay_out_of_the_visitors_upload_budget() -> None:
-    env = {upload_cache.FILES_VAR: "20", upload_cache.AGE_VAR: "20"}
-    policy = upload_cache.cache_policy(env)  # a pass every 5 s
+    env = {FILES_VAR: "20", AGE_VAR: "20"}
+    policy = upload_cache.cache_policy(ledger.load_config(env))  # a pass every 5 s
     with AppServer(env=space_env(**env)) as server:
         with GradioHTTP(server.url, headers=forwarded(ATTACKER)) as http:
             search = http.page_event("board-table", trigger="change")
@@ -235,23 +241,23 @@ def test_each_client_holds_at_most_its_share_until_the_sweep_deletes_its_uploads
     ("env", "files", "megabytes"),
     [
         ({}, 40, 20.48),  # 2 % of 2,000 files and 1,024 MB
-        ({upload_cache.FILES_VAR: "100", upload_cache.MB_VAR: "32"}, 10, 10.125),  # the floors
-        ({upload_cache.CLIENT_VAR: "50"}, 1000, 512),
-        ({upload_cache.FILES_VAR: "4", upload_cache.MB_VAR: "4"}, 4, 4),  # never past the cache
+        ({FILES_VAR: "100", MB_VAR: "32"}, 10, 10.125),  # the floors
+        ({CLIENT_VAR: "50"}, 1000, 512),
+        ({FILES_VAR: "4", MB_VAR: "4"}, 4, 4),  # never past the cache
     ],
 )
 def test_the_policy_gives_each_client_a_share_with_floors(
     env: dict[str, str], files: int, megabytes: float
 ) -> None:
-    policy = upload_cache.cache_policy(env)
+    policy = upload_cache.cache_policy(ledger.load_config(env))
     assert policy.client_files == files
     assert policy.client_bytes / 2**20 == pytest.approx(megabytes, abs=0.01)
 
 
 @pytest.mark.parametrize("raw", ["0", "101", "half", "nan"])
 def test_a_bad_client_share_is_refused_by_name(raw: str) -> None:
-    with pytest.raises(ledger.ConfigError, match=f"{upload_cache.CLIENT_VAR} must be a number"):
-        upload_cache.cache_policy({upload_cache.CLIENT_VAR: raw})
+    with pytest.raises(ledger.ConfigError, match=f"{CLIENT_VAR} must be a number"):
+        upload_cache.cache_policy(ledger.load_config({CLIENT_VAR: raw}))
 
 
 @pytest.fixture
@@ -298,8 +304,8 @@ def test_gradio_forgets_replaced_downloads_and_the_last_pass_deletes_the_rest(
 
 
 def test_a_share_of_the_whole_cache_leaves_the_budget_alone_to_bind() -> None:
-    whole = uploads.UploadCache(upload_cache.cache_policy({upload_cache.CLIENT_VAR: "100"}))
+    whole = uploads.UploadCache(upload_cache.cache_policy(ledger.load_config({CLIENT_VAR: "100"})))
     assert all(whole.shares.reserve("a", 2**20) for _ in range(3000))  # the budget's to refuse
-    policy = upload_cache.cache_policy({})
+    policy = upload_cache.cache_policy(ledger.load_config({}))
     shared = uploads.UploadCache(policy).shares
     assert (shared.max_files, shared.max_bytes) == (policy.client_files, policy.client_bytes)

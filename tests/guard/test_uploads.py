@@ -28,8 +28,14 @@ import pytest
 
 import guard
 from guard import upload_cache, uploads
+from ledger import variables
 from tests.support.app_server import ROOT, AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
+
+AGE_VAR = variables.UPLOAD_MAX_AGE_S.name
+FILES_VAR = variables.UPLOAD_CACHE_FILES.name
+MB_VAR = variables.UPLOAD_CACHE_MB.name
+CLIENT_VAR = variables.UPLOAD_CLIENT_PERCENT.name
 
 SAMPLE = (ROOT / "benchmarks" / "egomemreason" / "demo" / "sample_submission.json").read_bytes()
 AGE_S = 3.0  # the servers' cleanup age: a pass every 0.75 s, a partial upload stalls at 1.5 s
@@ -42,8 +48,8 @@ def server_env(**extra: str) -> dict[str, str]:
     it is tests/guard/test_upload_shares.py's)."""
     return {
         "LEADERBOARD_SCORE_LIMIT": "100000",
-        upload_cache.AGE_VAR: str(AGE_S),
-        upload_cache.CLIENT_VAR: "100",
+        AGE_VAR: str(AGE_S),
+        CLIENT_VAR: "100",
         **extra,
     }
 
@@ -51,7 +57,7 @@ def server_env(**extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[AppServer]:
     # No file budget to speak of: the burst below is about the cleanup, not the budget.
-    with AppServer(env=server_env(**{upload_cache.FILES_VAR: "100000"})) as running:
+    with AppServer(env=server_env(**{FILES_VAR: "100000"})) as running:
         yield running
 
 
@@ -280,16 +286,16 @@ def test_scoring_leaves_nothing_in_the_cache_but_the_upload(server: AppServer) -
 @pytest.mark.parametrize(
     ("caps", "size", "count"),
     [
-        ({upload_cache.FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
-        ({upload_cache.MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
+        ({FILES_VAR: "40"}, 64, 240),  # many small files: the file count binds
+        ({MB_VAR: "2"}, 200_000, 80),  # fewer large ones: the bytes bind
     ],
     ids=["files", "bytes"],
 )
 def test_the_cache_stays_within_its_budget_under_a_burst(
     caps: dict[str, str], size: int, count: int
 ) -> None:
-    max_files = int(caps.get(upload_cache.FILES_VAR, upload_cache.MAX_FILES))
-    max_bytes = int(caps.get(upload_cache.MB_VAR, upload_cache.MAX_MB)) * 2**20
+    max_files = int(caps.get(FILES_VAR, upload_cache.MAX_FILES))
+    max_bytes = int(caps.get(MB_VAR, upload_cache.MAX_MB)) * 2**20
     peak = [0, 0]
     done = threading.Event()
     with AppServer(env=server_env(**caps)) as srv:

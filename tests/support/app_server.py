@@ -40,7 +40,7 @@ def served_in_process(
     uploads: Path, config: Mapping[str, str], **launch: Any
 ) -> Iterator[tuple[str, Any]]:
     """app.main's page for ``config`` (the variables ledger.load_config reads) served on a
-    loopback port of this process, as ``app.launch_kwargs(**launch)`` serves it, with the
+    loopback port of this process, as ``app.launch_kwargs(config, **launch)`` serves it, with the
     upload folder ``uploads``: its URL and Blocks (a test can reach its queue and handlers).
     The two variables it sets are put back after."""
     import app  # gradio and the page: only for the tests that serve one
@@ -49,14 +49,15 @@ def served_in_process(
     saved = {k: os.environ.get(k) for k in ("FORWARDED_ALLOW_IPS", "GRADIO_TEMP_DIR")}
     os.environ["FORWARDED_ALLOW_IPS"] = ""
     os.environ["GRADIO_TEMP_DIR"] = str(uploads)
-    demo = app.build_from_config(ledger.load_config(config))
+    configured = ledger.load_config(config)
+    demo = app.build_from_config(configured)
     port = free_port()
     demo.queue(default_concurrency_limit=8).launch(
         server_name="127.0.0.1",
         server_port=port,
         prevent_thread_lock=True,
         quiet=True,
-        **app.launch_kwargs(**launch),
+        **app.launch_kwargs(configured, **launch),
     )
     try:
         yield f"http://127.0.0.1:{port}", demo
