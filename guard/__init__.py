@@ -16,6 +16,8 @@
 - ``guard.queue_limits``: bounds on what Gradio's queue keeps per event;
 - ``guard.upload_progress``: Gradio's upload progress, bounded (``ProgressIds``, ``install``);
 - ``guard.temp_folders``: the app's own temporary folders, removed when it stops;
+- ``guard.optional_inputs``: an API's last input left out over raw HTTP takes its default, as
+  gradio_client fills it (``optional_last_input``);
 - ``guard.sessions``: what Gradio builds for each new session (every API call is one), built
   on first use (``lazy``, pinned to the installed Gradio's ``SessionState``);
 - ``guard.heap``: memory a big file took comes back after it, and the objects built at boot

@@ -2,7 +2,8 @@
 
 ``ledger.variables`` is the table of the environment variables and the one rule that parses
 them, ``ledger.config`` reads the environment once (the only module that does);
-``ledger.files`` reads a local input file safely;
+``ledger.files`` reads a local input file safely; ``ledger.submission_file`` is what a
+submission file may be before anything reads it (5 MB at most, any name);
 ``ledger.hub`` is what every Hub call shares (a timeout, error descriptions, a bounded wait);
 ``ledger.keys`` loads a track's answer key; ``ledger.hub_results`` reads the Hub's own
 (unverified) results for a benchmark, ``ledger.hub_pulls`` proposes a file to a Hub repo as a

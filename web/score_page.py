@@ -24,6 +24,7 @@ import gradio as gr
 
 import evaluator
 from guard import ScoreLimiter
+from guard.optional_inputs import optional_last_input
 from ledger import submission_file
 from spec import Benchmark, Track
 from web import score_handlers as handlers
@@ -74,23 +75,6 @@ UPLOAD_CHECK_JS = """() => {
     refuse(code);
   }, true);
 }""".replace("LIMIT_BYTES", str(submission_file.LIMIT_BYTES))
-
-
-def track_optional(demo: gr.Blocks, api_name: str) -> None:
-    """A call to ``api_name`` that leaves its last input out, the track, scores as DETECT (the
-    file's entries tell), over raw HTTP as through gradio_client (which fills a parameter's
-    default in itself). Gradio wants every input of an event over raw HTTP: without the track
-    the README's curl example got ``event: error`` / ``{"error": null}`` from
-    ``Blocks.validate_inputs``, which sees the inputs before anything reads them (and hands
-    the same list on to be read), so the default is added there."""
-    validate = demo.validate_inputs
-
-    def validate_inputs(block_fn: Any, inputs: list[Any]) -> None:
-        if block_fn.api_name == api_name and len(inputs) == len(block_fn.inputs) - 1:
-            inputs.append(DETECT)
-        validate(block_fn, inputs)
-
-    demo.validate_inputs = validate_inputs  # type: ignore[method-assign]
 
 
 def submission_format(track: Track) -> str:
@@ -222,7 +206,7 @@ def build_score_tab(
         gr.api(score, api_name="score", **scoring)  # type: ignore[attr-defined]
     else:
         gr.api(score_any, api_name="score", **scoring)  # type: ignore[attr-defined]
-        track_optional(demo, "score")
+        optional_last_input(demo, "score", DETECT)  # the track: curl may leave it out
     score_inputs = [upload] if score_track is None else [upload, score_track]
     triggers = [upload.upload] if score_track is None else [upload.upload, score_track.change]
     for trigger in triggers:
