@@ -48,15 +48,15 @@ from pathlib import Path
 import ledger
 from ledger import variables
 
-MAX_AGE_S = (
-    variables.UPLOAD_MAX_AGE_S.default
-)  # an upload is deleted this long after its last write
-MAX_FILES = variables.UPLOAD_CACHE_FILES.default  # files the cache may hold, the young ones too
-MAX_MB = variables.UPLOAD_CACHE_MB.default  # and megabytes
+#: The defaults of the variables (ledger.variables): an upload is deleted this long after its
+#: last write; the files the cache may hold, uploads of the last MAX_AGE_S included; megabytes.
+MAX_AGE_S = variables.UPLOAD_MAX_AGE_S.default
+MAX_FILES = variables.UPLOAD_CACHE_FILES.default
+MAX_MB = variables.UPLOAD_CACHE_MB.default
 STALL_S = 30.0  # an upload that sends nothing for this long is dropped
 MIN_RATE_BPS = 16 * 1024  # past its first stall_s, an upload arriving slower is dropped
 PART_OVERHEAD_BYTES = 64 * 1024  # a body's boundaries and part headers beyond its file
-CLIENT_PERCENT = variables.UPLOAD_CLIENT_PERCENT.default  # one client's share of the cache
+CLIENT_PERCENT = variables.UPLOAD_CLIENT_PERCENT.default  # of the cache, one client's at once
 CLIENT_MIN_FILES = 10  # but never fewer files than this
 CLIENT_MIN_UPLOADS = 2  # nor fewer bytes than this many uploads of the largest size
 
