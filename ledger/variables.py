@@ -1,8 +1,9 @@
 """Every environment variable the app reads, in one table, and the one rule that parses them.
 
-``VARIABLES`` lists each variable once: its name, its type, its default and the default as the
-README's Configuration table shows it (tests/ledger/test_variables.py checks that table against
-this one, name by name and default by default). One rule reads them all:
+``VARIABLES`` lists each variable once: its name, its type (with its range), its default and
+the default as the README's Configuration table shows it (tests/test_docs.py checks that table
+against this one, row by row; tests/ledger/test_variables.py feeds every variable the same odd
+values). One rule reads them all:
 
 - a value is stripped of the spaces around it; empty means unset, and unset means the default;
 - a number is written in ASCII digits, with a decimal point when it need not be whole: no sign,
