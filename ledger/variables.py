@@ -122,18 +122,19 @@ class Variable(Generic[T]):
 
     def refusal(self, raw: str, why: str = "") -> str:
         """The message for ``raw`` refused (``why``: what was wrong, when the rule alone does
-        not say): what the value must be, what was found, and how to fix it."""
+        not say; a list of problems goes after): what the value must be, what was found, and
+        how to fix it."""
         found = without_credentials(raw)
         if len(found) > _FOUND_CHARS:
             found = f"{found[:20]!r}...({len(found)} characters)"
         else:
             found = repr(found)
-        reason = f" ({why})" if why else ""
         default = self.default_text.replace("`", "")
-        return (
-            f"{self.name} must be {self.expected}; found {found}{reason}. "
-            f"Fix it, or unset it for the default ({default})."
-        )
+        fix = f"Fix it, or unset it for the default ({default})."
+        if "\n" in why:  # a list of problems (a spec's): after the message's own line
+            return f"{self.name} must be {self.expected}; found {found}. {fix} {why}"
+        reason = f" ({why})" if why else ""
+        return f"{self.name} must be {self.expected}; found {found}{reason}. {fix}"
 
 
 @dataclass(frozen=True)

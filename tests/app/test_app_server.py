@@ -213,9 +213,14 @@ def test_real_key_from_the_loopback_hub_is_served(tmp_path: Path) -> None:
         ),
         (
             {"LEADERBOARD_ANSWER_KEY": "/nonexistent/annotations_private.json"},
-            "LEADERBOARD_ANSWER_KEY='/nonexistent/annotations_private.json' must be the path",
+            "LEADERBOARD_ANSWER_KEY must be the path of the answer key file, or of a folder "
+            "holding it; found '/nonexistent/annotations_private.json' (nothing is there;",
         ),
-        ({"LEADERBOARD_BENCHMARK": "nosuchbench"}, "LEADERBOARD_BENCHMARK: no benchmark"),
+        (
+            {"LEADERBOARD_BENCHMARK": "nosuchbench"},
+            "LEADERBOARD_BENCHMARK must be a benchmark's id or folder; found 'nosuchbench' (no "
+            "benchmark 'nosuchbench'",
+        ),
     ],
     ids=["old-variable", "wrong-key-path", "unknown-benchmark"],
 )

@@ -44,7 +44,7 @@ def test_a_folder_whose_prose_links_outside_is_refused_at_boot(tmp_path: Path) -
     assert not pages, "the app served a folder whose about.md and citation.bib are links"
     assert SECRET not in log and "Traceback" not in log, log[-3000:]
     error = log[log.index("error: ") :].strip().splitlines()
-    assert error[0].startswith("error: LEADERBOARD_BENCHMARK: ") and "2 problems" in error[0]
+    assert error[0].startswith("error: LEADERBOARD_BENCHMARK must be") and "2 problems" in error[0]
     assert [line.split(" is ", 1)[1] for line in error[1:]] == [
         "a symbolic link; replace the link with the file itself (a benchmark folder holds its "
         "files, not links)"
