@@ -28,7 +28,7 @@ def cached_uploads(tmp_path: Path) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def served_here(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, gr.Blocks]]:
-    """app.main's page served on a loopback port of this process, as launch_kwargs() serves it
+    """app.main's page served on a loopback port of this process, as launch_kwargs(config) serves it
     (its middleware, its queue's bounds), with an upload folder of its own and a score limit
     no test reaches: its URL and Blocks, whose queue and handlers a test can reach."""
     with served_in_process(
