@@ -48,9 +48,11 @@ def _session(demo: gr.Blocks, lazy: bool) -> SessionState:
 
 
 def _timeless(text: str) -> str:
-    """``text`` without the board's age ("read from its records 3 s ago"), which the clock
-    moves between the two sessions' runs of an event."""
-    return re.sub(r"\d+ (s|min) ago", "... ago", text)
+    """``text`` without the board's age ("read from its records 3 s ago") and a throttled
+    Refresh's wait ("try again in 2 s"), which the clock moves between the two sessions' runs
+    of an event (on a busy machine the wait said 1 s in one session and 2 s in the other)."""
+    text = re.sub(r"\d+ (s|min) ago", "... ago", text)
+    return re.sub(r"try again in \d+ s", "try again in ... s", text)
 
 
 def _request() -> gr.Request:
