@@ -1,7 +1,8 @@
-"""Tests of evaluator.py, the pure scoring core, and of the synthetic demo data it ships with.
+"""Tests of the evaluator, the pure scoring core, and of the synthetic demo data it ships with.
 
 Expected scores are computed here independently, from the answer key's raw JSON and tables
-typed out from FACTS.md, never from the evaluator's own constants or internals.
+typed out from EgoMemReason's published release (its query types, their memory groups and the
+reference scripts' output), never from the evaluator's own constants or internals.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ SAMPLES: list[dict[str, Any]] = json.loads(KEY_BYTES)["samples"]
 KEY = evaluator.kinds.multiple_choice.load_key(TRACK, KEY_BYTES)
 SAMPLE_SUBMISSION = (DEMO / "sample_submission.json").read_bytes()
 
-# Typed out from FACTS.md, independently of evaluator.QUERY_TYPES.
+# Typed out from the benchmark's release, independently of the spec's groupings.
 MEMORY_OF = {
     "Cumulative State Tracking": "entity",
     "Temporal Counting": "entity",
@@ -193,7 +194,7 @@ def rename_all(old: str, new: str) -> Callable[[list[dict[str, Any]]], None]:
 
 
 def reference_results(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """What the reference evaluation scripts write (FACTS.md), built from a submission."""
+    """What the benchmark's reference evaluation scripts write, built from a submission."""
     by_id = {q["example_id"]: q for q in SAMPLES}
     results = [
         {
