@@ -5,6 +5,7 @@
 - ``rotation``: a key's option letters rotated, its answers kept, spread evenly.
 - ``letter_map``: a rotation's letter map read back; submissions remapped with it.
 - ``board_checks``: the board's rows; the duplicates and supersessions a new row may not be.
+- ``publish``: a scored submission as a row: its record, the board's verdict, its summary.
 - ``withdraw``: the withdrawal that retracts a row from its board.
 - ``eval_results``: the benchmark and its verified rows in the Hub's Eval Results.
 - ``carry``: a board's re-scored rows carried onto a new key.

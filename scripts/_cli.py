@@ -291,28 +291,6 @@ def describe(chosen: Chosen) -> str:
     return "\n".join(wrap(text, EPILOG_WIDTH))
 
 
-def chance_line(track: spec.Track, result: evaluator.ScoreResult) -> str:
-    """ "scored on answer key version demo-1 (chance 20.7 %)": what a published score names."""
-    version = result.key_version or "(unversioned: the key names no key_version)"
-    chance = "" if result.chance is None else f" (chance {track.shown('percent', result.chance)})"
-    return f"scored on answer key version {version}{chance}"
-
-
-def refuse_below_chance(
-    track: spec.Track, result: evaluator.ScoreResult, flag: str, allowed: bool
-) -> str | None:
-    """UsageError for a below-chance result unless ``allowed`` (then its warning, to print)."""
-    warning = evaluator.chance_warning(track, result)
-    if warning is None:
-        return None
-    if not allowed:
-        raise UsageError(
-            f"{flag}: {warning} Nothing is published from a file this far below "
-            "chance unless --allow-below-chance says it is meant to be"
-        )
-    return f"warning: {flag}: {warning} Published anyway (--allow-below-chance)."
-
-
 # --- the rows on a board ----------------------------------------------------------------------
 
 

@@ -48,29 +48,24 @@ Example:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import ValidationError
-
-import evaluator
 import ledger
-from errors import UsageError
-from maintainer.board_checks import check_board, check_names, older_answers, rows_of, twin_repair
-from maintainer.withdraw import twin_withdrawal
+from maintainer import publish
+from maintainer.board_checks import check_names
 from scripts._cli import (
     Chosen,
     Parser,
     add_benchmark_arguments,
     add_target_arguments,
-    chance_line,
     describe,
     load_key,
     open_store,
     read_board,
-    refuse_below_chance,
     run,
     score_submission,
 )
@@ -221,163 +216,58 @@ def build_parser(chosen: Chosen) -> argparse.ArgumentParser:
     return parser
 
 
-#: The row's optional fields: a --supersedes correction keeps the old row's unless given.
-KEPT_FIELDS = ("method_description", "project_url", "publication_url", "note", "model_repo")
+def row_of(args: argparse.Namespace) -> publish.Row:
+    """The row as the command line gives it (an optional field not given is None)."""
+    return publish.Row(**{f.name: getattr(args, f.name) for f in dataclasses.fields(publish.Row)})
 
 
-def given_fields(args: argparse.Namespace) -> dict[str, str | None]:
-    """The optional fields as the command line gives them (None: not given)."""
-    return {name: getattr(args, name) for name in KEPT_FIELDS}
-
-
-def kept_fields(
-    args: argparse.Namespace, old: ledger.Record
-) -> tuple[dict[str, str | None], list[str]]:
-    """The optional fields of a correction of ``old``: each one given, else the old row's
-    (a correction that drops the project link no one asked to drop is a row that lost it);
-    and the flags whose value was kept."""
-    fields = given_fields(args)
-    kept = [n for n, v in fields.items() if v is None and getattr(old, n)]
-    return {n: getattr(old, n) if n in kept else v for n, v in fields.items()}, [
-        "--" + n.replace("_", "-") for n in kept
-    ]
-
-
-def build_record(
-    args: argparse.Namespace,
-    chosen: Chosen,
-    result: evaluator.ScoreResult,
-    fields: dict[str, str | None],
-) -> ledger.Record:
-    try:
-        return ledger.rescored_record(
-            result,
-            chosen.bench,
-            chosen.track,
-            team_name=args.team_name,
-            method_name=args.method_name,
-            model_size=args.model_size,
-            uses_external=args.uses_external,
-            uses_frames=args.uses_frames,
-            method_description=fields["method_description"] or "",
-            project_url=fields["project_url"],
-            publication_url=fields["publication_url"],
-            supersedes=args.supersedes,
-            note=fields["note"] or None,
-            model_repo=fields["model_repo"] or None,
-        )
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"--{str(e['loc'][0]).replace('_', '-')}: {str(e['msg']).removeprefix('Value error, ')}"
-            if e["loc"]
-            else str(e["msg"])
-            for e in exc.errors()
-        )
-        raise UsageError(f"the row does not validate: {problems}") from None
-    except ledger.RecordError as exc:
-        raise UsageError(f"the row does not validate: {exc}") from None
-
-
-def publish(args: argparse.Namespace, chosen: Chosen) -> int:
-    track = chosen.track
-    check_names(args.team_name, args.method_name, allow_mixed_scripts=args.allow_mixed_scripts)
+def publish_row(args: argparse.Namespace, chosen: Chosen) -> int:
+    track, row = chosen.track, row_of(args)
+    check_names(row.team_name, row.method_name, allow_mixed_scripts=args.allow_mixed_scripts)
     key = load_key(track, args.private)
-    if args.key_version and key.key_version and args.key_version != key.key_version:
-        raise UsageError(
-            f"--key-version {args.key_version} contradicts the key file, which says "
-            f"key_version {key.key_version!r}; drop --key-version or use the matching key"
-        )
-    result = score_submission(key, args.submission)
-    if args.key_version and not key.key_version:
-        # The key file does not say its version; the maintainer does, for the provenance.
-        result = result.model_copy(update={"key_version": args.key_version})
-    below = refuse_below_chance(
+    result = publish.versioned(key, score_submission(key, args.submission), args.key_version)
+    below = publish.below_chance(
         track, result, f"--submission {args.submission}", args.allow_below_chance
     )
-    record = build_record(args, chosen, result, given_fields(args))  # what is given, checked
+    publish.new_row(result, chosen.bench, track, row)  # what is given, checked before the board
     store, where = open_store(args, missing_dir="refuse")
-    everything = read_board(store)
-    rows = rows_of(everything, chosen.bench, track)
-    known, unmatched = older_answers(rows, track, args.submissions_dir)
-    repair = twin_repair(
-        everything,
+    chosen_row = publish.decide(
+        read_board(store),
         chosen.bench,
         track,
         result,
-        args.supersedes,
-        team_name=args.team_name,
-        method_name=args.method_name,
-        answers_of=known,
-    )
-    if repair is not None:
-        return withdraw_twin(args, chosen, store, where, *repair)
-    warnings = check_board(
-        everything,
-        chosen.bench,
-        track,
-        result,
-        args.supersedes,
-        team_name=args.team_name,
-        method_name=args.method_name,
+        row,
         force=args.force,
-        answers_of=known,
+        submissions_dir=args.submissions_dir,
     )
-    if args.supersedes is not None:
-        old = next(r for r in rows if r.id == args.supersedes)  # check_board found it
-        fields, kept = kept_fields(args, old)
-        if kept:
-            record = build_record(args, chosen, result, fields)
-            warnings.append(
-                f"note: kept from {old.id} the fields not given: {', '.join(kept)} "
-                '(give a flag to change one, "" to clear it)'
-            )
-    if unmatched and result.answers_sha256 is not None:
-        had = (
-            "had no submission file in --submissions-dir"
-            if args.submissions_dir
-            else (
-                "were compared by file sha256 only; pass --submissions-dir with their files to "
-                "compare their answers too"
-            )
-        )
-        warnings.append(
-            f"note: {evaluator.counted(unmatched, 'row', 'rows')} of the board predate"
-            f"{'s' if unmatched == 1 else ''} answer fingerprints "
-            f"(provenance.answers_sha256) and {had}"
-        )
-    if below:
-        warnings.append(below)
-
-    ranking = track.ranking
-    count = result.counts.get(ranking)
-    low, high = result.intervals[ranking]
-    display = track.display[ranking]
-    # A count where the metric has one (accuracy), else its interval (a decision F1).
-    detail = (
-        f"{count.correct}/{count.total}"
-        if count is not None
-        else f"95 % CI {track.shown(display, low)}–{track.shown(display, high)}"
-    )
-    summary = (
-        f"{args.method_name} by {args.team_name}: {track.labels[ranking]} "
-        f"{track.shown(display, result.metrics[ranking])} ({detail}), "
-        f"{result.n_abstained} abstentions"
-    )
-    for line in warnings:
+    record, withdrawn = chosen_row.record, chosen_row.withdrawn
+    for line in (
+        chosen_row.warnings if withdrawn else [*chosen_row.warnings, *filter(None, [below])]
+    ):
         print(line, file=sys.stderr)
+    what = (
+        f"withdrawing {withdrawn.id} in favour of {chosen_row.kept.id}"
+        if withdrawn and chosen_row.kept
+        else publish.summary(track, result, row)
+    )
     if args.dry_run:
         print(record.to_json().decode(), end="")
         print(
-            f"dry run, nothing written; would publish {record.path()} to {where}: {summary}",
+            f"dry run, nothing written; would publish {record.path()} to {where}"
+            f"{', ' if withdrawn else ': '}{what}",
             file=sys.stderr,
         )
-        print(chance_line(track, result), file=sys.stderr)
+        if not withdrawn:
+            print(publish.chance_line(track, result), file=sys.stderr)
         return 0
-    written = store.write(record, ledger.commit_message(record, track))
+    written = store.write(record, chosen_row.message)
     print(f"published {record.path()} to {where} ({written})")
-    print(summary)
-    print(chance_line(track, result))
-    if record.supersedes:
+    if withdrawn and chosen_row.kept:
+        print(f"it withdraws {withdrawn.id}, which the board now hides; {chosen_row.kept.id} stays")
+        return 0
+    print(what)
+    print(publish.chance_line(track, result))
+    if isinstance(record, ledger.Record) and record.supersedes:
         print(f"it supersedes {record.supersedes}, which the board now hides")
     if args.leaderboard_dir is None:
         print(f"The Space shows it within {ledger.CACHE_TTL_S} s (its board cache time-to-live).")
@@ -390,40 +280,8 @@ def publish(args: argparse.Namespace, chosen: Chosen) -> int:
     return 0
 
 
-def withdraw_twin(
-    args: argparse.Namespace,
-    chosen: Chosen,
-    store: ledger.RecordStore,
-    where: str,
-    kept: ledger.Record,
-    dropped: ledger.Record,
-) -> int:
-    """The file of ``kept`` with --supersedes ``dropped``, its twin: ``dropped`` is withdrawn in
-    ``kept``'s favour (a new row of the same file would be ``kept``'s twin)."""
-    record = twin_withdrawal(kept, dropped, chosen.bench)
-    print(
-        f"note: this submission is already on the board as {kept.id}, beside {dropped.id} "
-        "(the same team and method on the same key version): the row to keep stays as it is "
-        "and the other is withdrawn in its favour; the row flags are not used",
-        file=sys.stderr,
-    )
-    if args.dry_run:
-        print(record.to_json().decode(), end="")
-        print(
-            f"dry run, nothing written; would publish {record.path()} to {where}, "
-            f"withdrawing {dropped.id} in favour of {kept.id}",
-            file=sys.stderr,
-        )
-        return 0
-    message = f"Withdraw {dropped.method_name} by {dropped.team_name} in favour of {kept.id}"
-    written = store.write(record, message)
-    print(f"published {record.path()} to {where} ({written})")
-    print(f"it withdraws {dropped.id}, which the board now hides; {kept.id} stays")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    return run(build_parser, publish, argv, after_error="nothing was written")
+    return run(build_parser, publish_row, argv, after_error="nothing was written")
 
 
 if __name__ == "__main__":
