@@ -3,6 +3,7 @@
 - ``release``: a track's key and public file make a release its spec describes.
 - ``tables``: a key or public file read as a table in its format, and written back.
 - ``rotation``: a key's option letters rotated, its answers kept, spread evenly.
+- ``rotation_files``: a rotation and a remapping as the maintainer runs them: inputs, files.
 - ``letter_map``: a rotation's letter map read back; submissions remapped with it.
 - ``board_checks``: the board's rows; the duplicates and supersessions a new row may not be.
 - ``publish``: a scored submission as a row: its record, the board's verdict, its summary.

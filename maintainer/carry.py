@@ -9,8 +9,9 @@ note, model repo and its date: ``created_at`` is when the row's result was first
 which a rotation does not change; the commit that adds the record says when it was carried), the
 new key version in its provenance. Its id is derived, never drawn (``carried_id``): a dry run
 prints the ids the real run writes. Its counts must be the old row's exactly, for a rotation
-moves letters, never answers: anything else is a ``BoardError``, before anything is written
-(this module writes nothing; the caller publishes). Rows already on the new key, or scored on
+moves letters, never answers, and each new row must pass the board's checks as a publication
+would (``board_checks.check_board``): anything else is a ``BoardError``, before anything is
+written (``publish`` writes the rows ``plan`` made). Rows already on the new key, or scored on
 another key, are left as they are, each with a line saying why.
 
 Example (the demo board, carried onto a rotation of the demo key made in memory):
@@ -37,6 +38,7 @@ Example (the demo board, carried onto a rotation of the demo key made in memory)
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,6 +50,7 @@ import spec
 from errors import BoardError, ReshuffleError
 from ledger import submission_file
 from maintainer.board_checks import (
+    check_board,
     current,
     find_submissions,
     row_name,
@@ -193,7 +196,68 @@ def plan(
                 raise ReshuffleError(f"{row_name(row)}: {exc}") from None
         result, record = new_record(bench, key, row, data, source)
         carried.append(Carry(row, source, data, result, record))
+    board = list(everything)
+    for item in carried:  # each new row against the board as it will be
+        check_board(
+            board,
+            bench,
+            track,
+            item.result,
+            item.old.id,
+            team_name=item.old.team_name,
+            method_name=item.old.method_name,
+        )
+        board.append(item.record)
     return carried, left
+
+
+def lettered(bench: spec.Benchmark, track: spec.Track) -> spec.MultipleChoiceTrack:
+    """``track``, if its answers are option letters (a rotation moves only those); BoardError
+    saying how to correct a row of another kind."""
+    try:
+        return bench.track(track.id, kind=spec.MultipleChoiceTrack)
+    except spec.SpecError:
+        raise BoardError(
+            f"{bench.id}/{track.id} is a {track.kind} track: its answers have no option "
+            "letters, so no rotation moves them; publish a corrected row with "
+            "publish_submission.py --supersedes"
+        ) from None
+
+
+def publish(
+    store: ledger.RecordStore,
+    carried: Sequence[Carry],
+    key_version: str,
+    remapped_dir: Path | None = None,
+) -> None:
+    """Write each carried row, in order (and, into ``remapped_dir``, its remapped submission as
+    ``<sha256>.json``, so the row can be reproduced). LedgerError if one cannot be written,
+    saying how many were and that the same command carries the rest."""
+    for done, item in enumerate(carried):
+        try:
+            if remapped_dir is not None:
+                remapped_dir.mkdir(parents=True, exist_ok=True)
+                name = remapped_dir / f"{hashlib.sha256(item.data).hexdigest()}.json"
+                if not name.exists():
+                    name.write_bytes(item.data)
+            store.write(
+                item.record,
+                f"Re-score {item.old.method_name} by {item.old.team_name} on key version "
+                f"{key_version} (supersedes {item.old.id})",
+            )
+        except (OSError, ledger.LedgerError) as exc:
+            raise ledger.LedgerError(
+                f"after {done} of {len(carried)} rows were published, "
+                f"{row_name(item.old)} could not be: {exc}; run the same command "
+                "again to carry the rest (carried rows are skipped)"
+            ) from None
+
+
+def paper_rows(everything: Sequence[ledger.Entry], bench: spec.Benchmark, track: spec.Track) -> int:
+    """How many rows the board shows of ``track`` that a paper reported (not scored here, so
+    never carried)."""
+    rows = current(rows_of(everything, bench, track), withdrawals_of(everything, bench, track))
+    return sum(r.source == "paper" for r in rows)
 
 
 def carried_id(old: ledger.Record, key_sha256: str, submission_sha256: str) -> uuid.UUID:

@@ -39,7 +39,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from pathlib import Path
 
@@ -47,10 +46,10 @@ import errors
 import evaluator
 import ledger
 import spec
-from errors import SpecError, UsageError
+from errors import UsageError
 from maintainer import carry
 from maintainer import letter_map as letter_maps
-from maintainer.board_checks import check_board, current, row_name, rows_of, withdrawals_of
+from maintainer.board_checks import row_name
 from scripts import _cli
 from scripts._cli import Chosen, Parser
 
@@ -129,14 +128,7 @@ def old_key(
 
 
 def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
-    try:
-        track = chosen.bench.track(chosen.track.id, kind=spec.MultipleChoiceTrack)
-    except SpecError:
-        raise UsageError(
-            f"{chosen.bench.id}/{chosen.track.id} is a {chosen.track.kind} track: its answers "
-            "have no option letters, so no rotation moves them; publish a corrected row with "
-            "publish_submission.py --supersedes"
-        ) from None
+    track = carry.lettered(chosen.bench, chosen.track)
     key = _cli.load_key(track, args.private)
     store, where = _cli.open_store(args, missing_dir="refuse")
     everything = _cli.read_board(store)
@@ -149,58 +141,24 @@ def rescore(args: argparse.Namespace, chosen: Chosen) -> int:
             args.submissions_dir,
             skip_missing=args.skip_missing,
         )
-        board = list(everything)
-        for item in carried:  # each new row against the board as it will be
-            check_board(
-                board,
-                chosen.bench,
-                track,
-                item.result,
-                item.old.id,
-                team_name=item.old.team_name,
-                method_name=item.old.method_name,
-            )
-            board.append(item.record)
     except (UsageError, errors.BoardError, errors.ReshuffleError) as exc:
         raise UsageError(f"{exc}; nothing was written") from None
     version = key.key_version or "(unversioned)"
-    ranking = track.ranking
-    verb = "would carry" if args.dry_run else "carried"
+    remapped_dir = args.out_dir if args.letter_map is not None else None
     if not args.dry_run:
-        for done, item in enumerate(carried):
-            try:
-                if args.letter_map is not None:
-                    out_dir: Path = args.out_dir
-                    out_dir.mkdir(parents=True, exist_ok=True)
-                    name = out_dir / f"{hashlib.sha256(item.data).hexdigest()}.json"
-                    if not name.exists():
-                        name.write_bytes(item.data)
-                store.write(
-                    item.record,
-                    f"Re-score {item.old.method_name} by "
-                    f"{item.old.team_name} on key version {version} "
-                    f"(supersedes {item.old.id})",
-                )
-            except (OSError, ledger.LedgerError) as exc:
-                raise UsageError(
-                    f"after {done} of {len(carried)} rows were published, "
-                    f"{row_name(item.old)} could not be: {exc}; run the same command "
-                    "again to carry the rest (carried rows are skipped)"
-                ) from None
+        carry.publish(store, carried, version, remapped_dir)
+    verb = "would carry" if args.dry_run else "carried"
+    ranking = track.ranking
     for item in carried:
-        value = item.record.metrics[ranking]
-        shown = track.format_metric(ranking, value)
-        remapped = f", remapped into {args.out_dir}" if args.letter_map is not None else ""
+        shown = track.format_metric(ranking, item.record.metrics[ranking])
+        remapped = f", remapped into {remapped_dir}" if remapped_dir is not None else ""
         print(
             f"{verb} {row_name(item.old)} -> {item.record.id} on key version {version}: "
             f"{track.labels[ranking]} {shown} as before (from {item.source}{remapped})"
         )
     for line in left:
         print(f"left as it is: {line}")
-    on_board = current(
-        rows_of(everything, chosen.bench, track), withdrawals_of(everything, chosen.bench, track)
-    )
-    papers = sum(r.source == "paper" for r in on_board)
+    papers = carry.paper_rows(everything, chosen.bench, track)
     outcome = (
         "nothing written (dry run)"
         if args.dry_run

@@ -54,36 +54,23 @@ Example:
 from __future__ import annotations
 
 import argparse
-import hashlib
-import os
-import re
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 import errors
 import ledger
-from errors import ReshuffleError, SpecError
+from errors import ReshuffleError
 from evaluator import KEY_VERSION_FIELD, counted
 from ledger import submission_file
 from ledger.config import DEFAULT_BENCHMARK
 from ledger.files import INPUT_LIMIT_BYTES
-from maintainer import release
+from maintainer import rotation_files
 from maintainer.letter_map import LETTER_MAP_NAME, read_letter_map, remap_submission
-from maintainer.rotation import rotate, spread_report
-from maintainer.tables import read_private, read_public, version_name
+from maintainer.rotation_files import MIN_SALT_LENGTH
+from maintainer.tables import version_name
 from scripts import _cli
-from spec import MultipleChoiceTrack
-
-MIN_SALT_LENGTH = 16
-KEY_VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-SALT_HINT = (
-    'make one with: python -c "import secrets; print(secrets.token_urlsafe(24))" '
-    "and keep it with the key, never in git"
-)
-
 
 # --- files and the command line --------------------------------------------------------------
 
@@ -94,28 +81,6 @@ def _read_bytes(path: Path, flag: str, what: str, limit: int = INPUT_LIMIT_BYTES
         return ledger.read_regular_file(path, limit)
     except ledger.UnreadableFileError as exc:
         raise ReshuffleError(f"{flag} {exc} ({flag} takes {what})") from None
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    if a.resolve() == b.resolve():
-        return True
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def _write(path: Path, data: bytes, private: bool) -> None:
-    """Write via a temporary file and a rename, so a reader never sees half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o600 if private else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class _Parser(argparse.ArgumentParser):
@@ -196,20 +161,13 @@ def _given(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
 
 
 def _salt(args: argparse.Namespace) -> str:
-    if args.salt_file is not None:
-        raw = _read_bytes(args.salt_file, "--salt-file", "a file holding the salt")
-        try:
-            salt = raw.decode("utf-8-sig").strip()
-        except UnicodeDecodeError:
-            raise ReshuffleError(f"--salt-file {args.salt_file} is not UTF-8 text") from None
-    else:
-        salt = str(args.salt).strip()
-    if len(salt) < MIN_SALT_LENGTH:
-        raise ReshuffleError(
-            f"the salt has {len(salt)} characters; use at least {MIN_SALT_LENGTH} random ones "
-            f"so nobody can guess the rotation ({SALT_HINT})"
-        )
-    return salt
+    if args.salt_file is None:
+        return rotation_files.checked_salt(str(args.salt))
+    raw = _read_bytes(args.salt_file, "--salt-file", "a file holding the salt")
+    try:
+        return rotation_files.checked_salt(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ReshuffleError(f"--salt-file {args.salt_file} is not UTF-8 text") from None
 
 
 def _benchmark_flags(chosen: _cli.Chosen) -> str:
@@ -219,22 +177,8 @@ def _benchmark_flags(chosen: _cli.Chosen) -> str:
     return flags + (f"--track {chosen.track.id} " if chosen.track_given else "")
 
 
-def _lettered(chosen: _cli.Chosen) -> MultipleChoiceTrack:
-    """The chosen track, if it has option letters (a multiple-choice track)."""
-    try:
-        return chosen.bench.track(chosen.track.id, kind=MultipleChoiceTrack)
-    except SpecError:
-        track = chosen.track
-        lettered = ", ".join(t.id for t in chosen.bench.tracks_of(MultipleChoiceTrack))
-        raise ReshuffleError(
-            f"{chosen.bench.id}/{track.id} is a {track.kind} track: {track.rotation_refusal}; "
-            f"rotate a multiple-choice track of {chosen.bench.id} ({lettered or 'none'}) with "
-            "--track"
-        ) from None
-
-
 def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
-    track = _lettered(chosen)
+    track = rotation_files.lettered(chosen.bench, chosen.track)
     missing = _missing(args, ("private", "public", "key_version", "out_dir"))
     if args.salt is None and args.salt_file is None:
         missing.append("--salt (or --salt-file)")
@@ -244,62 +188,22 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
             "--key-version and --out-dir (or --remap-submission, --letter-map and --out)"
         )
     salt = _salt(args)
-    version: str = args.key_version
-    if not KEY_VERSION_PATTERN.fullmatch(version):
-        raise ReshuffleError(
-            f"--key-version {version!r} is not a version name; use up to 64 letters, digits, "
-            "'.', '_', '+' or '-', starting with a letter or digit, e.g. v1.2"
-        )
-    out_dir: Path = args.out_dir
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ReshuffleError(f"--out-dir {out_dir} is a file; pass a folder")
-    key_name, public_name = track.key.name, track.public.name
-    outputs = [out_dir / key_name, out_dir / public_name, out_dir / LETTER_MAP_NAME]
-    for flag, path in (("--private", args.private), ("--public", args.public)):
-        if any(_same_file(out, path) for out in outputs):
-            raise ReshuffleError(
-                f"--out-dir {out_dir} would overwrite {flag} {path}; inputs are never "
-                "overwritten: pass a new folder, e.g. rotated/"
-            )
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not args.force:
-        raise ReshuffleError(
-            f"--out-dir {out_dir} is not empty; pass an empty or new folder, or --force to "
-            f"replace its {key_name}, {public_name} and {LETTER_MAP_NAME}"
-        )
-
-    private_bytes = _read_bytes(args.private, "--private", "the private answer key")
-    public_bytes = _read_bytes(args.public, "--public", f"the public file ({track.public.name})")
-    table, key = read_private(track, private_bytes, args.private)
-    public = read_public(track, public_bytes, args.public)
-    old = version_name(key.key_version)
-    if key.key_version == version:
-        raise ReshuffleError(
-            f"--key-version {version} is the version of the key being rotated; name the new "
-            "key, e.g. bump v1.1 to v1.2"
-        )
-    if public.key_version is not None and public.key_version != key.key_version:
-        raise ReshuffleError(
-            f"--public {args.public} names key version {public.key_version}, but --private "
-            f"{args.private} is key version {old}; pass the public file "
-            "released with this very key"
-        )
-    release.check_agreement(key, public.records)
-    rotation = rotate(
-        table,
-        key,
-        public,
-        hashlib.sha256(public_bytes).hexdigest(),
+    version = rotation_files.checked_version(args.key_version)
+    outputs = rotation_files.rotation_outputs(
+        track, args.out_dir, {"--private": args.private, "--public": args.public}, args.force
+    )
+    done = rotation_files.rotate_release(
+        track,
+        _read_bytes(args.private, "--private", "the private answer key"),
+        _read_bytes(args.public, "--public", f"the public file ({track.public.name})"),
+        args.private,
+        args.public,
         salt,
         version,
         _benchmark_flags(chosen),
     )
-    report = spread_report(key, rotation.new_key)
-
-    out_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _write(outputs[0], rotation.private, private=True)
-    _write(outputs[1], rotation.public, private=False)
-    _write(outputs[2], rotation.letter_map, private=True)
-    flagged = sum(q.out_of_option for q in key.questions)
+    rotation_files.write_rotation(outputs, done.rotation)
+    flagged, old = done.out_of_option, done.old_version
     its = "its" if flagged == 1 else "their"
     kept = (
         f" ({counted(flagged, 'out-of-option row keeps', 'out-of-option rows keep')} {its} "
@@ -308,11 +212,11 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
         else ""
     )
     print(
-        f"Rotated {len(key)} questions from key {old} to {version}: every "
+        f"Rotated {len(done.rotation.new_key)} questions from key {old} to {version}: every "
         f"answer keeps its text, every correct letter moved{kept}."
     )
-    print(report)
-    print(f"Wrote {outputs[0]} (sha256 {rotation.new_key.sha256}, private)")
+    print(done.report)
+    print(f"Wrote {outputs[0]} (sha256 {done.rotation.new_key.sha256}, private)")
     print(f"      {outputs[1]} (publish with the new key)")
     print(f"      {outputs[2]} (private: remaps submissions made against {old})")
     where = (
@@ -330,28 +234,15 @@ def run_rotation(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
 
 
 def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
-    track = _lettered(chosen)
+    track = rotation_files.lettered(chosen.bench, chosen.track)
     missing = _missing(args, ("remap_submission", "letter_map", "out"))
     if missing:
         raise ReshuffleError(
             f"missing {', '.join(missing)}; remapping needs --remap-submission, --letter-map "
             "and --out"
         )
-    out: Path = args.out
-    for flag, path in (
-        ("--remap-submission", args.remap_submission),
-        ("--letter-map", args.letter_map),
-    ):
-        if _same_file(out, path):
-            raise ReshuffleError(
-                f"--out {out} is also {flag}; inputs are never overwritten: pass a new file name"
-            )
-    if out.is_dir():
-        raise ReshuffleError(f"--out {out} is a folder; pass a file name such as new.json")
-    if out.exists() and not args.force:
-        raise ReshuffleError(f"--out {out} exists; pass another name, or --force to replace it")
-    if not out.parent.is_dir():
-        raise ReshuffleError(f"--out {out}: the folder {out.parent} does not exist; create it")
+    inputs = {"--remap-submission": args.remap_submission, "--letter-map": args.letter_map}
+    out = rotation_files.remap_output(args.out, inputs, args.force)
     letter_map = read_letter_map(
         track, _read_bytes(args.letter_map, "--letter-map", LETTER_MAP_NAME), args.letter_map
     )
@@ -364,7 +255,7 @@ def run_remap(args: argparse.Namespace, chosen: _cli.Chosen) -> int:
     data, translated, abstained = remap_submission(
         track, submission, letter_map, args.remap_submission
     )
-    _write(out, data, private=False)
+    rotation_files.write(out, data, private=False)
     print(
         f"Remapped {translated} answers ({abstained} abstentions kept) from key "
         f"{version_name(letter_map.old_key_version)} to {letter_map.new_key_version}: wrote {out}"
