@@ -66,10 +66,11 @@ lint: $(VENV)/.dev-deps
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-## check: the fast tier, to run after every edit: lint, types, and every test that needs no
-## server process and no Chromium (markers in tests/conftest.py); make test runs them all
+## check: the fast tier, to run after every edit: lint, types, and every test that runs in this
+## process within a second or so: no server, no Chromium, no Python process or shell (markers
+## server, browser, slow: tests/conftest.py); make test runs them all
 check: $(VENV)/.dev-deps lint
-	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -n auto -m "not server and not browser"
+	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -n auto -m "not server and not browser and not slow"
 
 ## test: lint, type-check and run the whole suite
 test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint

@@ -1,12 +1,14 @@
 """Shared fixtures: an isolated Hugging Face environment for every test, and a loopback Hub;
 the test tiers.
 
-Two markers say what a test needs beyond this process (pyproject.toml registers them):
+Three markers say what a test needs beyond this process (pyproject.toml registers them):
 ``server`` (it starts a server: the app or olah as a process, or the app on a port of this
-process) and ``browser`` (it drives Chromium).
-``make check``, the fast tier, runs the tests that need neither, with
-``LEADERBOARD_TEST_TIER=fast``: then a test that starts a server or Chromium without its marker
-fails at once, naming the marker, so the tiers cannot drift. ``make test`` runs everything.
+process), ``browser`` (it drives Chromium) and ``slow`` (it starts a Python process or a shell,
+e.g. a script as the README runs it, or runs for seconds in this one).
+``make check``, the fast tier, runs the tests that need none of them, with
+``LEADERBOARD_TEST_TIER=fast``: then a test that starts a server, Chromium, a Python process or
+a shell without its marker fails at once, naming the marker, so the tiers cannot drift.
+``make test`` runs everything.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from tests.support.procs import ServerProcess  # noqa: E402
 #: ``make check`` sets this: the fast tier, where no test may start a server or Chromium.
 TIER_VARIABLE = "LEADERBOARD_TEST_TIER"
 FAST_TIER = os.environ.get(TIER_VARIABLE) == "fast"
-_running: dict[str, frozenset[str]] = {"marks": frozenset()}
+_running: dict[str, frozenset[str]] = {"marks": frozenset(), "started": frozenset()}
 
 #: The project's variables (GRADIO_TEMP_DIR aside: set above for every test), and the old names.
 _OURS = (*(v.name for v in VARIABLES if v.name != "GRADIO_TEMP_DIR"), *RENAMED)
@@ -68,6 +70,7 @@ def hub() -> Iterator[HubServer]:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Note the markers of the test about to run (its fixtures are set up after this)."""
     _running["marks"] = frozenset(m.name for m in item.iter_markers())
+    _running["started"] = frozenset({item.nodeid})
 
 
 def _only_when_marked(start: Callable[..., Any], marker: str, what: str) -> Callable[..., Any]:
@@ -94,13 +97,30 @@ def _starts_a_server(args: Any) -> bool:
     )
 
 
+#: What a slow test starts: a Python interpreter (seconds of imports) or a shell.
+SLOW_COMMANDS = ("bash", "sh")
+
+
+def _starts_python(args: Any) -> bool:
+    first = Path(str(args[0] if isinstance(args, (list, tuple)) else args).split()[0]).name
+    return first.startswith("python") or first in SLOW_COMMANDS
+
+
 def _popen_guard(init: Callable[..., None]) -> Callable[..., None]:
     def guarded(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-        if _starts_a_server(args) and "server" not in _running["marks"]:
+        marks = _running["marks"]
+        if _starts_a_server(args) and "server" not in marks:
             raise RuntimeError(
                 "this test starts the app (or olah) as a process: mark it "
                 "@pytest.mark.server (make check, the fast tier, leaves such tests "
                 "to make test)"
+            )
+        # Before the first test (xdist starting its workers) nothing is guarded.
+        if _starts_python(args) and _running["started"] and not marks & {"server", "slow"}:
+            raise RuntimeError(
+                "this test starts a Python process or a shell: call the script's main([...]) "
+                "in process (tests.support.scripts.run_script), or mark the test "
+                "@pytest.mark.slow (make check, the fast tier, leaves such tests to make test)"
             )
         init(self, args, *rest, **kwargs)
 

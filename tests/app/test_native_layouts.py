@@ -17,15 +17,12 @@ spec, at the predictions ("the top level is a JSON object").
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
 from tests.support.native_releases import (
@@ -36,6 +33,7 @@ from tests.support.native_releases import (
     publish_args,
     write_release,
 )
+from tests.support.scripts import run_script
 
 #: What answering at random scores on each release, the float nearest the exact value (the
 #: option counts are the builder's: videoqa has every third of its 60 questions with four
@@ -48,10 +46,8 @@ CHANCE = {
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    """A script's ``main([...])`` in this process (``args[0]`` the script's path)."""
+    return run_script(*args)
 
 
 @pytest.fixture(params=LAYOUTS)

@@ -412,6 +412,7 @@ def test_the_bootstrap_interval_depends_on_the_four_outcomes_only() -> None:
     assert decision.f1_interval(4, 2, 1, 3) == _score(TINY_RUN).intervals["decision_f1"]
 
 
+@pytest.mark.slow
 def test_the_bootstrap_interval_is_the_same_in_another_process() -> None:
     code = (
         "import json; from evaluator.kinds import decision; "

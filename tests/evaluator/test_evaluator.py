@@ -1474,6 +1474,7 @@ def test_result_carries_hashes_and_scorer_version() -> None:
     assert result.key_version == "demo-1"
 
 
+@pytest.mark.slow
 def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
     code = (
         "import evaluator, spec; b = spec.load_benchmark('egomemreason'); d = b.demo_dir; "
@@ -1502,6 +1503,7 @@ def test_result_is_bit_identical_across_processes_and_hash_seeds() -> None:
 # --- purity ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_evaluator_does_not_import_gradio_or_the_hub_at_runtime() -> None:
     code = (
         "import evaluator, sys; "
@@ -1576,6 +1578,7 @@ def test_demo_public_file_is_the_key_without_answers() -> None:
     assert all("correct_answer" not in record for record in public)
 
 
+@pytest.mark.slow
 def test_make_demo_data_regenerates_the_committed_files(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(DEMO / "make_demo_data.py"), "--out-dir", str(tmp_path)],

@@ -13,9 +13,6 @@ first track.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +20,8 @@ import pytest
 
 import spec
 from evaluator.track_fit import SHAPE_SAMPLE, fitting_track
-from tests.support import ROOT
 from tests.support.native_releases import write_two_tracks
+from tests.support.scripts import run_script
 
 EGOARGUS = spec.load_benchmark("egoargus")
 
@@ -100,22 +97,9 @@ def test_validate_submission_without_track_checks_keyed_predictions_on_their_tra
     two_tracks: tuple[Path, Path, Path, Path],
 ) -> None:
     folder, _, puzzle_predictions, puzzle_public = two_tracks
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "scripts/validate_submission.py",
-            "--benchmark",
-            str(folder),
-            "--public",
-            str(puzzle_public),
-            str(puzzle_predictions),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_script(
+        "validate_submission.py",
+        *("--benchmark", str(folder), "--public", str(puzzle_public), str(puzzle_predictions)),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("valid: an entry for each of the 30 "), done.stdout

@@ -19,6 +19,7 @@ import pytest
 import ledger
 import spec
 from tests.support import ROOT
+from tests.support.scripts import run_script, run_script_process
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -39,11 +40,12 @@ PUBLISH = [
 ]
 
 
-def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
-    )
+def run(*args: str, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """A script's ``main([...])`` in this process; with a ``timeout``, as the README runs it
+    (a process, so a read that would block fails the test instead of hanging it: ``slow``)."""
+    if timeout is None:
+        return run_script(*args)
+    return run_script_process(*args, timeout=timeout)
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], *words: str) -> str:
@@ -67,12 +69,14 @@ def test_a_device_as_the_key_is_refused_without_reading_it(tmp_path: Path) -> No
     one_line_error(done, "/dev/zero is a character device, not a regular file")
 
 
+@pytest.mark.slow
 def test_a_named_pipe_as_the_submission_is_refused_at_once(fifo: Path) -> None:
     # Nobody writes to the pipe: reading it would block forever (the timeout would fire).
     done = run(*PUBLISH, "--dry-run", "--submission", str(fifo), "--private", str(KEY), timeout=30)
     one_line_error(done, "is a named pipe, not a regular file")
 
 
+@pytest.mark.slow
 def test_reproduce_and_reshuffle_refuse_devices_and_pipes_too(fifo: Path, tmp_path: Path) -> None:
     record = BENCH.demo_board / "submissions" / "5694e658-3eb0-487c-b1e2-cba563c80b88.json"
     one_line_error(

@@ -691,6 +691,7 @@ def test_the_token_never_appears_in_logs_errors_or_reprs(
     assert len(texts) > 10 and not [t for t in texts if SECRET in t]
 
 
+@pytest.mark.slow
 def test_importing_ledger_does_no_io() -> None:
     # What ledger imports is loaded first: the libraries' own imports are not ledger's I/O.
     code = """

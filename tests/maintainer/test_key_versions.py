@@ -14,7 +14,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from tests.support import ROOT
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP
 from tests.support.hub_server import WRITE_TOKEN, HubServer
+from tests.support.scripts import run_script
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
@@ -243,19 +243,8 @@ def test_the_release_check_wants_both_files_to_name_the_same_version(
 
 
 def test_validate_benchmark_refuses_the_public_file_of_another_version(rotated: Rotated) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "scripts/validate_benchmark.py",
-            "--private",
-            str(rotated.key_path),
-            "--public",
-            str(PUBLIC_PATH),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_script(
+        "validate_benchmark.py", "--private", str(rotated.key_path), "--public", str(PUBLIC_PATH)
     )
     assert done.returncode == 1
     assert "is key version 'demo-2' but annotations_public.jsonl names 'demo-1'" in done.stderr
@@ -1040,6 +1029,7 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> Walked:
     return Walked(folder, {k: str(folder / v) for k, v in variables.items()})
 
 
+@pytest.mark.slow
 def test_the_walkthrough_ends_with_the_rotated_key_and_a_carried_board(walked: Walked) -> None:
     key = evaluator.kinds.multiple_choice.load_key(
         TRACK, Path(walked.env["LEADERBOARD_ANSWER_KEY"]).read_bytes()

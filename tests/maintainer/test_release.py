@@ -15,7 +15,6 @@ import io
 import json
 import math
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ import ledger
 import spec
 from maintainer import release
 from scripts import publish_submission, reproduce_row, reshuffle_options, seed_paper_baselines
-from tests.support import ROOT
+from tests.support.scripts import run_script
 
 EGOMEM = spec.load_benchmark("egomemreason")
 MEMORY = EGOMEM.track(kind=spec.MultipleChoiceTrack)
@@ -398,17 +397,11 @@ def _keys(key: evaluator.AnswerKey, question: evaluator.Question) -> set[str]:
     }
 
 
-# --- validate_benchmark.py, as a subprocess --------------------------------------------------
+# --- validate_benchmark.py, through its main([...]) --------------------------------------------
 
 
 def validate(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "scripts/validate_benchmark.py", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_script("validate_benchmark.py", *args)
 
 
 @pytest.mark.parametrize(
@@ -642,27 +635,10 @@ def test_reshuffle_egoargus_s_demo_key(
     track = egoargus.track()
     key, public = egoargus.demo_key(track), egoargus.demo_public(track)
     out_dir = tmp_path / "rotated"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "scripts/reshuffle_options.py",
-            "--benchmark",
-            "egoargus",
-            "--private",
-            str(key),
-            "--public",
-            str(public),
-            "--salt",
-            SALT,
-            "--key-version",
-            "v2",
-            "--out-dir",
-            str(out_dir),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_script(
+        "reshuffle_options.py",
+        *("--benchmark", "egoargus", "--private", str(key), "--public", str(public)),
+        *("--salt", SALT, "--key-version", "v2", "--out-dir", str(out_dir)),
     )
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     assert "15 out-of-option rows keep their answer as it is" in done.stdout

@@ -466,7 +466,9 @@ def test_help_works() -> None:
 # --- the shipped demo key, as a maintainer runs it --------------------------------------------
 
 
+@pytest.mark.slow
 def test_rotating_the_demo_key_from_the_command_line(tmp_path: Path) -> None:
+    """As a maintainer runs it, a process, from another folder than the repository's."""
     out_dir = tmp_path / "rotated"
     done = subprocess.run(
         [

@@ -8,8 +8,9 @@ kernel killed it, a named pipe as its key hung, a link was followed to whatever 
 that file's first line quoted in the error, and deep JSON ended in a ``RecursionError``
 traceback; the other scripts followed links too, and said "maximum recursion depth exceeded".
 
-The scripts run as the README runs them (subprocesses); every refusal is one line on stderr
-that names the file and what to do, exit status 1, no traceback.
+The scripts run in process (``main([...])``), and, where only a process can show it (a read
+bounded in memory, a pipe that would block), as the README runs them (``slow``); every refusal
+is one line on stderr that names the file and what to do, exit status 1, no traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ import pytest
 import ledger
 import spec
 from tests.support import ROOT
+from tests.support.scripts import run_script, run_script_process
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -39,27 +40,23 @@ SALT = "a salt of sixteen or more characters"
 SECRET = "TOPSECRET_7f3a:x:0:0:root:/root:/bin/bash"
 
 
-def run(
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """A script's ``main([...])`` in this process (``args[0]`` the script's path)."""
+    return run_script(*args)
+
+
+def run_process(
     *args: str, timeout: float = 60, memory: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """A script as the README runs it; ``memory`` bounds its address space (bytes), so a
-    script that reads without end fails here instead of taking the machine's memory."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    """A script as the README runs it, a process; ``memory`` bounds its address space (bytes),
+    so a script that reads without end fails here instead of taking the machine's memory."""
 
     def bounded() -> None:
         if memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     try:
-        return subprocess.run(
-            [sys.executable, *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            preexec_fn=bounded,
-        )
+        return run_script_process(*args, timeout=timeout, preexec_fn=bounded)
     except subprocess.TimeoutExpired:
         pytest.fail(f"{args[0]} did not finish within {timeout} s (it is waiting on a read)")
 
@@ -278,15 +275,15 @@ GIB = 2**30
 def _scaffold(
     key: str, tmp_path: Path, *, timeout: float = 60, memory: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    out = tmp_path / "x"
-    return run(
-        "scripts/new_benchmark.py",
-        *("--id", "x", "--out", str(out), "--key", key),
-        timeout=timeout,
-        memory=memory,
-    )
+    """new_benchmark.py on ``key``: in process, or as a process when bounded (``timeout`` or
+    ``memory`` given)."""
+    args = ("scripts/new_benchmark.py", "--id", "x", "--out", str(tmp_path / "x"), "--key", key)
+    if memory is None and timeout == 60:
+        return run(*args)
+    return run_process(*args, timeout=timeout, memory=memory)
 
 
+@pytest.mark.slow
 def test_the_scaffold_refuses_a_device_before_reading_it(tmp_path: Path) -> None:
     # Bounded to 2 GiB: the read that never ended fails here in a MemoryError, not the machine.
     done = _scaffold("/dev/zero", tmp_path, memory=2 * GIB)
@@ -294,6 +291,7 @@ def test_the_scaffold_refuses_a_device_before_reading_it(tmp_path: Path) -> None
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_the_scaffold_refuses_a_named_pipe_at_once(tmp_path: Path) -> None:
     pipe = tmp_path / "key.json"
     os.mkfifo(pipe)  # nobody writes to it: a read would wait forever

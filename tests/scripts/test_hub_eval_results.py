@@ -227,6 +227,7 @@ def test_a_push_the_hub_refuses_opens_nothing_and_keeps_the_token_out(
     assert code == 1 and "not found" in err
 
 
+@pytest.mark.slow
 def test_the_readme_s_demo_export_runs_as_written() -> None:
     """Step 7's command on the demo board, run from the root as the README writes it."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

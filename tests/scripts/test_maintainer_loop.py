@@ -1,6 +1,6 @@
 """The maintainer's loop after a rotation (issue 21, "The maintainer's loop"), with the scripts
-run as the README runs them: subprocesses from the repository root, on a copy of the demo board
-in tmp_path.
+run through their ``main([...])`` from the repository root (and the README's EgoArgus rotation
+as its shell commands, ``slow``), on a copy of the demo board in tmp_path.
 
 Each test reproduces one observed finding: republishing a carried row loops between three
 refusals; ``rescore_board.py --dry-run`` prints other ids than the real run; carried rows take
@@ -18,7 +18,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 import ledger
 import spec
 from tests.support import ROOT
+from tests.support.scripts import run_script
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
@@ -47,18 +47,6 @@ DEMO_VLM_FLAGS = [
     "frames-only",
 ]
 CARRIED = re.compile(r"(?:would carry|carried) .*? -> ([0-9a-f-]{36}) on key version")
-
-
-def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python scripts/<script> ...` from the repository root, as the README runs it."""
-    return subprocess.run(
-        [sys.executable, f"scripts/{script}", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
 
 
 def records_in(folder: Path) -> dict[str, bytes]:
@@ -289,6 +277,7 @@ def argus_rotation_block() -> tuple[list[str], dict[str, str]]:
     return [c for c in commands if c != run_line], env
 
 
+@pytest.mark.slow
 def test_the_readme_s_egoargus_rotation_serves_both_tracks(tmp_path: Path) -> None:
     """Rotating EgoArgus as the README says leaves a key folder the app reads both tracks'
     keys from: the rotated understanding key and the decision key carried as it is (before,

@@ -1,5 +1,5 @@
 """Rotating a key released in its authors' own layout (issue 19), through
-``scripts/reshuffle_options.py`` as the README runs it (a subprocess): options in columns
+``scripts/reshuffle_options.py`` (its ``main([...])``, tests.support.scripts): options in columns
 (``a0`` ... ``a4``, ``opt1`` ... ``opt4``) or as a JSON list, answers written as 0-based or
 1-based indices or as the option's text, ids made of two columns, predictions keyed by id.
 
@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,6 @@ from evaluator.kinds.multiple_choice.layouts import options_of
 from evaluator.kinds.multiple_choice.printed import misprinted, printed_letters, unprinted
 from maintainer import rotation, tables
 from maintainer.letter_map import read_letter_map, remap_submission
-from tests.support import ROOT
 from tests.support.native_releases import (
     LAYOUTS,
     Release,
@@ -39,24 +36,16 @@ from tests.support.native_releases import (
     publish_args,
     write_release,
 )
+from tests.support.scripts import run_script
 
 SALT = "a salt of sixteen or more characters"
 
 
-def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [sys.executable, f"scripts/{name}", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+_script = run_script
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return _script("reshuffle_options.py", *args)
+    return run_script("reshuffle_options.py", *args)
 
 
 def _rotate(release: Release, salt: Path, out: Path) -> subprocess.CompletedProcess[str]:

@@ -13,10 +13,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ from maintainer.release_inference import Overrides
 from tests.support import ROOT
 from tests.support.app_server import AppServer
 from tests.support.native_releases import authors_numbers, write_release
+from tests.support.scripts import run_script
 
 TYPES = ("count", "tp", "tn", "other")  # the release's own codes, ordinary words
 
@@ -62,10 +61,8 @@ def _csv_release(folder: Path, videos: int = 30) -> Path:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    """A script's ``main([...])`` in this process (``args[0]`` the script's path)."""
+    return run_script(*args)
 
 
 # --- what is inferred, per layout (in process) --------------------------------------------------
@@ -239,6 +236,7 @@ def test_the_app_serves_the_folder_and_scores_its_sample(
     assert numbers["n_questions"] == 60
 
 
+@pytest.mark.slow
 def test_the_readme_walk_through_runs_as_written(tmp_path: Path) -> None:
     """README, "Add a benchmark": its commands through bash, the release and the folder put in
     the test's own folder (nothing else changed); the last line serves what they wrote."""

@@ -3,9 +3,10 @@ seed_paper_baselines.py, validate_benchmark.py, on EgoMemReason's demo release (
 benchmark). Versions of the key (rescore_board.py at work, below-chance refusals, duplicates by
 content) are in test_key_versions.py.
 
-Called through ``main([...])`` and, as the README shows them, as subprocesses from the repo
-root. Hub targets run the real huggingface_hub client against the loopback Hub server. The
-same scripts on a second benchmark (EgoArgus) are in test_release.py.
+Called through ``main([...])`` (tests.support.scripts.run_script) and, as the README shows
+them, as processes from the repo root (a few, marked slow). Hub targets run the real
+huggingface_hub client against the loopback Hub server. The same scripts on a second benchmark
+(EgoArgus) are in test_release.py.
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ import contextlib
 import hashlib
 import importlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +35,7 @@ from scripts import (
 )
 from tests.support import ROOT
 from tests.support.hub_server import READ_TOKEN, WRITE_TOKEN, HubServer
+from tests.support.scripts import run_script, run_script_process
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track(kind=spec.MultipleChoiceTrack)
@@ -94,18 +93,6 @@ def records_in(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(sub.glob("*.json"))} if sub.is_dir() else {}
 
 
-def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run a script exactly as the README shows it: `python scripts/x.py ...` from the root."""
-    return subprocess.run(
-        [sys.executable, f"scripts/{script}", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-    )
-
-
 @pytest.fixture
 def board(tmp_path: Path) -> Path:
     folder = tmp_path / "board"
@@ -140,27 +127,21 @@ def hub_records(hub: HubServer) -> dict[str, bytes]:
 
 
 # Every script, not the helper modules they share (scripts/_cli.py).
-@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "scripts").glob("[!_]*.py")))
-def test_help_works_and_shows_an_example(script: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """In process, and as the README runs it (from the root, with no PYTHONPATH: the project
-    is installed into the venv)."""
-    main: Main = importlib.import_module(f"scripts.{script.removesuffix('.py')}").main
-    try:
-        code: object = main(["--help"])
-    except SystemExit as exited:  # argparse's own exit, as a script without a return code
-        code = exited.code
-    assert code in (0, None)
-    text = capsys.readouterr().out
-    assert "Example" in text and f"python scripts/{script}" in text
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run(
-        [sys.executable, f"scripts/{script}", "--help"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+EVERY_SCRIPT = sorted(p.name for p in (ROOT / "scripts").glob("[!_]*.py"))
+
+
+@pytest.mark.parametrize("script", EVERY_SCRIPT)
+def test_help_works_and_shows_an_example(script: str) -> None:
+    done = run_script(script, "--help")
+    assert done.returncode == 0, done.stderr
+    assert "Example" in done.stdout and f"python scripts/{script}" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", EVERY_SCRIPT)
+def test_every_script_runs_as_the_readme_runs_it(script: str) -> None:
+    """From the root, with no PYTHONPATH: the project is installed into the venv."""
+    proc = run_script_process(script, "--help", env={"PYTHONPATH": ""})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"usage: {script}") and "Example" in proc.stdout
 
@@ -532,13 +513,16 @@ def test_publish_to_the_hub_with_a_read_token_fails_cleanly(
     assert hub_board.head(BOARD_REPO) == head
 
 
+@pytest.mark.slow
 def test_publish_as_a_subprocess_then_reproduce_by_uuid(hub_board: HubServer) -> None:
-    proc = run_script("publish_submission.py", *publish_args(SAMPLE, ["--leaderboard", BOARD_REPO]))
+    """The README's publication, processes and the real Hub client over HTTP."""
+    args = publish_args(SAMPLE, ["--leaderboard", BOARD_REPO])
+    proc = run_script_process("publish_submission.py", *args)
     assert proc.returncode == 0, proc.stderr
     ((path, _),) = hub_records(hub_board).items()
     assert path in proc.stdout and "Overall" in proc.stdout
     uuid = Path(path).stem
-    proc = run_script(
+    proc = run_script_process(
         "reproduce_row.py", "--record", uuid, "--submission", str(SAMPLE), "--private", str(KEY)
     )
     assert proc.returncode == 0, proc.stderr

@@ -135,6 +135,7 @@ def test_the_rotation_script_refuses_letters_whose_options_it_cannot_see(
     assert not (tmp_path / "rotated").exists()
 
 
+@pytest.mark.slow
 def test_the_readme_walk_through_runs_as_written(release: ShortRelease, tmp_path: Path) -> None:
     """README, "Add a benchmark", short answers: its commands through bash, the release and the
     folder in the test's own folder; the last line serves what they wrote."""

@@ -8,18 +8,16 @@ script refuse such a folder with the same words. A ``min_rows`` written above a 
 passed silently, and that group (and through it Overall) was then withheld from every
 visitor's score: the script warns, naming the group and the fix, and the boot logs the same.
 
-The script runs as the README runs it; the boot is ``app.build_from_config`` on the folder.
+The script runs through its ``main([...])``; the boot is ``app.build_from_config`` on the folder.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +28,7 @@ import evaluator
 import ledger
 import spec
 from errors import LeaderboardError
-from tests.support import ROOT
+from tests.support.scripts import run_script
 
 BENCH = spec.load_benchmark("egomemreason")
 TRACK = BENCH.track()
@@ -49,19 +47,10 @@ def _folder(tmp_path: Path, edit: Callable[[str], str]) -> Path:
 
 
 def _validate(folder: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [
-            sys.executable,
-            "scripts/validate_benchmark.py",
-            *("--benchmark", str(folder)),
-            *("--private", str(BENCH.demo_key(TRACK)), "--public", str(BENCH.demo_public(TRACK))),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return run_script(
+        "validate_benchmark.py",
+        *("--benchmark", str(folder)),
+        *("--private", str(BENCH.demo_key(TRACK)), "--public", str(BENCH.demo_public(TRACK))),
     )
 
 

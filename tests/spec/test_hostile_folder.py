@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 import uuid
 from collections.abc import Callable
@@ -29,7 +28,7 @@ import ledger
 import spec
 from errors import SpecError
 from spec import folder_files
-from tests.support import ROOT
+from tests.support.scripts import run_script
 
 SOURCE = spec.BENCHMARKS_DIR / "egomemreason"
 BENCH = spec.load_benchmark("egomemreason")
@@ -305,22 +304,10 @@ def test_the_shipped_links_pass() -> None:
 
 def _validate(folder: Path) -> subprocess.CompletedProcess[str]:
     demo = SOURCE / spec.DEMO_FOLDER
-    return subprocess.run(
-        [
-            sys.executable,
-            "scripts/validate_benchmark.py",
-            "--benchmark",
-            str(folder),
-            "--private",
-            str(demo / TRACK.key.name),
-            "--public",
-            str(demo / TRACK.public.name),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
+    return run_script(
+        "validate_benchmark.py",
+        *("--benchmark", str(folder)),
+        *("--private", str(demo / TRACK.key.name), "--public", str(demo / TRACK.public.name)),
     )
 
 

@@ -9,9 +9,7 @@ app serves and scores it, publish_submission.py and reproduce_row.py work on it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ import app
 import guard
 import ledger
 import spec
-from tests.support import ROOT
+from tests.support.scripts import run_script
 
 SPEC = """
 id = "tinybench"
@@ -152,10 +150,8 @@ def folder(tmp_path: Path) -> Path:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    """A script's ``main([...])`` in this process (``args[0]`` the script's path)."""
+    return run_script(*args)
 
 
 def test_the_folder_validates_as_a_release(folder: Path) -> None:

@@ -16,14 +16,11 @@ Example::
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from tests.support import ROOT
+from tests.support.scripts import run_script
 
 QUESTIONS = 151
 DOMAINS = {"perception": 76, "reasoning": 75}
@@ -48,10 +45,7 @@ class Release:
 
 
 def _run(*args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    done = subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    done = run_script(*args)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
