@@ -629,6 +629,7 @@ def test_seed_egoargus_s_paper_rows_with_a_macro_scenario_mean(
     assert "nothing new" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # seconds of rotating 6,978 questions
 def test_reshuffle_egoargus_s_demo_key(
     egoargus: spec.Benchmark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
