@@ -68,7 +68,8 @@ def _rotate(release: Release, salt: Path, out: Path) -> subprocess.CompletedProc
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".csv":
-        return list(csv.DictReader(path.open(encoding="utf-8", newline="")))
+        with path.open(encoding="utf-8", newline="") as rows:
+            return list(csv.DictReader(rows))
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     decoded: Any = json.loads(path.read_text())

@@ -328,7 +328,7 @@ def authors_tallies(release: Release) -> dict[str, tuple[int, int]]:
             tally[1] += 1
 
     if release.layout == "videoqa":
-        for row in csv.DictReader(release.key.open(encoding="utf-8")):
+        for row in csv.DictReader(io.StringIO(release.key.read_text(encoding="utf-8"))):
             pred = predictions[f"{row['video']}_{row['qid']}"]["prediction"]
             count(VIDEOQA_CATEGORIES[row["type"]], pred == int(row["answer"]))
     elif release.layout == "textqa":

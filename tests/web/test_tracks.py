@@ -44,7 +44,8 @@ DECISION_KEY = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read
 UNDERSTANDING_KEY = evaluator.load_answer_key(
     UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes()
 )
-PAPER_TABLE = list(csv.DictReader((ARGUS.folder / "paper_decision.csv").open(encoding="utf-8")))
+with (ARGUS.folder / "paper_decision.csv").open(encoding="utf-8") as paper:
+    PAPER_TABLE = list(csv.DictReader(paper))
 
 
 class Page:
