@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import functools
 import importlib
 import inspect
 import re
@@ -69,6 +70,12 @@ def _project_files() -> list[Path]:
     )
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once a test process (the checks below only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -81,7 +88,7 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     own = _module_name(path)
     package = own.split(".") if path.name == "__init__.py" else own.split(".")[:-1]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -220,12 +227,22 @@ def test_no_module_is_longer_than_a_reader_takes_in() -> None:
     assert not long, f"over {MAX_LINES} lines: {long}"
 
 
+def _is_sys_path(node: ast.AST) -> bool:
+    """Whether ``node`` is the expression ``sys.path``."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
+
+
 def _edits_sys_path(path: Path) -> bool:
     """Whether the code (not its strings) calls a method of ``sys.path`` or assigns it."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and ast.unparse(node.value) == "sys.path":
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Attribute) and _is_sys_path(node.value):
             return True
-        if isinstance(node, ast.Assign) and any(ast.unparse(t) == "sys.path" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(_is_sys_path(t) for t in node.targets):
             return True
     return False
 
@@ -503,7 +520,7 @@ def test_every_domain_error_is_under_one_root() -> None:
     for path in _project_files():
         if path.name == "errors.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ClassDef) and any(
                 ast.unparse(b) in ("Exception", "ValueError", "RuntimeError") for b in node.bases
             ):
