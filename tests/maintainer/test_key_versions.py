@@ -279,6 +279,7 @@ def test_rotating_with_the_public_file_of_another_version_is_refused(
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # 3 s of CPU: rotates a CSV key
 def test_a_rotated_csv_key_gains_the_column_when_it_had_none(tmp_path: Path) -> None:
     key_path, public_path = ARGUS.demo_key(UNDERSTANDING), ARGUS.demo_public(UNDERSTANDING)
     for path, folder in ((key_path, "old"), (public_path, "old")):

@@ -113,6 +113,7 @@ def test_the_command_line_writes_the_library_s_rotation_and_never_the_salt(
         assert salt.encode() not in blob
 
 
+@pytest.mark.slow  # 1.4 s of CPU: rotates and remaps
 @FAST
 @given(key=keys(), data=st.data())
 def test_the_command_line_remaps_as_the_library_does(key: Key, data: st.DataObject) -> None:

@@ -828,6 +828,7 @@ def test_seed_the_hub_twice(hub_board: HubServer, capsys: pytest.CaptureFixture[
     assert hub_board.head(BOARD_REPO) == head
 
 
+@pytest.mark.slow  # 1.3 s of CPU: every demo row
 @pytest.mark.parametrize("bench_id", ["egomemreason", "egoargus"])
 def test_the_committed_demo_board_is_what_the_scripts_produce(
     bench_id: str, tmp_path: Path

@@ -474,6 +474,7 @@ def test_missing_metric_values_stay_last_and_ties_keep_the_board_order() -> None
     assert [row[headers.index("Entity")] for row in cells][-2:] == ["—", "—"]
 
 
+@pytest.mark.slow  # 3 s of CPU: every sort of every board
 def test_sorting_keeps_every_row_once() -> None:
     for snapshot, bench, track in (
         (MEM_DEMO, MEM, MEMORY),
