@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,22 @@ from ledger.variables import RENAMED, VARIABLES  # noqa: E402
 from tests.support.hub_server import HubServer  # noqa: E402
 from tests.support.procs import ServerProcess  # noqa: E402
 
-#: ``make check`` sets this: the fast tier, where no test may start a server or Chromium.
+#: ``make check`` sets this: the fast tier, where no test may start a server, Chromium, a Python
+#: process or a shell.
 TIER_VARIABLE = "LEADERBOARD_TEST_TIER"
 FAST_TIER = os.environ.get(TIER_VARIABLE) == "fast"
-_running: dict[str, frozenset[str]] = {"marks": frozenset(), "started": frozenset()}
+
+
+@dataclass
+class _Running:
+    """The markers of the test being run; ``started`` once the first test is set up (xdist
+    starts its workers, Python processes, before: those are not guarded)."""
+
+    marks: frozenset[str] = frozenset()
+    started: bool = False
+
+
+_running = _Running()
 
 #: The project's variables (GRADIO_TEMP_DIR aside: set above for every test), and the old names.
 _OURS = (*(v.name for v in VARIABLES if v.name != "GRADIO_TEMP_DIR"), *RENAMED)
@@ -69,13 +82,13 @@ def hub() -> Iterator[HubServer]:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Note the markers of the test about to run (its fixtures are set up after this)."""
-    _running["marks"] = frozenset(m.name for m in item.iter_markers())
-    _running["started"] = frozenset({item.nodeid})
+    _running.marks = frozenset(m.name for m in item.iter_markers())
+    _running.started = True
 
 
 def _only_when_marked(start: Callable[..., Any], marker: str, what: str) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        if marker not in _running["marks"]:
+        if marker not in _running.marks:
             raise RuntimeError(
                 f"this test {what}: mark it @pytest.mark.{marker} (make check, the "
                 "fast tier, leaves such tests to make test)"
@@ -108,15 +121,14 @@ def _starts_python(args: Any) -> bool:
 
 def _popen_guard(init: Callable[..., None]) -> Callable[..., None]:
     def guarded(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-        marks = _running["marks"]
+        marks = _running.marks
         if _starts_a_server(args) and "server" not in marks:
             raise RuntimeError(
                 "this test starts the app (or olah) as a process: mark it "
                 "@pytest.mark.server (make check, the fast tier, leaves such tests "
                 "to make test)"
             )
-        # Before the first test (xdist starting its workers) nothing is guarded.
-        if _starts_python(args) and _running["started"] and not marks & {"server", "slow"}:
+        if _starts_python(args) and _running.started and not marks & {"server", "slow"}:
             raise RuntimeError(
                 "this test starts a Python process or a shell: call the script's main([...]) "
                 "in process (tests.support.scripts.run_script), or mark the test "

@@ -68,8 +68,8 @@ def _rotate(release: Release, salt: Path, out: Path) -> subprocess.CompletedProc
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as rows:
-            return list(csv.DictReader(rows))
+        with path.open(encoding="utf-8", newline="") as lines:
+            return list(csv.DictReader(lines))
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     decoded: Any = json.loads(path.read_text())
