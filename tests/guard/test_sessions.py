@@ -200,9 +200,7 @@ def test_every_event_of_the_page_leaves_a_lazy_session_as_gradio_s_own(benchmark
             runs = [defaults]
             if dep.get("api_name") == "score" or dep["inputs"][:1] == [dep_upload(config)]:
                 many = len(dep["inputs"]) > 1  # the file and the track (the rest as they are)
-                runs += [
-                    [file, *([track, *defaults[2:]] if many else [])] for track, file in files
-                ]
+                runs += [[file, *([track, *defaults[2:]] if many else [])] for track, file in files]
             for inputs in runs:
                 first, second = await run(dep["id"], inputs)
                 assert first == second, (dep.get("api_name"), inputs)
