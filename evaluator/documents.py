@@ -23,6 +23,7 @@ from typing import Any
 
 from errors import DataFileError, SubmissionError
 from evaluator.files import levelled_rows, with_ids
+from evaluator.json_text import loads
 from evaluator.submissions import (
     MAX_ENTRIES_PER_QUESTION,
     json_lines,
@@ -61,7 +62,7 @@ def _document(text: str, rows: int, shape: Shape) -> Any:
     SubmissionError, in the words of a submission, if it is neither."""
     example = shape.example
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             return read_json(text, example, LINES)  # raises, with its message

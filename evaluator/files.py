@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from errors import DataFileError
+from evaluator.json_text import loads
 from evaluator.messages import agree, examples, json_type, nth, short
 from spec import Track
 from spec.base import IdFields
@@ -203,7 +204,7 @@ def _read_rows(track: Track, data: bytes, fmt: str) -> Rows:
         raise DataFileError(f"not UTF-8 text (undecodable byte at offset {exc.start})") from None
     if fmt == "json":
         try:
-            decoded = json.loads(text)
+            decoded = loads(text)
         except (ValueError, RecursionError) as exc:
             raise DataFileError(f"not valid UTF-8 JSON: {exc}") from None
         if track.fields.levels:
@@ -251,7 +252,7 @@ def _csv_rows(track: Track, text: str) -> list[dict[str, Any]]:
             if cell is None:
                 continue
             try:
-                record[name] = json.loads(cell)
+                record[name] = loads(cell)
             except (ValueError, RecursionError):
                 raise DataFileError(
                     f"CSV line {lineno}: the {name} cell is not JSON, such as an object "

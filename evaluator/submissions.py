@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from errors import SubmissionError
 from evaluator.files import with_ids
+from evaluator.json_text import loads
 from evaluator.messages import Problems, agree, either, examples, json_type, nth, ordinal, preview
 from spec.base import IdFields
 
@@ -68,7 +69,7 @@ def read_json(text: str, example: str, also: str = "") -> Any:
     """One JSON document; SubmissionError in the words of a submission's problems (``also``:
     the other form a file may take, ", or JSON Lines with one such object a line")."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise SubmissionError(
             [

@@ -1,0 +1,87 @@
+"""JSON text read into Python values: ``json.loads``' answer, at orjson's speed.
+
+``loads(text)`` returns exactly what ``json.loads(text)`` returns, or raises exactly what it
+raises (so every message built from its error is unchanged), but reads the text with orjson
+(installed with Gradio, pinned in requirements.txt) whenever orjson is sure to agree, which it
+is for every file people upload. Where the two differ, ``json`` decides; each difference is
+pinned by a test in tests/evaluator/test_json_text.py:
+
+- orjson refuses what ``json`` reads: ``NaN``, ``Infinity`` and numbers beyond a float's range
+  (``json``: nan, inf; an integer of 4,000 digits), lone surrogates such as ``"\\ud800"``;
+  such a document is read again by ``json``, which takes it or refuses it as it always did;
+- orjson reads an integer of more than 64 bits as a float (``json``: the integer): a text with
+  19 digits in a row (the shortest such integer, -9223372036854775809) is ``json``'s to read;
+- orjson reads documents nested up to 1,024 deep, ``json`` as deep as Python's recursion limit
+  leaves room for (under 1,000, fewer in a deep call): a document nested deeper than
+  ``SAFE_DEPTH`` is ``json``'s to read (it refuses it with a RecursionError, as before). To
+  know that without walking the value, orjson reads the text inside ``_WRAP`` lists of one
+  item each, so that it refuses any document deeper than ``SAFE_DEPTH`` by its own limit;
+- a text that is not one JSON value (an error anywhere) is ``json``'s to refuse, with its
+  message and position.
+
+Duplicate keys (the last one wins, in the first one's place), the characters JSON allows in
+strings, whitespace and floats (correctly rounded) agree.
+
+>>> loads('[{"example_id": 1, "predicted_answer": "B"}]')
+[{'example_id': 1, 'predicted_answer': 'B'}]
+>>> loads("[NaN, 18446744073709551616]")
+[nan, 18446744073709551616]
+>>> loads('[1] [2]')
+Traceback (most recent call last):
+...
+json.decoder.JSONDecodeError: Extra data: line 1 column 5 (char 4)
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from itertools import accumulate, repeat
+from typing import Any
+
+import orjson
+
+ORJSON_DEPTH = 1024  # the deepest document orjson reads (a test pins it)
+#: The deepest document orjson reads here: far under any depth ``json`` refuses, whatever the
+#: stack under the call.
+SAFE_DEPTH = 512
+_WRAP = ORJSON_DEPTH - SAFE_DEPTH
+_OPEN, _CLOSE = "[" * _WRAP, "]" * _WRAP
+#: The shortest integer orjson turns into a float has 19 digits (-9223372036854775809);
+#: ``_DIGITS`` maps digits to "0" and all else to " ", so such a run is ``_LONG_NUMBER``.
+_DIGITS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``: its value, or its exception (see the module's docstring)."""
+    if len(text) < SAFE_DEPTH:  # too short to be nested deeper: no wrap
+        value = _orjson(text.encode("utf-8", "surrogatepass"), wrapped=False)
+    else:
+        value = _orjson(f"{_OPEN}{text}{_CLOSE}".encode("utf-8", "surrogatepass"), wrapped=True)
+    return json.loads(text) if value is _NOT_READ else value
+
+
+_NOT_READ = object()
+
+
+def _orjson(raw: bytes, *, wrapped: bool) -> Any:
+    """The value orjson reads in ``raw`` (unwrapped), or ``_NOT_READ`` when ``json`` must read
+    it: orjson refuses it or could disagree (a long number), or the wrap is not as it was put
+    (the text closed a list of the wrap and opened another: it is not one value)."""
+    if _LONG_NUMBER in raw.translate(_DIGITS):
+        return _NOT_READ
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return _NOT_READ
+    if not wrapped:
+        return value
+    try:
+        levels = list(accumulate(repeat(0, _WRAP), operator.getitem, initial=value))
+    except (LookupError, TypeError):  # a level is not a list: the text split the wrap
+        return _NOT_READ
+    wrap = levels[:-1]
+    if set(map(type, wrap)) != {list} or set(map(len, wrap)) != {1}:
+        return _NOT_READ
+    return levels[-1]

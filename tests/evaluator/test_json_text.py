@@ -1,0 +1,277 @@
+"""evaluator.json_text.loads is json.loads, value for value and error for error, read by orjson.
+
+Each way orjson differs from ``json`` has a case here: the case shows that orjson alone differs
+(so an upgrade that changes it is noticed) and that ``loads`` answers as ``json`` does. Every
+text goes through both roads of ``loads``: as it is, and padded past ``SAFE_DEPTH`` characters
+(read inside the wrap).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import evaluator
+import spec
+from evaluator.json_text import ORJSON_DEPTH, SAFE_DEPTH, loads
+
+PAD = " " * SAFE_DEPTH  # whitespace: the same document, long enough to be read wrapped
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, with the same types all the way down (1 is not 1.0 nor True), NaN equal to NaN
+    and keys in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def outcome(read: Any, text: str | bytes) -> tuple[str, Any]:
+    """What ``read(text)`` gives: ("value", it) or ("error", its type and message)."""
+    try:
+        return "value", read(text)
+    except (ValueError, RecursionError) as exc:
+        return "error", (type(exc).__name__, str(exc))
+
+
+def agrees(text: str) -> bool:
+    mine, theirs = outcome(loads, text), outcome(json.loads, text)
+    if mine[0] != theirs[0]:
+        return False
+    return same(mine[1], theirs[1]) if mine[0] == "value" else mine[1] == theirs[1]
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+#: Where orjson alone answers otherwise than json: (text, what orjson does instead).
+DIFFERENCES = {
+    "nan": ("[NaN]", "refuses"),
+    "infinity": ("[Infinity, -Infinity]", "refuses"),
+    "beyond-a-float": ("[1e400, -1e999]", "refuses"),
+    "integer-beyond-64-bits": ("[18446744073709551616]", "a float"),
+    "integer-below-64-bits": ("[-9223372036854775809]", "a float"),
+    "integer-of-400-digits": ("[" + "9" * 400 + "]", "refuses"),
+    "integer-of-4000-digits": ("[" + "9" * 4000 + "]", "refuses"),  # json: the integer
+    "integer-past-python-s-limit": ("[" + "9" * 5000 + "]", "refuses"),  # json: ValueError
+    "lone-surrogate": ('["\\ud800"]', "refuses"),
+    "surrogates-reversed": ('["\\ude00\\ud83d"]', "refuses"),
+    "nested-1000-deep": (nested(1000), "reads"),  # json: RecursionError
+    "nested-1024-deep-in-an-entry": (
+        '[{"example_id": 1, "predicted_answer": ' + nested(1022) + "}]",
+        "reads",
+    ),
+    "nested-past-orjson-s-limit": (nested(ORJSON_DEPTH + 1), "refuses"),
+    "extra-data": ("[1] [2]", "refuses"),  # both refuse, in other words: json's are kept
+    "trailing-comma": ("[1,]", "refuses"),
+    "control-character": ('["a\x01b"]', "refuses"),
+    "bom-inside": ("\ufeff[1]", "refuses"),
+}
+
+
+@pytest.mark.parametrize("pad", ["", PAD], ids=["short", "wrapped"])
+@pytest.mark.parametrize("text, instead", DIFFERENCES.values(), ids=DIFFERENCES)
+def test_where_orjson_differs_json_decides(text: str, instead: str, pad: str) -> None:
+    assert not agrees_with_orjson(text), f"orjson now agrees with json on this ({instead})"
+    assert agrees(pad + text)
+
+
+def agrees_with_orjson(text: str) -> bool:
+    mine = outcome(orjson.loads, text.encode("utf-8", "surrogatepass"))
+    theirs = outcome(json.loads, text)
+    if mine[0] != theirs[0]:
+        return False
+    return same(mine[1], theirs[1]) if mine[0] == "value" else mine[1] == theirs[1]
+
+
+#: Where the two agree (so ``loads`` may take orjson's value as it is).
+AGREEMENTS = {
+    "duplicate-keys": '{"a": 1, "b": 2, "a": 3}',  # the last wins, in the first one's place
+    "whitespace": ' \t\r\n[1, {"a" : [ ] } ] \n',
+    "escapes": '["\\u00e9\\n\\t\\"\\\\\\/\\b\\f\\r", "\\ud83d\\ude00", "\\u0000"]',
+    "raw-unicode": '["é 漢字 😀 \u2028 \x7f"]',
+    "numbers": "[0, -0, -0.0, 1E5, 1e+5, 2.5e-3, 5e-324, 2.2250738585072014e-308, "
+    "1.7976931348623157e308, 0.30000000000000004, 123456789.12345678912345e-3, 1e-400]",
+    "literals": "[true, false, null]",
+}
+
+
+@pytest.mark.parametrize("pad", ["", PAD], ids=["short", "wrapped"])
+@pytest.mark.parametrize("text", AGREEMENTS.values(), ids=AGREEMENTS)
+def test_where_orjson_agrees_its_value_is_taken(
+    text: str, pad: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert agrees_with_orjson(text)
+    expected = json.loads(text)
+    monkeypatch.setattr(json, "loads", refuse_to_read)
+    assert same(loads(pad + text), expected)
+
+
+def test_19_digits_in_a_row_are_json_s_to_read_though_orjson_agrees_within_64_bits() -> None:
+    text = "[9223372036854775807, -9223372036854775808, 18446744073709551615]"
+    assert agrees_with_orjson(text)
+    assert agrees(text) and agrees(PAD + text)
+
+
+def refuse_to_read(text: str) -> Any:
+    raise AssertionError("json.loads was called: orjson should have read this")
+
+
+def test_orjson_reads_as_deep_as_the_wrap_counts_on() -> None:
+    orjson.loads(nested(ORJSON_DEPTH))
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(nested(ORJSON_DEPTH + 1))
+
+
+def test_a_document_up_to_the_safe_depth_is_orjson_s_and_deeper_json_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    deepest = nested(SAFE_DEPTH)
+    monkeypatch.setattr(json, "loads", refuse_to_read)
+    assert loads(deepest) == json.JSONDecoder().decode(deepest)
+    with pytest.raises(AssertionError, match=r"json\.loads was called"):
+        loads(nested(SAFE_DEPTH + 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1],[2", "1]],[[2", '1]],{"a": [[2', "1] ,[ 2", "]", "[", "", " ", "1]"],
+)
+def test_a_text_that_closes_the_wrap_is_not_read_as_one_value(text: str) -> None:
+    """Inside the wrap, "1],[2" would parse ([[1],[2]]); alone it is not one JSON value."""
+    assert outcome(json.loads, PAD + text)[0] == "error"
+    assert agrees(PAD + text)
+
+
+def test_the_files_people_upload_are_read_by_orjson_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shipped sample, key and public file in JSON: no second parse by json."""
+    files = [
+        path
+        for folder in spec.BENCHMARKS_DIR.iterdir()
+        if (folder / "demo").is_dir()
+        for path in sorted((folder / "demo").glob("*.json"))
+    ]
+    assert len(files) >= 4, files
+    expected = {path: json.loads(path.read_text("utf-8-sig")) for path in files}
+    monkeypatch.setattr(json, "loads", refuse_to_read)
+    for path in files:
+        assert same(loads(path.read_text("utf-8-sig")), expected[path]), path
+
+
+def test_a_submission_nested_1000_deep_is_still_refused_as_too_deep() -> None:
+    """orjson reads 1,000 levels; json (the Space's reader until now) does not, and says so."""
+    bench = spec.load_benchmark("egomemreason")
+    track = bench.track()
+    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    data = ('[{"example_id": 1, "predicted_answer": ' + nested(999) + "}]").encode()
+    with pytest.raises(evaluator.SubmissionError, match="nested too deeply"):
+        evaluator.score(key, data)
+
+
+def test_an_id_beyond_64_bits_is_named_as_the_integer_it_is() -> None:
+    bench = spec.load_benchmark("egomemreason")
+    track = bench.track()
+    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    data = b'[{"example_id": 18446744073709551616, "predicted_answer": "A"}]'
+    with pytest.raises(evaluator.SubmissionError) as caught:
+        evaluator.score(key, data)
+    assert "18446744073709551616" in str(caught.value), caught.value
+    assert "e+19" not in str(caught.value)
+
+
+# Documents as people and attackers write them: any JSON value, then texts cut and spliced.
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=8)
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+_TOKENS = st.sampled_from(
+    [
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        '"',
+        "\\",
+        "\\u",
+        "d800",
+        "0",
+        "-",
+        ".",
+        "e",
+        "9" * 19,
+        "NaN",
+        "Infinity",
+        "true",
+        " ",
+        "\n",
+        "\ufeff",
+        "é",
+        "\x01",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=_VALUES, ascii_only=st.booleans(), indent=st.sampled_from([None, 1]), pad=st.booleans()
+)
+def test_any_document_reads_as_json_reads_it(
+    value: Any, ascii_only: bool, indent: int | None, pad: bool
+) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    assert agrees(PAD + text if pad else text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=_VALUES,
+    cut=st.integers(min_value=0),
+    splice=st.lists(_TOKENS, max_size=4).map("".join),
+    pad=st.booleans(),
+)
+def test_any_broken_document_is_refused_as_json_refuses_it(
+    value: Any, cut: int, splice: str, pad: bool
+) -> None:
+    text = json.dumps(value)
+    at = cut % (len(text) + 1)
+    broken = text[:at] + splice + text[at:]
+    assert agrees(PAD + broken if pad else broken)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    digits=st.text("0123456789", min_size=1, max_size=25),
+    fraction=st.text("0123456789", max_size=25),
+    exponent=st.integers(min_value=-340, max_value=340),
+)
+def test_any_number_reads_as_json_reads_it(digits: str, fraction: str, exponent: int) -> None:
+    number = digits.lstrip("0") or "0"
+    for text in (number, f"-{number}.{fraction or '0'}", f"{number}.{fraction or '0'}e{exponent}"):
+        assert agrees(f"[{text}]"), text
