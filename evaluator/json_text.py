@@ -13,9 +13,10 @@ pinned by a test in tests/evaluator/test_json_text.py:
   19 digits in a row (the shortest such integer, -9223372036854775809) is ``json``'s to read;
 - orjson reads documents nested up to 1,024 deep, ``json`` as deep as Python's recursion limit
   leaves room for (under 1,000, fewer in a deep call): a document nested deeper than
-  ``SAFE_DEPTH`` is ``json``'s to read (it refuses it with a RecursionError, as before). To
-  know that without walking the value, orjson reads the text inside ``_WRAP`` lists of one
-  item each, so that it refuses any document deeper than ``SAFE_DEPTH`` by its own limit;
+  ``SAFE_DEPTH`` is ``json``'s to read (it refuses it with a RecursionError, as before). A
+  text with no more "[" and "{" than that is no deeper; any other is read by orjson inside
+  ``_WRAP`` lists of one item each, so that its own limit refuses a document deeper than
+  ``SAFE_DEPTH``;
 - a text that is not one JSON value (an error anywhere) is ``json``'s to refuse, with its
   message and position.
 
@@ -35,8 +36,6 @@ json.decoder.JSONDecodeError: Extra data: line 1 column 5 (char 4)
 from __future__ import annotations
 
 import json
-import operator
-from itertools import accumulate, repeat
 from typing import Any
 
 import orjson
@@ -47,16 +46,28 @@ ORJSON_DEPTH = 1024  # the deepest document orjson reads (a test pins it)
 SAFE_DEPTH = 512
 _WRAP = ORJSON_DEPTH - SAFE_DEPTH
 _OPEN, _CLOSE = "[" * _WRAP, "]" * _WRAP
-#: The shortest integer orjson turns into a float has 19 digits (-9223372036854775809);
-#: ``_DIGITS`` maps digits to "0" and all else to " ", so such a run is ``_LONG_NUMBER``.
-_DIGITS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+#: What ``loads`` keeps of a text to look at it, in one pass: each digit as "0", each "[" or
+#: "{" as "[", what can end a number ("," ":" "." "e" "E" "-" "+" "]" "}" ...) as " "; other
+#: letters, quotes, whitespace and non-ASCII bytes are dropped. A run of digits in the text is
+#: a run as long or longer in what is kept (a dropped character may join two runs, in a string).
+_KEEP = bytes(48 if chr(b).isdigit() else 91 if b in b"[{" else 32 for b in range(256))
+_DROP = bytes(
+    b
+    for b in range(256)
+    if b >= 128 or chr(b) in ' \t\r\n"_\\' or (chr(b).isalpha() and chr(b) not in "eE")
+)
+#: The shortest integer orjson turns into a float has 19 digits (-9223372036854775809).
 _LONG_NUMBER = b"0" * 19
 
 
 def loads(text: str) -> Any:
     """``json.loads(text)``: its value, or its exception (see the module's docstring)."""
-    if len(text) < SAFE_DEPTH:  # too short to be nested deeper: no wrap
-        value = _orjson(text.encode("utf-8", "surrogatepass"), wrapped=False)
+    raw = text.encode("utf-8", "surrogatepass")
+    shape = raw.translate(_KEEP, _DROP)
+    if _LONG_NUMBER in shape:
+        return json.loads(text)
+    if shape.count(b"[") <= SAFE_DEPTH:  # no deeper than its "[" and "{" (some in strings)
+        value = _orjson(raw, wrapped=False)
     else:
         value = _orjson(f"{_OPEN}{text}{_CLOSE}".encode("utf-8", "surrogatepass"), wrapped=True)
     return json.loads(text) if value is _NOT_READ else value
@@ -67,21 +78,15 @@ _NOT_READ = object()
 
 def _orjson(raw: bytes, *, wrapped: bool) -> Any:
     """The value orjson reads in ``raw`` (unwrapped), or ``_NOT_READ`` when ``json`` must read
-    it: orjson refuses it or could disagree (a long number), or the wrap is not as it was put
-    (the text closed a list of the wrap and opened another: it is not one value)."""
-    if _LONG_NUMBER in raw.translate(_DIGITS):
-        return _NOT_READ
+    it: orjson refuses it, or the wrap is not as it was put (the text closed a list of the wrap
+    and opened another: it is not one value)."""
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return _NOT_READ
-    if not wrapped:
-        return value
-    try:
-        levels = list(accumulate(repeat(0, _WRAP), operator.getitem, initial=value))
-    except (LookupError, TypeError):  # a level is not a list: the text split the wrap
-        return _NOT_READ
-    wrap = levels[:-1]
-    if set(map(type, wrap)) != {list} or set(map(len, wrap)) != {1}:
-        return _NOT_READ
-    return levels[-1]
+    if wrapped:
+        for _ in range(_WRAP):
+            if type(value) is not list or len(value) != 1:
+                return _NOT_READ
+            value = value[0]
+    return value

@@ -177,27 +177,31 @@ def _fast_columns(questions: QuestionSet, entries: list[Any]) -> Columns | None:
     if reads_written(track) and types <= _PREDICTIONS:
         named = [_letter(questions, i, p or "") for i, p in zip(ids, predictions, strict=True)]
         answers = [_NOT_AN_ANSWER if a is None else a for a in named]
-    elif types == {str}:
-        answers = list(map(str.upper, map(str.strip, predictions)))
-    elif types <= _PREDICTIONS:
-        answers = [p.strip().upper() if p else "" for p in predictions]
-    elif fmt in ("index", "index1") and types <= _INDICES:
-        letters, base = track.options.letters, first_index(track)
-        answers = [
-            ""
-            if p is None
-            else letters[p - base]
-            if 0 <= p - base < len(letters)
-            else _NOT_AN_ANSWER
-            for p in predictions
-        ]
+        given = set(answers)
     else:
-        return None
-    order, allowed = questions.allowed
-    if tuple(ids) != order:  # the file's own order: each id's answers looked up
-        allowed = tuple(map(dict(zip(order, allowed, strict=True)).__getitem__, ids))
-    if not all(map(operator.contains, allowed, answers)):
-        return None
+        # A file holds a handful of distinct predictions ("A", "B", null): each is read once.
+        if types <= _PREDICTIONS:
+            read_as = {p: p.strip().upper() if p else "" for p in set(predictions)}
+        elif fmt in ("index", "index1") and types <= _INDICES:
+            letters, base = track.options.letters, first_index(track)
+            read_as = {
+                p: ""
+                if p is None
+                else letters[p - base]
+                if 0 <= p - base < len(letters)
+                else _NOT_AN_ANSWER
+                for p in set(predictions)
+            }
+        else:
+            return None
+        answers = list(map(read_as.__getitem__, predictions))
+        given = set(read_as.values())
+    if not given <= questions.everywhere:  # some answer only some questions take: each checked
+        order, allowed = questions.allowed
+        if ids != list(order):  # the file's own order: each id's answers looked up
+            allowed = tuple(map(dict(zip(order, allowed, strict=True)).__getitem__, ids))
+        if not all(map(operator.contains, allowed, answers)):
+            return None
     return ids, answers
 
 

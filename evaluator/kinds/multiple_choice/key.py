@@ -14,6 +14,8 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from errors import AnswerKeyError, DataFileError, PublicFileError
 from evaluator.accuracy import size_problems as tree_size_problems
 from evaluator.files import read_rows
@@ -75,6 +77,12 @@ class QuestionSet:
         abstain."""
         return tuple(self.letters), tuple(letters | {""} for letters in self.letters.values())
 
+    @cached_property
+    def everywhere(self) -> frozenset[str]:
+        """The answers every question may be given: the letters they all have, and ""."""
+        shared = frozenset.intersection(*self.letters.values()) if self.letters else frozenset()
+        return shared | {""}
+
 
 @dataclass(frozen=True)
 class AnswerKey:
@@ -106,15 +114,26 @@ class AnswerKey:
         order = sorted(range(len(items)), key=lambda n: id_order(self.ids[n]))
         groups = tuple(zip(*(item.groups for item in items), strict=True))
         tallies = [Counter(of) for of in groups]
+        codes = letter_codes(self.track)
+        corrects = tuple(item.correct for item in items)
         return KeyColumns(
-            corrects=tuple(item.correct for item in items),
+            corrects=corrects,
             groups=groups,
             sizes=tuple(
                 tuple(tally[i] for i in range(len(grouping.groups)))
                 for tally, grouping in zip(tallies, self.track.groupings, strict=True)
             ),
             by_id=tuple(order),
-            ids_json=tuple(f"[{json.dumps(self.ids[n], ensure_ascii=True)}," for n in order),
+            ids_json=tuple(
+                f"{',' if n else ''}[{json.dumps(self.ids[i], ensure_ascii=True)},"
+                for n, i in enumerate(order)
+            ),
+            codes=codes,
+            correct_codes=np.array(
+                [OUT_OF_OPTION if c is None else codes[c] for c in corrects], np.uint8
+            ),
+            group_codes=tuple(np.array(of, np.intp) for of in groups),
+            by_id_codes=np.array(order, np.intp),
         )
 
     @cached_property
@@ -150,7 +169,24 @@ class KeyColumns:
     groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
     sizes: tuple[tuple[int, ...], ...]  # per grouping, each group's number of questions
     by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
-    ids_json: tuple[str, ...]  # in that order, '[' + the id as JSON (ASCII) + ','
+    #: In that order, '[' + the id as JSON (ASCII) + ',', each but the first after a ','.
+    ids_json: tuple[str, ...]
+    codes: Mapping[str, int]  # a letter's code (``letter_codes``)
+    # The same columns as numpy arrays (not compared: a key is its questions).
+    correct_codes: np.ndarray = field(compare=False)  # each right letter's code, or OUT_OF_OPTION
+    group_codes: tuple[np.ndarray, ...] = field(compare=False)  # ``groups``
+    by_id_codes: np.ndarray = field(compare=False)  # ``by_id``
+
+
+#: An answer's code: 0 an abstention, then each option letter of the track in order.
+ABSTAINED = 0
+OUT_OF_OPTION = 255  # an out-of-option row's right letter: equal to no answer's code
+
+
+def letter_codes(track: MultipleChoiceTrack) -> dict[str, int]:
+    """Each answer as a small integer for counting over all rows at once: "" (an abstention)
+    0, each option letter its place from 1."""
+    return {"": ABSTAINED} | {letter: n for n, letter in enumerate(track.options.letters, 1)}
 
 
 def id_order(ident: int | str) -> tuple[int, int, str]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
-from collections import Counter
-from collections.abc import Iterable, Sequence
-from itertools import compress, islice
+from collections.abc import Iterable
+from itertools import chain, islice
+
+import numpy as np
 
 from errors import SubmissionError
 from evaluator.accuracy import aggregate, intervals_from_counts, metrics_from_counts, withheld
@@ -17,7 +17,7 @@ from evaluator.accuracy import summary as accuracy_summary
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
-from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
+from evaluator.kinds.multiple_choice.key import ABSTAINED, AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_interval
 from evaluator.submissions import in_order
@@ -34,24 +34,28 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     ids, read = columns(key.asked, data)
     (answers,) = in_order(ids, key.ids, read)  # in key order, as the key's columns are
     table = key.columns
-    hits = list(map(operator.eq, answers, table.corrects))  # "" and None never equal
+    # Each answer as its code (0 an abstention), so every count is numpy's over all rows.
+    codes = np.frombuffer(bytes(map(table.codes.__getitem__, answers)), np.uint8)
+    hits = codes == table.correct_codes  # an abstention and an out-of-option row never equal
     # The rows whose outcome the key decides: the answered ones (an abstention is wrong whatever
     # the key says). An out-of-option row answered counts: the public file does not say which
     # rows are flagged, so only the key decides that it is wrong.
-    told = [bool(a) for a in answers]
+    told = codes != ABSTAINED
     tallies, told_rows = [], {}
-    for grouping, of, sizes in zip(track.groupings, table.groups, table.sizes, strict=True):
-        right, open_ = Counter(compress(of, hits)), Counter(compress(of, told))
+    for grouping, of, sizes in zip(track.groupings, table.group_codes, table.sizes, strict=True):
+        right = np.bincount(of[hits], minlength=len(grouping.groups)).tolist()
+        open_ = np.bincount(of[told], minlength=len(grouping.groups)).tolist()
         tallies.append([(right[i], sizes[i]) for i in range(len(grouping.groups))])
         told_rows.update({g.key: open_[i] for i, g in enumerate(grouping.groups)})
-    answerable = Count(correct=sum(hits), total=len(key) - table.corrects.count(None))
-    abstained = answers.count("")
+    correct, answered = int(np.count_nonzero(hits)), int(np.count_nonzero(told))
+    answerable = Count(correct=correct, total=len(key) - table.corrects.count(None))
+    abstained = len(key) - answered
     per_group = {
         group.key: Count(correct=tally[0], total=tally[1])
         for grouping, level in zip(track.groupings, tallies, strict=True)
         for group, tally in zip(grouping.groups, level, strict=True)
     }
-    counts = aggregate(track, per_group, answerable, Count(correct=sum(hits), total=len(key)))
+    counts = aggregate(track, per_group, answerable, Count(correct=correct, total=len(key)))
     intervals = intervals_from_counts(track, counts)
     rate = chance(key)
     return ScoreResult(
@@ -66,8 +70,8 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         scorer_version=track.scorer_version,
         chance=rate,
         below_chance=intervals[track.overall.key][1] < rate,
-        answers_sha256=_key_digest(key, answers),
-        withheld=withheld(track, told_rows, sum(told)),
+        answers_sha256=_key_digest(key, codes),
+        withheld=withheld(track, told_rows, answered),
     )
 
 
@@ -137,23 +141,22 @@ def _digest(listed: Iterable[tuple[int | str, str | None]]) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def _key_digest(key: AnswerKey, answers: Sequence[str]) -> str:
-    """``_digest`` of answers in key order ("" an abstention), its text joined from the key's
-    ids as JSON (``KeyColumns.ids_json``): the same bytes, written without encoding each id."""
+def _key_digest(key: AnswerKey, codes: np.ndarray) -> str:
+    """``_digest`` of answers in key order (``letter_codes``), its text joined from the key's
+    ids as JSON (``KeyColumns.ids_json``) and each answer's JSON: the same bytes, written
+    without encoding each id or answer."""
     table = key.columns
-    closing = {letter: f"{json.dumps(letter)}]" for letter in set(answers)} | {"": "null]"}
-    items = map(
-        operator.add,
-        table.ids_json,
-        map(closing.__getitem__, map(answers.__getitem__, table.by_id)),
-    )
+    closing = ["null]"] * (len(table.codes) + 1)
+    for letter, code in table.codes.items():
+        if letter:
+            closing[code] = f"{json.dumps(letter)}]"
+    by_id = codes[table.by_id_codes].tobytes()
+    pieces = chain.from_iterable(zip(table.ids_json, map(closing.__getitem__, by_id), strict=True))
     # Hashed a slice at a time: the same bytes as one joined text, without a copy of the
     # whole of it (a 100,000-question key's is ~3 MB) falling out of the processor's cache.
     digest = hashlib.sha256(f"[{json.dumps(ANSWERS_FORMAT)},[".encode("ascii"))
-    for start in range(0, len(table.by_id), _DIGEST_SLICE):
-        if start:
-            digest.update(b",")
-        digest.update(",".join(islice(items, _DIGEST_SLICE)).encode("ascii"))
+    for _ in range(0, len(table.by_id), _DIGEST_SLICE):
+        digest.update("".join(islice(pieces, 2 * _DIGEST_SLICE)).encode("ascii"))
     digest.update(b"]]")
     return digest.hexdigest()
 
