@@ -4,6 +4,7 @@ Example::
 
     python -m perf                  # everything (~17 min on 2 cores), writes BENCHMARKS.md
     python -m perf --only P1 P3     # some parts, printed only
+    python -m perf --only P1 P2 --quick   # P2 without its large load and sessions' memory
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PART",
         help="run only these parts (P1 P2 P3 P4 P5 P6); BENCHMARKS.md is not written",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="P2 without its large load and the sessions' memory (with --only)",
+    )
     args = parser.parse_args(argv)
     facts = machine()
     started = time.perf_counter()
@@ -49,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only:
             continue
         print(f"running {name} ...", flush=True)
-        rows += run()
+        rows += p2_http.run(large=False) if name == "P2" and args.quick else run()
     seconds = time.perf_counter() - started
     print()
     print("\n".join(f"{k}: {v}" for k, v in facts.items()))

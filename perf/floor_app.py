@@ -1,8 +1,11 @@
-"""The framework floor for P2: a minimal Gradio app with one File input and one JSON output.
+"""The honest floor for P2: a minimal Gradio app with one File input and one JSON output.
 
-``/floor`` is a ``gr.api`` as ``/score`` is: the file arrives as FileData, unprocessed, and
-the handler returns a small constant dict, so the call costs what Gradio itself costs for an
-endpoint of that kind and nothing of the Space (its page, its session state, its handler).
+``/floor`` is a ``gr.api`` as ``/score`` is: the file arrives as FileData, unprocessed; the
+handler reads the file and parses it with ``json.loads`` (in a worker thread past the size
+/score scores in one, ``web.score_handlers.THREAD_SCORE_BYTES``) and returns a small constant
+dict. So the call costs what Gradio costs for an endpoint of that kind plus reading the file,
+the least any scorer must do, and nothing of the Space (its page, its session state, its
+checks, its scoring). Until issue 33 the floor did not read its file.
 ``/floor_event`` is the same function as a Blocks event (``gr.File`` -> ``gr.JSON``, as
 ``gr.Interface`` would wire it), shown by the bench for reference: Gradio preprocesses the
 file and postprocesses the JSON there, work a ``gr.api`` skips, so it is not the floor of
@@ -16,21 +19,32 @@ Example::
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from anyio import to_thread
 from gradio.data_classes import FileData
 
 import app
 import ledger
+from web.score_handlers import THREAD_SCORE_BYTES
 
 CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
 RESULT: dict[str, Any] = {"accuracy": 0.5, "counts": {"correct": 1, "total": 2}}
 
 
 async def floor(submission: FileData, request: gr.Request) -> dict[str, Any]:
-    """Take a file and return a small constant JSON object."""
+    """Read the file, parse it, and return a small constant JSON object."""
+    # Gradio hands a gr.api its FileData as JSON (a dict), as /score's handler reads it.
+    given: Any = submission
+    data = Path(given["path"]).read_bytes()
+    if len(data) > THREAD_SCORE_BYTES:
+        await to_thread.run_sync(json.loads, data)
+    else:
+        json.loads(data)
     return RESULT
 
 

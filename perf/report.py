@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import platform
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,40 @@ def _best(fn: Callable[[], object], repeats: int, min_repeat_s: float) -> float:
             fn()
         best = min(best, (time.perf_counter() - start) / number)
     return best
+
+
+def median_times(
+    *fns: Callable[[], object], rounds: int = 30, min_batch_s: float = 0.01
+) -> list[float]:
+    """Seconds per call of each of ``fns``: the median of ``rounds`` timed batches (each at
+    least ``min_batch_s``), the functions taking turns in every round so that a busy neighbour
+    or a drift of the machine hits them alike; the garbage collector off while timing."""
+    numbers = []
+    for fn in fns:
+        fn()
+        number = 1
+        while True:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            if time.perf_counter() - start >= min_batch_s or number >= 1 << 20:
+                break
+            number *= 2
+        numbers.append(number)
+    times: list[list[float]] = [[] for _ in fns]
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for fn, number, out in zip(fns, numbers, times, strict=True):
+                start = time.perf_counter()
+                for _ in range(number):
+                    fn()
+                out.append((time.perf_counter() - start) / number)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return [statistics.median(out) for out in times]
 
 
 def ms(seconds: float) -> str:

@@ -251,8 +251,9 @@ def score(key: DecisionKey, data: bytes) -> ScoreResult:
     for metric, (low, high) in bootstrap_intervals(t.tp, t.fn, t.fp, t.tn).items():
         scale = _scale(track, metric)
         wilson[metric] = (scale * low, scale * high)
-    assisted = sum(a is True for a in assists)
-    timed_asked = sum(a is True and at is not None for a, at in zip(assists, times, strict=True))
+    assisting = list(map(operator.is_, assists, repeat(True)))
+    assisted = sum(assisting)
+    timed_asked = sum(map(operator.and_, assisting, map(operator.is_not, times, repeat(None))))
     return ScoreResult(
         metrics={k: values[k] for k in track.metric_keys if k in values},
         counts=counts,

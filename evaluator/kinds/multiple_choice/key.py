@@ -124,10 +124,7 @@ class AnswerKey:
                 for tally, grouping in zip(tallies, self.track.groupings, strict=True)
             ),
             by_id=tuple(order),
-            ids_json=tuple(
-                f"{',' if n else ''}[{json.dumps(self.ids[i], ensure_ascii=True)},"
-                for n, i in enumerate(order)
-            ),
+            answers_text=_answers_text([self.ids[i] for i in order]),
             codes=codes,
             correct_codes=np.array(
                 [OUT_OF_OPTION if c is None else codes[c] for c in corrects], np.uint8
@@ -169,8 +166,9 @@ class KeyColumns:
     groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
     sizes: tuple[tuple[int, ...], ...]  # per grouping, each group's number of questions
     by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
-    #: In that order, '[' + the id as JSON (ASCII) + ',', each but the first after a ','.
-    ids_json: tuple[str, ...]
+    #: The text ``answers_sha256`` hashes, in that order, a slice of ANSWERS_SLICE questions
+    #: at a time: each question's ``[<id as JSON>,%b]``, its answer's JSON to fill in.
+    answers_text: tuple[bytes, ...]
     codes: Mapping[str, int]  # a letter's code (``letter_codes``)
     # The same columns as numpy arrays (not compared: a key is its questions).
     correct_codes: np.ndarray = field(compare=False)  # each right letter's code, or OUT_OF_OPTION
@@ -181,6 +179,21 @@ class KeyColumns:
 #: An answer's code: 0 an abstention, then each option letter of the track in order.
 ABSTAINED = 0
 OUT_OF_OPTION = 255  # an out-of-option row's right letter: equal to no answer's code
+
+
+ANSWERS_SLICE = 4096  # questions of ``KeyColumns.answers_text`` in one template
+
+
+def _answers_text(ids: Sequence[int | str]) -> tuple[bytes, ...]:
+    """``KeyColumns.answers_text`` of ids sorted as answers_sha256 lists them."""
+    pieces = [
+        f"[{json.dumps(ident, ensure_ascii=True)},".encode("ascii").replace(b"%", b"%%") + b"%b]"
+        for ident in ids
+    ]
+    return tuple(
+        b",".join(pieces[start : start + ANSWERS_SLICE])
+        for start in range(0, len(pieces), ANSWERS_SLICE)
+    )
 
 
 def letter_codes(track: MultipleChoiceTrack) -> dict[str, int]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from itertools import chain, islice
+from itertools import islice
 
 import numpy as np
 
@@ -17,13 +17,12 @@ from evaluator.accuracy import summary as accuracy_summary
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
 from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
-from evaluator.kinds.multiple_choice.key import ABSTAINED, AnswerKey, id_order
+from evaluator.kinds.multiple_choice.key import ABSTAINED, ANSWERS_SLICE, AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_interval
 from evaluator.submissions import in_order
 from spec import MultipleChoiceTrack
 
-_DIGEST_SLICE = 4096  # answers joined per update of answers_sha256
 ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
 
 
@@ -142,21 +141,22 @@ def _digest(listed: Iterable[tuple[int | str, str | None]]) -> str:
 
 
 def _key_digest(key: AnswerKey, codes: np.ndarray) -> str:
-    """``_digest`` of answers in key order (``letter_codes``), its text joined from the key's
-    ids as JSON (``KeyColumns.ids_json``) and each answer's JSON: the same bytes, written
+    """``_digest`` of answers in key order (``letter_codes``): the key's text of them
+    (``KeyColumns.answers_text``) filled in with each answer's JSON, the same bytes written
     without encoding each id or answer."""
     table = key.columns
-    closing = ["null]"] * (len(table.codes) + 1)
+    written = [b"null"] * (len(table.codes) + 1)
     for letter, code in table.codes.items():
         if letter:
-            closing[code] = f"{json.dumps(letter)}]"
-    by_id = codes[table.by_id_codes].tobytes()
-    pieces = chain.from_iterable(zip(table.ids_json, map(closing.__getitem__, by_id), strict=True))
+            written[code] = json.dumps(letter).encode("ascii")
+    answers = map(written.__getitem__, codes[table.by_id_codes].tobytes())
     # Hashed a slice at a time: the same bytes as one joined text, without a copy of the
     # whole of it (a 100,000-question key's is ~3 MB) falling out of the processor's cache.
     digest = hashlib.sha256(f"[{json.dumps(ANSWERS_FORMAT)},[".encode("ascii"))
-    for _ in range(0, len(table.by_id), _DIGEST_SLICE):
-        digest.update("".join(islice(pieces, 2 * _DIGEST_SLICE)).encode("ascii"))
+    for n, template in enumerate(table.answers_text):
+        if n:
+            digest.update(b",")
+        digest.update(template % tuple(islice(answers, ANSWERS_SLICE)))
     digest.update(b"]]")
     return digest.hexdigest()
 
