@@ -49,7 +49,9 @@ async def floor(submission: FileData, request: gr.Request) -> dict[str, Any]:
 
 
 async def floor_event(path: str | None) -> dict[str, Any]:
-    """The same, as a gr.File -> gr.JSON event."""
+    """The same, as a gr.File -> gr.JSON event (the file as Gradio's preprocessed path)."""
+    if path:
+        json.loads(Path(path).read_bytes())
     return RESULT
 
 
