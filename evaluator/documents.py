@@ -56,6 +56,20 @@ def keyed_id(fields: IdFields, name: str) -> int | str:
     return name
 
 
+def shaped_id(fields: IdFields, name: str) -> int | str | None:
+    """The id a key of an object keyed by id names (``keyed_id``), or None when ``name`` is not
+    shaped as the track's ids: an integer id is decimal digits, an id of several fields holds
+    their join."""
+    ident = keyed_id(fields, name)
+    if (
+        (fields.id_type == "integer" and not isinstance(ident, int))
+        or not name.strip()
+        or len(name.split(fields.id_join)) < max(1, len(fields.id_parts))
+    ):
+        return None
+    return ident
+
+
 def _document(text: str, rows: int, shape: Shape) -> Any:
     """What a submission's text holds: one JSON document, or the entries of JSON Lines (one
     object a line; refused past as many lines as a submission of ``rows`` rows may hold).

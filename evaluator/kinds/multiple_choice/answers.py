@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from errors import SubmissionError
-from evaluator.documents import Shape
+from evaluator.documents import Shape, shaped_id
 from evaluator.documents import entries_of as document_entries
 from evaluator.documents import keyed_id as document_keyed_id
 from evaluator.kinds.multiple_choice.key import QuestionSet
@@ -272,12 +272,8 @@ def keyed_entry(track: MultipleChoiceTrack, name: str, value: Any) -> dict[str, 
     object nor a prediction as the track writes one (a letter, an index of its answer format,
     any text with text answers, or null)."""
     f, letters = track.fields, track.options.letters
-    ident = keyed_id(track, name)
-    if (
-        (f.id_type == "integer" and not isinstance(ident, int))
-        or not name.strip()
-        or len(name.split(f.id_join)) < max(1, len(f.id_parts))
-    ):
+    ident = shaped_id(f, name)
+    if ident is None:
         return None
     if isinstance(value, dict):
         return {**value, f.id: ident}

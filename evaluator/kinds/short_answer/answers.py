@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from errors import SubmissionError
-from evaluator.documents import Shape, keyed_id
+from evaluator.documents import Shape, shaped_id
 from evaluator.documents import entries_of as document_entries
 from evaluator.kinds.short_answer.key import ShortAnswerQuestions
 from evaluator.messages import Problems, json_type, nth, ordinal, preview
@@ -77,12 +77,8 @@ def keyed_entry(track: ShortAnswerTrack, name: str, value: Any) -> dict[str, Any
     None when ``name`` is not shaped as the track's ids or ``value`` is neither an object nor a
     response (a text, a number, or null)."""
     f = track.fields
-    ident = keyed_id(f, name)
-    if (
-        (f.id_type == "integer" and not isinstance(ident, int))
-        or not name.strip()
-        or len(name.split(f.id_join)) < max(1, len(f.id_parts))
-    ):
+    ident = shaped_id(f, name)
+    if ident is None:
         return None
     if isinstance(value, dict):
         return {**value, f.id: ident}
