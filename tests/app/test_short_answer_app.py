@@ -15,33 +15,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scripts import new_benchmark, publish_submission
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
-from tests.support.short_answers import reference_numbers, reference_tallies, write_short_release
+from tests.support.short_answers import reference_numbers, reference_tallies, served_board
 
 
 @pytest.mark.server
 def test_the_app_scores_the_reference_numbers_and_serves_the_row_and_the_rules(
     tmp_path: Path,
 ) -> None:
-    release = write_short_release(tmp_path / "release")
-    out = tmp_path / "bench"
-    args = ["--id", "shortbench", "--key", str(release.key), "--out", str(out), *release.flags]
-    assert new_benchmark.main(args) == 0
-    board = tmp_path / "board"
-    board.mkdir()
-    assert publish_submission.main(
-        ["--benchmark", str(out), "--leaderboard-dir", str(board), "--submission",
-         str(release.outputs), "--private", str(release.key), "--team-name", "Authors",
-         "--method-name", "Their model", "--model-size", "7B", "--uses-external", "no",
-         "--uses-frames", "default"]
-    ) == 0  # fmt: skip
-    env = {
-        "LEADERBOARD_BENCHMARK": str(out),
-        "LEADERBOARD_ANSWER_KEY": str(release.key),
-        "LEADERBOARD_RECORDS_DIR": str(board),
-    }
+    release, env = served_board(tmp_path)
     with AppServer(env=env) as server, GradioHTTP(server.url) as http:
         config = httpx.get(server.url + "/config", timeout=30).text
         rows = http.call("leaderboard", [])

@@ -13,37 +13,20 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from scripts import new_benchmark, publish_submission
 from tests.app.test_browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP, SCREENSHOTS, TIMEOUT_MS
 from tests.support.app_server import AppServer
 from tests.support.short_answers import (
     DISCIPLINES,
     ShortRelease,
     reference_numbers,
-    write_short_release,
+    served_board,
 )
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppServer, ShortRelease]]:
     root = tmp_path_factory.mktemp("shortbench")
-    release = write_short_release(root / "release")
-    out = root / "shortbench"
-    args = ["--id", "shortbench", "--key", str(release.key), "--out", str(out), *release.flags]
-    assert new_benchmark.main(args) == 0
-    board = root / "board"
-    board.mkdir()
-    assert publish_submission.main(
-        ["--benchmark", str(out), "--leaderboard-dir", str(board), "--submission",
-         str(release.outputs), "--private", str(release.key), "--team-name", "Authors",
-         "--method-name", "Their model", "--model-size", "7B", "--uses-external", "no",
-         "--uses-frames", "default"]
-    ) == 0  # fmt: skip
-    env = {
-        "LEADERBOARD_BENCHMARK": str(out),
-        "LEADERBOARD_ANSWER_KEY": str(release.key),
-        "LEADERBOARD_RECORDS_DIR": str(board),
-    }
+    release, env = served_board(root)
     with AppServer(env=env) as server:
         yield server, release
 
