@@ -48,8 +48,14 @@ from maintainer.release_inference import (
 )
 from maintainer.release_layout import LETTERS, Release, encode, option_texts, read_release
 from maintainer.short_answer_release import ShortInferred
-from maintainer.spec_toml import grouping_toml, metric_key, one, spec_head, toml_value
-from spec.base import MIN_ROWS
+from maintainer.spec_toml import (
+    grouping_toml,
+    metric_key,
+    one,
+    spec_head,
+    toml_value,
+    track_head,
+)
 
 SEED = 19  # the demo's answers and the sample's predictions: the same folder every run
 SYNTHETIC = "[SYNTHETIC DEMO] "
@@ -122,24 +128,12 @@ def spec_text(
     keys = {g: metric_key(g, taken) for g in found.groups}
     keys.update({label: metric_key(label, taken) for label, _, _ in found.aggregates})
     notes = "\n".join(f"# - {part}: {why}" for part, why in found.notes.items())
-    public_format = Path(public_name).suffix.lstrip(".").lower()
-    public_format = public_format if public_format in ("csv", "jsonl") else "json"
     smallest = min(found.groups.values(), default=found.size)
     overall = "" if found.groups else f"overall = {{ size = {found.size} }}\n"
     size, low, high = found.size, found.min_options, found.max_options
     description = f"{found.size} multiple-choice questions."
     return f"""{spec_head(bench_id, key.name, size, notes, description)}
-[[tracks]]
-id = "main"
-title = "Main"
-kind = "multiple_choice"
-scorer_version = {toml_value(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
-# A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
-# default; here no more than the smallest group, so a group answered in full is shown).
-min_rows = {min(MIN_ROWS, smallest)}
-decimals = {decimals}  # a percent's decimals wherever one is shown; records keep full values
-key = {{ name = {toml_value(key.name)}, format = {toml_value(key.format)} }}
-public = {{ name = {toml_value(public_name)}, format = {toml_value(public_format)} }}
+{track_head(bench_id, "multiple_choice", smallest, decimals, (key.name, key.format), public_name)}
 # Letters A-Z, upper case, from A without gaps; the fewest and most options a question has.
 options = {{ letters = {toml_value(found.letters)}, min = {low}, max = {high} }}
 {overall}

@@ -36,8 +36,14 @@ from maintainer.release_inference import (
     _is_int,
 )
 from maintainer.release_layout import LETTERS, Release, encode
-from maintainer.spec_toml import grouping_toml, metric_key, one, spec_head, toml_value
-from spec.base import MIN_ROWS
+from maintainer.spec_toml import (
+    grouping_toml,
+    metric_key,
+    one,
+    spec_head,
+    toml_value,
+    track_head,
+)
 
 #: Names a release gives its answer field, tried before the multiple-choice ones.
 OPEN_ANSWER_NAMES = ("ground_truth", "gt", "answers", "gold_answer", *ANSWER_NAMES)
@@ -236,8 +242,6 @@ def spec_text(
     keys = {g: metric_key(g, taken) for g in found.groups}
     keys.update({label: metric_key(label, taken) for label, _, _ in found.aggregates})
     notes = "\n".join(f"# - {part}: {why}" for part, why in found.notes.items())
-    public_format = Path(public_name).suffix.lstrip(".").lower()
-    public_format = public_format if public_format in ("csv", "jsonl") else "json"
     smallest = min(found.groups.values(), default=found.size)
     overall = "" if found.groups else f"overall = {{ size = {found.size} }}\n"
     fields = [f"id = {toml_value(one(found.id_fields))}", f"id_type = {toml_value(found.id_type)}"]
@@ -263,15 +267,7 @@ open = {toml_value(found.open)}
     )
     description = f"{found.size} questions, multiple-choice and open."
     return f"""{spec_head(bench_id, key.name, found.size, notes, description)}
-[[tracks]]
-id = "main"
-title = "Main"
-kind = "short_answer"
-scorer_version = {toml_value(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
-min_rows = {min(MIN_ROWS, smallest)}
-decimals = {decimals}  # a percent's decimals wherever one is shown; records keep full values
-key = {{ name = {toml_value(key.name)}, format = {toml_value(key.format)} }}
-public = {{ name = {toml_value(public_name)}, format = {toml_value(public_format)} }}
+{track_head(bench_id, "short_answer", smallest, decimals, (key.name, key.format), public_name)}
 # The letters of a multiple-choice question (from A to the last letter any answer uses: widen
 # them if its options run further).
 options = {{ letters = {toml_value(found.letters)} }}

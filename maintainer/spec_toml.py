@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Protocol
+
+from spec.base import MIN_ROWS
 
 
 class Grouped(Protocol):
@@ -144,3 +147,24 @@ choices = {{ "default" = "Default", "other" = "Other" }}
 # group, note and one column per metric key); track, table, team, date, url, namespace (a uuid),
 # and questions = N when the paper measured on another question set than this key's.
 """
+
+
+def track_head(
+    bench_id: str, kind: str, smallest: int, decimals: int, key: tuple[str, str], public_name: str
+) -> str:
+    """The first lines of a scaffolded track of ``kind`` (its only track, "main"): its scorer
+    version, ``min_rows`` no larger than its ``smallest`` group, its decimals, and its key
+    (``key``: name and format) and public file (its format read from ``public_name``)."""
+    public_format = Path(public_name).suffix.lstrip(".").lower()
+    public_format = public_format if public_format in ("csv", "jsonl") else "json"
+    return f"""[[tracks]]
+id = "main"
+title = "Main"
+kind = {toml_value(kind)}
+scorer_version = {toml_value(f"{bench_id}-scorer 1.0")}  # bump it when scoring changes
+# A visitor is shown no metric that turns on fewer rows of the key than this ({MIN_ROWS} by
+# default; here no more than the smallest group, so a group answered in full is shown).
+min_rows = {min(MIN_ROWS, smallest)}
+decimals = {decimals}  # a percent's decimals wherever one is shown; records keep full values
+key = {{ name = {toml_value(key[0])}, format = {toml_value(key[1])} }}
+public = {{ name = {toml_value(public_name)}, format = {toml_value(public_format)} }}"""
