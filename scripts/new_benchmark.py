@@ -45,6 +45,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -204,11 +205,13 @@ def main(argv: list[str] | None = None) -> int:
         print("keep the key out of git: add these lines to your repository's .gitignore:")
         for line in written.ignore:
             print(f"  {line}")
+    # Quoted as a shell reads them: a path with a space is one word.
+    folder, key, public = (shlex.quote(str(p)) for p in (written.folder, args.key, written.public))
     print(
         "next: check benchmark.toml, then\n"
-        f"  python scripts/validate_benchmark.py --benchmark {written.folder} "
-        f"--private {args.key} --public {written.public}\n"
-        f"  LEADERBOARD_BENCHMARK={written.folder} make run"
+        f"  python scripts/validate_benchmark.py --benchmark {folder} "
+        f"--private {key} --public {public}\n"
+        f"  LEADERBOARD_BENCHMARK={folder} make run"
     )
     return 0
 

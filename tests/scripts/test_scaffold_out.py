@@ -9,6 +9,7 @@ folder that a rerun refused ("not empty").
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -106,3 +107,25 @@ def test_a_scaffolded_folder_passes_the_checks_every_folder_gets(
     assert new_benchmark.main(args) == 0
     lines = (repo / ".gitignore").read_text().splitlines()
     assert lines.count(f"/release/{name}") == 1 and f"/benchmarks/again/{name}" in lines
+
+
+def test_the_next_commands_it_prints_run_from_a_folder_with_spaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The "next:" commands name the folder, the key and the public file as a shell reads
+    them: unquoted, a path with a space was two words (the copied command failed)."""
+    folder = tmp_path / "with space-folder"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    key = folder / "the keys" / "annotations_private.json"  # a file's name takes no space
+    key.parent.mkdir()
+    shutil.copy(DEMO_KEY, key)
+    out = folder / "benchmarks" / "my bench"
+    assert new_benchmark.main(["--id", "x", "--key", str(key), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    validate, run = printed.split("next: check benchmark.toml, then\n")[1].strip().splitlines()
+    words = shlex.split(validate)
+    assert words[words.index("--benchmark") + 1] == str(out)
+    assert words[words.index("--private") + 1] == str(key)
+    assert Path(words[words.index("--public") + 1]).is_file()
+    assert shlex.split(run) == [f"LEADERBOARD_BENCHMARK={out}", "make", "run"]
