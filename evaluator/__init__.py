@@ -12,11 +12,13 @@ for any kind (``AnyKey``, ``AnyQuestions``: what every kind's key and public fil
 caller that needs one kind's own key asks that kind (``evaluator.kinds.multiple_choice.load_key``).
 
 Beside them the helpers every kind shares: ``files`` (rows of a key or public file and the key
-version they name), ``json_text`` (JSON text read by orjson as ``json`` reads it),
-``submissions`` (a submission's text, JSON and entries), ``documents`` (a submission's document
-read into entries, whatever its shape), ``accuracy`` (the metric tree of a kind scored as
-accuracies), ``results`` (``ScoreResult``, ``Count``), ``stats`` (intervals), ``messages``
-(English) and ``disclosure`` (what a visitor is shown of a score: ``disclosed``).
+version they name), ``public_files`` (what every kind asks of a public file's rows),
+``json_text`` (JSON text read by orjson as ``json`` reads it), ``submissions`` (a submission's
+text, JSON and entries), ``documents`` (a submission's document read into entries, whatever its
+shape), ``track_fit`` (which track a submission's entries are written for), ``accuracy`` (the
+metric tree of a kind scored as accuracies), ``results`` (``ScoreResult``, ``Count``),
+``stats`` (intervals), ``messages`` (English) and ``disclosure`` (what a visitor is shown of a
+score: ``disclosed``).
 
 Validation needs no answers: ``load_questions`` reads a public file into the questions alone
 (ids and option letters; a decision track's episode ids), ``validate`` checks a submission

@@ -13,7 +13,8 @@ every kind of track declares and what every kind answers), one model per kind of
 whether and when to assist; ``spec.short_answer``: multiple-choice and open questions, each
 read by a declared rule set; the accuracy kinds' metric tree is ``spec.accuracy``),
 ``spec.tracks`` (``REGISTRY``: every kind once, its model and its implementation; ``Track``,
-a track of any kind, derived from it), ``spec.benchmark`` (``Benchmark``, ``Paper``),
+a track of any kind, derived from it), ``spec.board_columns`` (a track's board as column
+groups and headers, and what makes them clash), ``spec.benchmark`` (``Benchmark``, ``Paper``),
 ``spec.folder_files`` (every file of a folder is read there: regular files inside it, bounded)
 and ``spec.loading`` (reading a folder).
 

@@ -3,7 +3,8 @@
 A kind is registered once, in ``spec.tracks.REGISTRY``: its spec model and the module that
 implements it (``evaluator.kinds.<kind>``, satisfying ``evaluator.kinds.base.Kind``: its files,
 submissions, scores, records, releases and words). ``KINDS`` imports each of those modules; the
-rest of the house asks ``kind_of(track)`` instead of testing a track's type.
+rest of the house asks ``kind_of(track)`` instead of testing a track's type. The kinds today:
+``multiple_choice``, ``decision`` and ``short_answer``, each a package of its own.
 
 >>> import spec
 >>> kind_of(spec.load_benchmark("egoargus").track("decision")).ROWS

@@ -3,7 +3,10 @@
 The kind's modules, in the order data flows: ``key`` (the answer key and the public file's
 questions), ``answers`` (a submission read against the questions alone, with its fix-it
 hints), ``scoring`` (the counts, the metric tree, intervals, chance), ``release`` (what a
-release needs beyond a valid key). Its spec is ``spec.multiple_choice``.
+release needs beyond a valid key); beside them ``layouts`` (how a release writes its options
+and answers, read into letters), ``printed`` (letters a release prints in its option texts)
+and ``shapes`` (the shapes a submission takes, and hints for the ones people upload
+instead). Its spec is ``spec.multiple_choice``.
 
 Metric definitions (written once, here and in each benchmark's about.md):
 
