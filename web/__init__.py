@@ -9,6 +9,8 @@ values quoted short, lists of choices) are pure. ``score_handlers`` are the Scor
 handlers, functions over a small context (``ScoreTab``) that a test calls without mounting
 the page, as the board's are; ``score_page`` lays the tab out and wires its events to them
 (``wiring``: a handler bound to its context as Gradio calls it; ``score_refusals``: the
-refusals it remembers). A view imports neither ``ledger`` nor ``guard``: the records it shows
-are ``records``' (tests/test_house.py holds the page's edges to it).
+refusals it remembers). The page's JavaScript is in files of its own, ``js/`` beside
+``page.css``, each read at import by the module that wires it (``page_js``). A view imports
+neither ``ledger`` nor ``guard``: the records it shows are ``records``' (tests/test_house.py
+holds the page's edges to it).
 """

@@ -101,13 +101,6 @@ def chart_texts(track: Track) -> tuple[str, str]:
 #: announces as a nameless control (axe summary-name); the CSV and JSON downloads give the data.
 EMBED_OPTIONS = {"embedOptions": {"actions": False, "renderer": "svg"}}
 
-#: A tab's select runs this page script: every chart re-measures its block. A chart as wide as
-#: its block (``width="container"``) measures it when drawn and again on a window's resize
-#: only, so one drawn inside a hidden tab (the size chart after a track switch, any chart after
-#: a phone turned while another tab showed) stayed 0 px wide when its tab was shown.
-REMEASURE_JS = "() => requestAnimationFrame(() => window.dispatchEvent(new Event('resize')))"
-
-
 #: The value axis of a split chart: about one tick every this many pixels of its width, so that
 #: its labels never meet (31 labels, 0.55 to 0.85, ran into each other on the Score tab).
 TICK_PX = 80

@@ -36,8 +36,7 @@ from evaluator import kind_of
 from guard import ScoreLimiter, sessions
 from guard.upload_cache import APP_FILES
 from spec import Benchmark, Track, about_text, citation_text
-from web.board.page import build_board_tab
-from web.charts import REMEASURE_JS
+from web.board.page import REMEASURE_JS, build_board_tab
 from web.score_page import build_score_tab
 from web.served import Served
 from web.text import md_escape

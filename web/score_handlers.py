@@ -465,13 +465,13 @@ def cleared() -> tuple[Any, ...]:
     )
 
 
-#: What the page's check of a file it held back sends (score_page.UPLOAD_CHECK_JS):
+#: What the page's check of a file it held back sends (web/js/score_upload_check.js):
 #: "size:<bytes>" for one over the limit.
 _HELD_BACK = re.compile(r"size:([0-9]{1,12})")
 
 
 def refused_upload(tab: ScoreTab, code: object) -> tuple[Any, ...]:
-    """A file the page held back (score_page.UPLOAD_CHECK_JS), refused under the upload in the
+    """A file the page held back (web/js/score_upload_check.js), refused under the upload in the
     words /score would give it (ledger.submission_file), the previous results and the upload
     cleared: (kept, JSON, refusal, the results..., upload). Only the code comes from the
     browser, never the words; a code of another shape shows nothing."""

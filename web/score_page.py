@@ -28,53 +28,18 @@ from guard.optional_inputs import optional_last_input
 from ledger import submission_file
 from spec import Benchmark, Track
 from web import score_handlers as handlers
+from web.page_js import page_script
 from web.score_view import DETECT
 from web.served import Served
 from web.wiring import bound
 
-#: The page's own look at a chosen or dropped file, before Gradio sends it: a file the Space
-#: refuses unread (over its 5 MB: ledger.submission_file; any name is read by its bytes) is held
-#: back and the hidden ``#score-refuse`` button clicked with a code ("size:<bytes>"), which the
-#: server words under the upload (score_handlers.refused_upload). Gradio's own checks would show a
-#: toast instead (which piles up, then vanishes), and for a file over the limit open the upload's
-#: progress stream of a file it never sends (a 404 in the console). Listeners of the document's
-#: capture phase run before the upload's own, so those never see the file.
-UPLOAD_CHECK_JS = """() => {
-  if (window.scoreUploadCheck) return;
-  window.scoreUploadCheck = true;
-  const limit = LIMIT_BYTES;
-  const refusal = (files) => {
-    for (const file of files) {
-      if (file.size > limit) return "size:" + file.size;
-    }
-    return null;
-  };
-  const refuse = (code) => {
-    window.scoreRefusal = code;
-    document.querySelector("#score-refuse")?.click();
-  };
-  document.addEventListener("change", (event) => {
-    const input = event.target;
-    if (!(input instanceof HTMLInputElement) || input.type !== "file"
-        || !input.closest("#score-upload")) return;
-    const code = refusal(Array.from(input.files || []));
-    if (code === null) return;
-    event.stopImmediatePropagation();
-    input.value = "";
-    refuse(code);
-  }, true);
-  document.addEventListener("drop", (event) => {
-    const zone = event.target instanceof Element && event.target.closest("#score-upload");
-    if (!zone || !event.dataTransfer) return;
-    const code = refusal(Array.from(event.dataTransfer.files));
-    if (code === null) return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    // The upload counts drags in and out to light its drop zone: let it see this one leave.
-    event.target.dispatchEvent(new DragEvent("dragleave", {bubbles: true}));
-    refuse(code);
-  }, true);
-}""".replace("LIMIT_BYTES", str(submission_file.LIMIT_BYTES))
+#: The page's own look at a chosen or dropped file, before Gradio sends it: one over the Space's
+#: limit is held back and refused under the upload in words (web/js/score_upload_check.js).
+UPLOAD_CHECK_JS = page_script("score_upload_check.js", LIMIT_BYTES=submission_file.LIMIT_BYTES)
+#: What the hidden ``#score-refuse`` button sends: the code of the file the check held back.
+REFUSAL_JS = page_script("score_refusal.js")
+#: The copy button's: the file's sha256 to the clipboard.
+COPY_SHA256_JS = page_script("score_copy_sha256.js")
 
 
 def submission_format(track: Track) -> str:
@@ -143,7 +108,7 @@ def build_score_tab(
         elem_id="score-upload",
     )
     error = gr.Markdown(elem_id="score-error", visible=False)
-    # Clicked by UPLOAD_CHECK_JS alone, with the code of the file it held back.
+    # Clicked by the upload check (UPLOAD_CHECK_JS) alone, with the code of the file it held back.
     refuse = gr.Button("Refused file", visible="hidden", elem_id="score-refuse")
     summary = gr.Markdown(elem_id="score-summary")
     rank = gr.Markdown(elem_id="score-rank", visible=False)
@@ -194,11 +159,7 @@ def build_score_tab(
     demo.load(score_state, None, disabled, **private)
     demo.load(None, js=UPLOAD_CHECK_JS)
     shown = [summary, score_df, score_plot, sha256, rank, copy, listing]
-    copy.click(
-        None,
-        js="() => navigator.clipboard.writeText("
-        "document.querySelector('#score-sha256 textarea').value)",
-    )
+    copy.click(None, js=COPY_SHA256_JS)
     outputs = [kept, score_numbers, error]
     # The API and the page share one bound on scoring at once.
     scoring: dict[str, Any] = {"concurrency_limit": 4, "concurrency_id": "score"}
@@ -219,7 +180,7 @@ def build_score_tab(
         bound(handlers.refused_upload, tab),
         refuse,
         [*outputs, *shown, upload],
-        js="() => window.scoreRefusal ?? ''",
+        js=REFUSAL_JS,
         queue=False,
         **private,
     )

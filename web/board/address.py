@@ -19,9 +19,10 @@ The parameters (short, and kept stable: links are shared):
 values are a visitor's: quoted short and Markdown-escaped). ``address_query`` writes a view
 back, leaving out what the board shows anyway (the first column group, no search, nothing
 ticked, the board's order, the track on a one-track board), and ``entry_query`` is a card's
-permalink. ``ADDRESS_JS`` is the page script that puts the view the server last rendered
-(``address_marker``, after the table) into the address bar, with no request of its own;
-``PERMALINK_JS`` shows a card's permalink as the full URL it is on this page.
+permalink. The page's script ``web/js/board_address.js`` (wired by ``page``, which fills in
+``PARAMS``) puts the view the server last rendered (``address_marker``, after the table) into
+the address bar, with no request of its own; ``web/js/card_permalink.js`` shows a card's
+permalink as the full URL it is on this page.
 
 >>> offer = BoardOffer(
 ...     {"video": "Video", "audio": "Audio"},
@@ -41,7 +42,6 @@ permalink. ``ADDRESS_JS`` is the page script that puts the view the server last 
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -253,8 +253,8 @@ def address_query(view: BoardAddress, offer: BoardOffer) -> str:
 
 
 def address_marker(query: str) -> str:
-    """What the board's HTML carries of its view's address (``ADDRESS_JS`` reads it): a hidden
-    element, after the table."""
+    """What the board's HTML carries of its view's address (web/js/board_address.js reads it):
+    a hidden element, after the table."""
     return f'<span hidden data-address="{text(query)}"></span>'
 
 
@@ -263,47 +263,3 @@ def entry_query(entry: object, track: str | None) -> str:
     (the page makes it a full URL with its own origin and path)."""
     pairs = [("entry", str(entry)), *([("track", track)] if track is not None else [])]
     return f"?{urlencode(pairs)}"
-
-
-#: The page script (after TABLE_JS, on the board's gr.HTML) that writes the view the server
-#: rendered last into the address: the table's ``data-address`` replaces the board's
-#: parameters; ``entry`` is the card's (a row's click sets it, the card's close deletes it), so
-#: it is kept, but on the first rendering, the page's landing, which says which entry it opened.
-ADDRESS_JS = (
-    f"const boardParams = {json.dumps(list(PARAMS))};"
-    """
-let landed = false;
-const writeAddress = () => {
-  const shown = element.querySelector('[data-address]');
-  if (!shown) return;
-  const url = new URL(window.location.href);
-  const entry = url.searchParams.get('entry');
-  for (const name of boardParams) url.searchParams.delete(name);
-  for (const [name, value] of new URLSearchParams(shown.dataset.address)) {
-    url.searchParams.append(name, value);
-  }
-  if (landed && entry !== null && !url.searchParams.has('entry')) {
-    url.searchParams.set('entry', entry);
-  }
-  landed = true;
-  window.history.replaceState(window.history.state, '', url);
-};
-writeAddress();
-watch('value', writeAddress);
-"""
-)
-
-
-#: The page script of the card's gr.HTML: its permalink (card's ``a.permalink``, a query)
-#: shown and linked as the full URL it is on this page, the page's own origin and path (which
-#: the server cannot know behind a proxy).
-PERMALINK_JS = """
-const fullLinks = () => {
-  for (const link of element.querySelectorAll('a.permalink')) {
-    link.href = link.href;
-    link.textContent = link.href;
-  }
-};
-fullLinks();
-watch('value', fullLinks);
-"""

@@ -31,13 +31,25 @@ from gradio.blocks import Block
 
 from spec import Benchmark
 from web.board import chart_handlers, entry, handlers, hub_results, landing
-from web.board.address import ADDRESS_JS, PERMALINK_JS
+from web.board.address import PARAMS
 from web.board.chart_handlers import MAX_PICKS
 from web.board.filters import MAX_SEARCH_CHARS, filter_labels
-from web.board.table import TABLE_JS
-from web.charts import REMEASURE_JS, chart_texts
+from web.charts import chart_texts
+from web.page_js import page_script
 from web.served import Served
 from web.wiring import bound, typed
+
+#: The table's scripts: a header click sorts, a method opens its card; then the view the server
+#: rendered last is written into the address, whose parameters are address.PARAMS.
+TABLE_JS = page_script("board_table.js")
+ADDRESS_JS = page_script("board_address.js", BOARD_PARAMS=PARAMS)
+#: The card's script: its permalink shown as the full URL it is on this page.
+PERMALINK_JS = page_script("card_permalink.js")
+#: Once a card is open, its box scrolled into view; once closed, its entry left out of the
+#: address.
+CARD_OPENED_JS, CARD_CLOSED_JS = page_script("card_opened.js"), page_script("card_closed.js")
+#: A tab's select: every chart re-measures its block (one drawn while hidden was 0 px wide).
+REMEASURE_JS = page_script("charts_remeasure.js")
 
 
 def build_board_tab(
@@ -164,17 +176,14 @@ def build_board_tab(
     refresh.click(reread, board_inputs, board_outputs, **private)
     table.click(resort, board_inputs, board_outputs, **private)
     table.select(open_card, track_input, [card_box, card_view], **private).then(
-        None,
-        js="() => document.getElementById('entry-card-box')?.scrollIntoView({block: 'nearest'})",
+        None, js=CARD_OPENED_JS
     )
     close.click(
         lambda: gr.update(visible=False),
         None,
         card_box,
         queue=False,
-        js="() => { const url = new URL(window.location.href); "
-        "url.searchParams.delete('entry'); "
-        "window.history.replaceState(null, '', url); }",
+        js=CARD_CLOSED_JS,
         **private,
     )
     # Unprocessed: on a track switch the page may send the old track's picks once, which

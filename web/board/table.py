@@ -6,9 +6,9 @@ orders them by the header a visitor clicked (numerically, best first: highest fi
 metric that is better higher, lowest first for one better lower, nearest 0 first for a signed
 error; a second click on the same header reverses it; another header replaces it);
 ``table_html`` renders them as a real ``<table>`` (sortable headers are buttons with
-``aria-sort``, each method opens its row's card, ``card``). ``TABLE_JS`` is the few lines of
-page script that send a header click or a row choice to the server; everything else is
-decided here.
+``aria-sort``, each method opens its row's card, ``card``). The page's script
+``web/js/board_table.js`` (wired by ``page``) is the few lines that send a header click or a
+row choice to the server; everything else is decided here.
 
 Every text shown comes from a record or the spec and is escaped here, including the characters
 Gradio's HTML templating would read (``{``, ``}``, ``$``, the backtick and the backslash).
@@ -339,21 +339,3 @@ def table_html(
 #: Shown above the board while it is wider than its frame (a phone, the All view): the page's
 #: style shows it then only (page.HEAD). Hidden from screen readers, which read the table whole.
 SCROLL_CUE = "Scroll sideways for more columns →; Rank and Method stay in place."
-
-
-#: The page script of the board's gr.HTML: a header click asks the server to sort by it, a
-#: method (or its row) asks for its card and puts ``?entry=`` in the address (the rest of the
-#: address is the view's, which address.ADDRESS_JS writes after each rendering).
-TABLE_JS = """
-element.addEventListener('click', (event) => {
-  const header = event.target.closest('button[data-sort]');
-  if (header) { trigger('click', {sort: header.dataset.sort}); return; }
-  if (event.target.closest('a')) return;
-  const row = event.target.closest('[data-entry]');
-  if (!row) return;
-  const url = new URL(window.location.href);
-  url.searchParams.set('entry', row.dataset.entry);
-  window.history.replaceState(window.history.state, '', url);
-  trigger('select', {entry: row.dataset.entry});
-});
-"""
