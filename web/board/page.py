@@ -9,15 +9,16 @@ shared link shows it again: ``track`` (an id, or a title in any case), ``q`` (th
 ``cols`` (the column group), ``source``, ``external``, ``input`` and ``size`` (a filter's ticked
 values, once each), ``sort`` (a header) with ``rev=1`` (reversed), and ``entry`` (the record
 whose card is open). The landing (``landing``) sets every control from it, and says under the
-status line what it ignored; after each rendering of the board the table's script writes the
-view back (``history.replaceState``, no request of its own). The filters, the column group and
-the track listen to ``.input`` (the visitor's changes), so setting them on landing asks nothing
-twice; the search listens to ``.change`` (see build_board_tab). ``/leaderboard`` (and
-``/leaderboard_<track>``) give the boards as JSON, ``/entry`` a row's card, on the board or
-not (``entry``). When the spec asks, the Hub's own results for the benchmark are shown below
-the board, apart and marked unverified, by events of their own (``hub_results``). Every
-handler is safe for anyone to call: an event's inputs and its event data are checked before any
-work.
+status line what it ignored; after each rendering of the board the table's script
+(web/js/board_address.js) writes the view back (``history.replaceState``, no request of its
+own). The filters, the column group and the track listen to ``.input`` (the visitor's changes),
+so setting them on landing asks nothing twice; the search listens to ``.change`` (see
+build_board_tab). ``/leaderboard`` (and ``/leaderboard_<track>``) give the boards as JSON,
+``/entry`` a row's card, on the board or not (``entry``). When the spec asks, the Hub's own
+results for the benchmark are shown below the board, apart and marked unverified, by events of
+their own (``hub_results``). Every handler is safe for anyone to call: an event's inputs and its
+event data are checked before any work. The page's scripts are files of web/js/, each read
+here once, at import (web.page_js).
 """
 
 from __future__ import annotations
