@@ -42,6 +42,7 @@ from tests.app.test_browser import (  # noqa: F401  (the fixtures are used by na
     _open,
     _top_row,
     argus_server,
+    board_shows,
     browser,
     server,
 )
@@ -332,7 +333,7 @@ def _audit_leaderboard(visit: Visit, demo: Demo, audit: Audit) -> None:
         if len(tracks) > 1:
             page.locator("#board-track label", has_text=track.title).click()
             expect(page.locator("#board-track input:checked")).to_have_value(track.id)
-            page.wait_for_timeout(300)  # the switch, then the board that follows it
+            board_shows(page, track.id)  # the switch, then the board that follows it
             _board_settled(visit)
         audit.check(visit, where)
         for chart_tab in page.locator("#chart-tabs [role=tab]").all()[1:]:

@@ -228,6 +228,26 @@ SETTLED_JS = """() => new Promise(resolve => {
 })"""
 
 
+# True once the board in the page is the server's rendering of a view of track ``track`` (its
+# id; null: any) and column group ``cols`` (its title, any case; null: the first, which the
+# view's address leaves out): the address marker after the table (web.board.address).
+VIEW_SHOWN_JS = """([track, cols]) => {
+    const marker = document.querySelector('#board-table [data-address]');
+    if (!marker) return false;
+    const view = new URLSearchParams(marker.dataset.address);
+    const group = view.get('cols');
+    return (track === null || view.get('track') === track)
+        && (cols === null ? group === null : (group || '').toLowerCase() === cols.toLowerCase());
+}"""
+
+
+def board_shows(page: Page, track: str | None = None, cols: str | None = None) -> None:
+    """Wait until the board shows that view (``VIEW_SHOWN_JS``): the event a click on a track
+    or a column group sent has come back, however long it took, rather than a fixed wait
+    after which the last view's board may still be there."""
+    page.wait_for_function(VIEW_SHOWN_JS, arg=[track, cols], timeout=TIMEOUT_MS)
+
+
 # The board is a <table>: a header's name is its sort button's data-sort (the arrow aside).
 GRID_JS = """(id) => {
     const root = document.getElementById(id);

@@ -40,6 +40,7 @@ from tests.app.test_browser import (  # noqa: F401  (the browser fixture is used
     Visit,
     _open,
     _top_row,
+    board_shows,
     browser,
 )
 from tests.support.app_server import AppServer
@@ -232,7 +233,7 @@ def _walk_board(walk: Walk, demo: Demo) -> None:
         if len(tracks) > 1:
             page.locator("#board-track label", has_text=track.title).click()
             expect(page.locator("#board-track input:checked")).to_have_value(track.id)
-            page.wait_for_timeout(300)  # the switch, then the board that follows it
+            board_shows(page, track.id)  # the switch, then the board that follows it
         _settled(page)
         groups = page.locator("#column-group label")
         for i in range(groups.count()):
@@ -240,14 +241,14 @@ def _walk_board(walk: Walk, demo: Demo) -> None:
             name = label.inner_text().strip()
             label.click()
             expect(page.locator("#column-group input:checked")).to_have_value(name)
-            page.wait_for_timeout(300)
+            board_shows(page, track.id if len(tracks) > 1 else None, name if i else None)
             _settled(page)
             state = f"{where} board, {name}"
             walk.page_fits(state)
             walk.board_fits(state, name)
             walk.shot(state)
         groups.first.click()
-        page.wait_for_timeout(300)
+        board_shows(page, track.id if len(tracks) > 1 else None)
         _settled(page)
         opener = page.locator("#board-table .entry-open").first
         if opener.count():
