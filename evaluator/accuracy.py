@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from evaluator.disclosure import too_few, withheld_reason
 from evaluator.kinds.base import Summary
 from evaluator.messages import MAX_EXAMPLES, counted
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import mean_interval, wilson_interval
-from spec import AccuracyTrack, Aggregate
+from spec import AccuracyTrack
 
 #: The rows a metric's value turns on, as a withheld metric's reason names them.
 TOLD_ROWS = ("answered question", "answered questions")
@@ -42,18 +42,18 @@ def withheld(track: AccuracyTrack, told: Mapping[str, int], told_all: int) -> di
     """
     limit = track.min_rows
     out: dict[str, str] = {}
-    for group in track.groups:
-        if too_few(told[group.key], limit):
-            out[group.key] = withheld_reason(told[group.key], TOLD_ROWS, limit)
-    everyone = tuple(g.key for g in track.groups)
+    everyone = track.group_keys
+    for group in everyone:
+        if too_few(told[group], limit):
+            out[group] = withheld_reason(told[group], TOLD_ROWS, limit)
     answerable = track.answerable
     wholes = [(track.overall.key, told_all, everyone)]
     for summary in track.summaries:
-        members = track.members(summary)
+        members = track.summary_members[summary.key]
         rows = told_all if summary is answerable else sum(told[m] for m in members)
         wholes.append((summary.key, rows, everyone if summary is answerable else members))
     for key, rows, members in wholes:
-        given = next((m for m in members if m in out), None)
+        given = next((m for m in members if m in out), None) if out else None
         if too_few(rows, limit):
             out[key] = withheld_reason(rows, TOLD_ROWS, limit)
         elif given is not None:
@@ -61,19 +61,20 @@ def withheld(track: AccuracyTrack, told: Mapping[str, int], told_all: int) -> di
                 f"withheld: with the values shown it would give {track.labels[given]}, which "
                 "is withheld"
             )
-    return {k: out[k] for k in track.metric_keys if k in out}
+    return {k: out[k] for k in track.metric_keys if k in out} if out else {}
 
 
-def _macro(track: AccuracyTrack) -> dict[str, Aggregate]:
-    return {a.key: a for a in track.summaries if a.aggregation == "macro"}
+def _macro(track: AccuracyTrack) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Each macro aggregate's key and the group keys it is the mean of."""
+    return ((k, m) for k, m in track.summary_members.items() if k in track.macro_keys)
 
 
 def metrics_from_counts(track: AccuracyTrack, counts: Mapping[str, Count]) -> dict[str, float]:
     """Percent accuracy per key, unrounded; a macro aggregate is the mean of its groups'."""
     out = {k: 100 * c.correct / c.total for k, c in counts.items() if c.total > 0}
-    for key, aggregate in _macro(track).items():
-        members = [out[m] for m in track.members(aggregate) if m in out]
-        if key in out and len(members) == len(track.members(aggregate)):
+    for key, of in _macro(track):
+        members = [out[m] for m in of if m in out]
+        if key in out and len(members) == len(of):
             out[key] = sum(members) / len(members)
     return out
 
@@ -83,8 +84,8 @@ def intervals_from_counts(
 ) -> dict[str, tuple[float, float]]:
     """A 95 % interval per key: Wilson, or for a macro aggregate the normal approximation."""
     out = {k: wilson_interval(c.correct, c.total) for k, c in counts.items()}
-    for key, aggregate in _macro(track).items():
-        members = [counts[m] for m in track.members(aggregate) if m in counts]
+    for key, of in _macro(track):
+        members = [counts[m] for m in of if m in counts]
         if key not in counts or not members or any(c.total <= 0 for c in members):
             continue
         out[key] = mean_interval([(c.correct, c.total) for c in members])
@@ -112,11 +113,11 @@ def aggregate(
             if answerable is not None:
                 out[summary.key] = answerable
             continue
-        members = [per_group[k] for k in track.members(summary)]
+        members = [per_group[k] for k in track.summary_members[summary.key]]
         out[summary.key] = Count(
             correct=sum(c.correct for c in members), total=sum(c.total for c in members)
         )
-    out.update({g.key: per_group[g.key] for g in track.groups})
+    out.update({k: per_group[k] for k in track.group_keys})
     return out
 
 

@@ -156,6 +156,17 @@ class AccuracyTrack(CommonTrack):
         return tuple(out)
 
     @cached_property
+    def summary_members(self) -> Mapping[str, tuple[str, ...]]:
+        """Each summary's key -> the group keys it is over (``members``), in display order:
+        what every score reads, computed once."""
+        return {a.key: self.members(a) for a in self.summaries}
+
+    @cached_property
+    def group_keys(self) -> tuple[str, ...]:
+        """Every group's key, in display order."""
+        return tuple(g.key for g in self.groups)
+
+    @cached_property
     def labels(self) -> Mapping[str, str]:
         """Metric key -> the board's column label."""
         out = {self.overall.key: self.overall.label}
