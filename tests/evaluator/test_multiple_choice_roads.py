@@ -1,10 +1,13 @@
-"""The two roads a multiple-choice file takes: the fast one (every check over all entries at
-once, for a file that scores) and the careful one (entry by entry, writing every message).
+"""The roads a multiple-choice file takes: the fast ones (every check over all entries at
+once, for a file that scores: ``_fast_codes``, the score's, for answers written as the track
+writes them, and ``_fast_columns`` for any other) and the careful one (entry by entry,
+writing every message).
 
-The fast road must take exactly the files the careful one accepts, and read them the same;
-the score's ``answers_sha256``, written from the key's columns, must be the bytes of the
-documented digest. Both benchmarks' tracks: integer ids (EgoMemReason) and string ids with
-out-of-option rows (EgoArgus understanding).
+The fast columns must take exactly the files the careful road accepts, and read them the same;
+the fast codes only files it accepts, with the same answers; the score's ``answers_sha256``,
+written from the key's text of it, must be the bytes of the documented digest. Both
+benchmarks' tracks: integer ids (EgoMemReason) and string ids with out-of-option rows (EgoArgus
+understanding).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from hypothesis import strategies as st
 import evaluator
 import spec
 from evaluator.kinds.multiple_choice import answers as mc_answers
-from evaluator.kinds.multiple_choice import scoring as mc_scoring
 from evaluator.kinds.multiple_choice.key import QuestionSet
 
 
@@ -117,12 +119,18 @@ def _mostly_valid(draw: st.DrawFn, name: str) -> list[Any]:
 def _both_roads(name: str, entries: list[Any]) -> None:
     _, questions, _ = _small(name)
     fast = mc_answers._fast_columns(questions, entries)
+    codes = mc_answers._fast_codes(questions, entries)
     try:
         careful = mc_answers._careful_columns(questions, entries)
     except evaluator.SubmissionError:
         assert fast is None
+        assert codes is None
         return
     assert fast == careful  # every file that scores takes the fast road, and reads the same
+    if codes is not None:  # the same answers, as codes in the questions' order
+        letters = dict(zip(*careful, strict=True))
+        coding = questions.coding
+        assert codes.tolist() == [coding.codes[letters[i]] for i in coding.order]
 
 
 @SETTINGS
@@ -170,7 +178,7 @@ def test_the_score_s_answers_sha256_is_the_documented_digest(name: str, seed: in
     expected = _documented_digest(evaluator.kinds.multiple_choice.validate(key.asked, data))
     assert evaluator.score(key, data).answers_sha256 == expected
     assert evaluator.answers_sha256(track, data) == expected
-    assert mc_scoring.ANSWERS_FORMAT == "answers/1"
+    assert evaluator.kinds.multiple_choice.ANSWERS_FORMAT == "answers/1"
 
 
 @pytest.mark.parametrize("name", TRACKS)
@@ -217,3 +225,67 @@ def test_each_single_change_takes_the_road_the_careful_one_says(name: str) -> No
             _both_roads(name, entries)
         except AssertionError as failed:
             raise AssertionError(f"{name}, {label}") from failed
+
+
+@pytest.mark.parametrize("name", TRACKS)
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_a_sample_written_as_the_track_writes_answers_takes_the_codes_road(
+    name: str, shuffled: bool
+) -> None:
+    _, key, sample = _track(name)
+    entries = [dict(e) for e in sample]
+    if shuffled:
+        random.Random(5).shuffle(entries)
+    codes = mc_answers._fast_codes(key.asked, entries)
+    assert codes is not None  # the road the score takes for such a file, not the careful one
+    answers = evaluator.kinds.multiple_choice.validate(key.asked, json.dumps(entries).encode())
+    coding = key.asked.coding
+    assert codes.tolist() == [coding.codes[answers[i] or ""] for i in key.ids]
+
+
+@SETTINGS
+@given(_mostly_valid("egoargus"), st.sampled_from([None, "a", " B ", "(A)", 1]))
+def test_the_answers_as_codes_are_validate_s_whatever_road_they_take(
+    entries: list[Any], odd: Any
+) -> None:
+    """``coded`` (the score's reading) gives ``validate``'s answers, or its very error, for any
+    file: one written as the track writes answers, or with a prediction only the careful road
+    reads (lower case, spaces)."""
+    _, questions, _ = _small("egoargus")
+    for entry in entries[:1]:
+        if isinstance(entry, dict):
+            entry[questions.track.fields.prediction] = odd
+    data = json.dumps(entries).encode()
+    try:
+        answers = evaluator.kinds.multiple_choice.validate(questions, data)
+    except evaluator.SubmissionError as error:
+        with pytest.raises(evaluator.SubmissionError) as refused:
+            mc_answers.coded(questions, data)
+        assert refused.value.problems == error.problems
+        return
+    coding = questions.coding
+    codes = mc_answers.coded(questions, data).tolist()
+    assert codes == [coding.codes[answers[i] or ""] for i in coding.order]
+
+
+ODD_IDS = ['q"1', "q\\2", "q%s3", "q%%b4", "é5", "\U0001f600 6", "q\u20287", "Q 8"]
+
+
+def test_the_key_s_text_of_the_answers_is_written_as_json_writes_odd_ids() -> None:
+    """Ids JSON escapes (quotes, backslashes, non-ASCII, a line separator) and ids printf
+    would read ("%s", "%%b"): the score's digest is still the documented one."""
+    track, key, _ = _track("egoargus")
+    rows = [dict(q.record) for q in key.questions]
+    for row, ident in zip(rows, ODD_IDS, strict=False):
+        row[track.fields.id] = ident
+    odd_key = evaluator.parse_answer_key(track, rows)
+    rng = random.Random(11)
+    for _ in range(3):
+        entries = [
+            {track.fields.id: i, track.fields.prediction: rng.choice([None, "", *sorted(ls)])}
+            for i, ls in odd_key.asked.letters.items()
+        ]
+        rng.shuffle(entries)
+        data = json.dumps(entries).encode()
+        expected = _documented_digest(evaluator.kinds.multiple_choice.validate(odd_key.asked, data))
+        assert evaluator.score(odd_key, data).answers_sha256 == expected

@@ -1,12 +1,14 @@
 """The multiple-choice kind: questions with lettered options, scored as accuracies.
 
 The kind's modules, in the order data flows: ``key`` (the answer key and the public file's
-questions), ``answers`` (a submission read against the questions alone, with its fix-it
-hints), ``scoring`` (the counts, the metric tree, intervals, chance), ``release`` (what a
-release needs beyond a valid key); beside them ``layouts`` (how a release writes its options
-and answers, read into letters), ``printed`` (letters a release prints in its option texts)
-and ``shapes`` (the shapes a submission takes, and hints for the ones people upload
-instead). Its spec is ``spec.multiple_choice``.
+questions), ``coding`` (answers as codes, what a score counts over all questions at once),
+``answers`` (a submission read against the questions alone, with its fix-it hints),
+``digest`` (``answers_sha256``: the text a score hashes of its answers), ``scoring`` (the
+counts, the metric tree, intervals, chance), ``release`` (what a release needs beyond a valid
+key); beside them ``layouts`` (how a release writes its options and answers, read into
+letters), ``printed`` (letters a release prints in its option texts) and ``shapes`` (the shapes
+a submission takes, and hints for the ones people upload instead). Its spec is
+``spec.multiple_choice``.
 
 Metric definitions (written once, here and in each benchmark's about.md):
 
@@ -62,6 +64,7 @@ from evaluator.kinds.multiple_choice.answers import (
     own_fields,
     validate,
 )
+from evaluator.kinds.multiple_choice.digest import ANSWERS_FORMAT
 from evaluator.kinds.multiple_choice.key import (
     AnswerKey,
     Item,
@@ -80,7 +83,6 @@ from evaluator.kinds.multiple_choice.release import (
     release_warnings,
 )
 from evaluator.kinds.multiple_choice.scoring import (
-    ANSWERS_FORMAT,
     answers_sha256,
     chance,
     chance_warning,

@@ -12,12 +12,17 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Collection, Mapping
+from operator import itemgetter
 from typing import Any
+
+import numpy as np
 
 from errors import SubmissionError
 from evaluator.documents import Shape, shaped_id
 from evaluator.documents import entries_of as document_entries
 from evaluator.documents import keyed_id as document_keyed_id
+from evaluator.files import with_ids
+from evaluator.kinds.multiple_choice.coding import looked_up
 from evaluator.kinds.multiple_choice.key import QuestionSet
 from evaluator.kinds.multiple_choice.layouts import index_of, keeps_texts, reads_texts
 from evaluator.kinds.multiple_choice.shapes import (
@@ -32,6 +37,7 @@ from evaluator.submissions import (
     EntryWords,
     check_count,
     entry_columns,
+    in_order,
     read_entries,
     told_of_a_stand_in,
 )
@@ -303,14 +309,72 @@ def entries_of(
     return decoded
 
 
-def columns(questions: QuestionSet, data: bytes) -> Columns:
-    """``validate``'s answers as columns, in the entries' order ("" an abstention): the same
-    checks and the same SubmissionError."""
+def _entries(questions: QuestionSet, data: bytes) -> list[Any]:
+    """A submission's entries, refused at once if there are none or too many."""
     track = questions.track
     decoded = entries_of(track, data, len(questions), questions.letters)
     check_count(decoded, len(questions), _words(track))
-    fast = _fast_columns(questions, decoded)
-    return _careful_columns(questions, decoded) if fast is None else fast
+    return decoded
+
+
+def _columns_of(questions: QuestionSet, entries: list[Any]) -> Columns:
+    fast = _fast_columns(questions, entries)
+    return _careful_columns(questions, entries) if fast is None else fast
+
+
+def columns(questions: QuestionSet, data: bytes) -> Columns:
+    """``validate``'s answers as columns, in the entries' order ("" an abstention): the same
+    checks and the same SubmissionError."""
+    return _columns_of(questions, _entries(questions, data))
+
+
+def coded(questions: QuestionSet, data: bytes) -> np.ndarray:
+    """``validate``'s answers as codes (``coding``: 0 an abstention), one a question in the
+    questions' order (a key's ``asked``: the key's): the same checks, the same SubmissionError.
+    A file written as the track writes answers takes ``_fast_codes``; any other is read as
+    ``columns`` reads it."""
+    entries = _entries(questions, data)
+    fast = _fast_codes(questions, entries)
+    if fast is not None:
+        return fast
+    coding = questions.coding
+    ids, answers = _columns_of(questions, entries)
+    (ordered,) = in_order(ids, coding.order, answers)
+    return np.frombuffer(bytes(map(coding.codes.__getitem__, ordered)), np.uint8)
+
+
+def _fast_codes(questions: QuestionSet, entries: list[Any]) -> np.ndarray | None:
+    """The answers of a file that scores with every prediction a letter of the track, "" or
+    null, as codes in the questions' order, each step over all entries at once; None for any
+    other file (``columns`` then reads it, or says what is wrong). A file in the questions'
+    own order (most are) is told so in one comparison of its ids."""
+    track, coding = questions.track, questions.coding
+    f = track.fields
+    if reads_written(track) or len(entries) != len(coding.order):
+        return None
+    with_ids(f, entries)
+    try:
+        named = list(map(itemgetter(f.id), entries))
+        written = bytes(looked_up(coding.exact, tuple(map(itemgetter(f.prediction), entries))))
+    except (KeyError, TypeError):  # an entry that is no object or lacks a field, another value
+        return None
+    # The type first: True and 1.0 are equal to 1, and hash alike. A string id needs no such
+    # check: only a string equals one.
+    if f.id_type == "integer" and set(map(type, named)) != {int}:
+        return None
+    codes = np.frombuffer(written, np.uint8)
+    if named != coding.order:
+        try:
+            rows = np.array(looked_up(coding.rows, named), np.intp)
+        except (KeyError, TypeError):  # an id unknown (or unhashable)
+            return None
+        placed = np.zeros(len(named), np.bool_)
+        placed[rows] = True
+        if not placed.all():  # an id named twice, so another is missing
+            return None
+        codes = np.empty_like(codes)
+        codes[rows] = np.frombuffer(written, np.uint8)
+    return codes if coding.all_taken(codes) else None
 
 
 def validate(questions: QuestionSet, data: bytes) -> dict[int | str, str | None]:

@@ -6,7 +6,6 @@ The checks of a public file are the key's but for the answers: ids, option lette
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,8 @@ import numpy as np
 from errors import AnswerKeyError, DataFileError, PublicFileError
 from evaluator.accuracy import size_problems as tree_size_problems
 from evaluator.files import read_rows
+from evaluator.kinds.multiple_choice.coding import OUT_OF_OPTION, Coding, letter_codes
+from evaluator.kinds.multiple_choice.digest import AnswersText
 from evaluator.kinds.multiple_choice.layouts import (
     answer_hint,
     answer_letter,
@@ -83,6 +84,11 @@ class QuestionSet:
         shared = frozenset.intersection(*self.letters.values()) if self.letters else frozenset()
         return shared | {""}
 
+    @cached_property
+    def coding(self) -> Coding:
+        """Its answers as codes (``coding``): ids, rows and the codes each row takes."""
+        return Coding.of(self.track, self.letters)
+
 
 @dataclass(frozen=True)
 class AnswerKey:
@@ -123,14 +129,12 @@ class AnswerKey:
                 tuple(tally[i] for i in range(len(grouping.groups)))
                 for tally, grouping in zip(tallies, self.track.groupings, strict=True)
             ),
-            by_id=tuple(order),
-            answers_text=_answers_text([self.ids[i] for i in order]),
-            codes=codes,
+            answerable=sum(c is not None for c in corrects),
+            answers_text=AnswersText.of(self.ids, order, codes),
             correct_codes=np.array(
                 [OUT_OF_OPTION if c is None else codes[c] for c in corrects], np.uint8
             ),
-            group_codes=tuple(np.array(of, np.intp) for of in groups),
-            by_id_codes=np.array(order, np.intp),
+            outcome_slots=tuple(3 * np.array(of, np.intp) for of in groups),
         )
 
     @cached_property
@@ -165,41 +169,14 @@ class KeyColumns:
     corrects: tuple[str | None, ...]  # each question's right letter, None out of option
     groups: tuple[tuple[int, ...], ...]  # per grouping, each question's group index
     sizes: tuple[tuple[int, ...], ...]  # per grouping, each group's number of questions
-    by_id: tuple[int, ...]  # the questions' positions sorted by id (integers, then strings)
-    #: The text ``answers_sha256`` hashes, in that order, a slice of ANSWERS_SLICE questions
-    #: at a time: each question's ``[<id as JSON>,%b]``, its answer's JSON to fill in.
-    answers_text: tuple[bytes, ...]
-    codes: Mapping[str, int]  # a letter's code (``letter_codes``)
-    # The same columns as numpy arrays (not compared: a key is its questions).
+    answerable: int  # the questions an answer can get right (not out of option)
+    # Not compared (a key is its questions): the text ``answers_sha256`` hashes, each answer to
+    # fill in, and the columns above as numpy arrays.
+    answers_text: AnswersText = field(compare=False)
     correct_codes: np.ndarray = field(compare=False)  # each right letter's code, or OUT_OF_OPTION
-    group_codes: tuple[np.ndarray, ...] = field(compare=False)  # ``groups``
-    by_id_codes: np.ndarray = field(compare=False)  # ``by_id``
-
-
-#: An answer's code: 0 an abstention, then each option letter of the track in order.
-ABSTAINED = 0
-OUT_OF_OPTION = 255  # an out-of-option row's right letter: equal to no answer's code
-
-
-ANSWERS_SLICE = 4096  # questions of ``KeyColumns.answers_text`` in one template
-
-
-def _answers_text(ids: Sequence[int | str]) -> tuple[bytes, ...]:
-    """``KeyColumns.answers_text`` of ids sorted as answers_sha256 lists them."""
-    pieces = [
-        f"[{json.dumps(ident, ensure_ascii=True)},".encode("ascii").replace(b"%", b"%%") + b"%b]"
-        for ident in ids
-    ]
-    return tuple(
-        b",".join(pieces[start : start + ANSWERS_SLICE])
-        for start in range(0, len(pieces), ANSWERS_SLICE)
-    )
-
-
-def letter_codes(track: MultipleChoiceTrack) -> dict[str, int]:
-    """Each answer as a small integer for counting over all rows at once: "" (an abstention)
-    0, each option letter its place from 1."""
-    return {"": ABSTAINED} | {letter: n for n, letter in enumerate(track.options.letters, 1)}
+    #: Per grouping, each question's group index times 3: where its outcome (unanswered, wrong,
+    #: right) is counted among its group's three.
+    outcome_slots: tuple[np.ndarray, ...] = field(compare=False)
 
 
 def id_order(ident: int | str) -> tuple[int, int, str]:
@@ -400,7 +377,7 @@ def parse_answer_key(
         for q in questions
     }
     key = AnswerKey(track, questions, key_version, sha256, items)
-    _ = key.columns, key.asked.allowed  # what scoring reads, built now, not on the first score
+    _ = key.columns, key.asked.coding, key.asked.allowed  # what scoring reads, built now
     return key
 
 

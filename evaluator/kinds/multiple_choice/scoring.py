@@ -5,9 +5,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterable
-from itertools import islice
 
 import numpy as np
 
@@ -16,44 +13,44 @@ from evaluator.accuracy import aggregate, intervals_from_counts, metrics_from_co
 from evaluator.accuracy import summary as accuracy_summary
 from evaluator.files import KEY_VERSION_FIELD, with_ids
 from evaluator.kinds.base import Summary
-from evaluator.kinds.multiple_choice.answers import columns, entries_of, keyless_letter
-from evaluator.kinds.multiple_choice.key import ABSTAINED, ANSWERS_SLICE, AnswerKey, id_order
+from evaluator.kinds.multiple_choice.answers import coded, entries_of, keyless_letter
+from evaluator.kinds.multiple_choice.coding import ABSTAINED
+from evaluator.kinds.multiple_choice.digest import digest
+from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
 from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_interval
-from evaluator.submissions import in_order
 from spec import MultipleChoiceTrack
-
-ANSWERS_FORMAT = "answers/1"  # tags what answers_sha256 hashes, so it can change visibly
 
 
 def score(key: AnswerKey, data: bytes) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
     it cannot be scored (``validate``'s, on the key's questions)."""
     track = key.track
-    ids, read = columns(key.asked, data)
-    (answers,) = in_order(ids, key.ids, read)  # in key order, as the key's columns are
+    # Each answer as its code (0 an abstention), in key order as the key's columns are (its
+    # questions' order), so every count is numpy's over all rows.
+    codes = coded(key.asked, data)
     table = key.columns
-    # Each answer as its code (0 an abstention), so every count is numpy's over all rows.
-    codes = np.frombuffer(bytes(map(table.codes.__getitem__, answers)), np.uint8)
     hits = codes == table.correct_codes  # an abstention and an out-of-option row never equal
     # The rows whose outcome the key decides: the answered ones (an abstention is wrong whatever
     # the key says). An out-of-option row answered counts: the public file does not say which
     # rows are flagged, so only the key decides that it is wrong.
     told = codes != ABSTAINED
-    tallies, told_rows = [], {}
-    for grouping, of, sizes in zip(track.groupings, table.group_codes, table.sizes, strict=True):
-        right = np.bincount(of[hits], minlength=len(grouping.groups)).tolist()
-        open_ = np.bincount(of[told], minlength=len(grouping.groups)).tolist()
-        tallies.append([(right[i], sizes[i]) for i in range(len(grouping.groups))])
-        told_rows.update({g.key: open_[i] for i, g in enumerate(grouping.groups)})
+    # Each row's outcome, 0 unanswered, 1 wrong, 2 right (a right answer is an answer), counted
+    # per group in one bincount: a group's slots are its three outcomes.
+    outcome = told.view(np.uint8) + hits.view(np.uint8)
+    per_group: dict[str, Count] = {}
+    told_rows: dict[str, int] = {}
+    for grouping, slots, sizes in zip(
+        track.groupings, table.outcome_slots, table.sizes, strict=True
+    ):
+        tally = np.bincount(slots + outcome, minlength=3 * len(sizes)).reshape(-1, 3)
+        right, opened = tally[:, 2].tolist(), (tally[:, 1] + tally[:, 2]).tolist()
+        for group, n_right, size, n_told in zip(grouping.groups, right, sizes, opened, strict=True):
+            per_group[group.key] = Count(correct=n_right, total=size)
+            told_rows[group.key] = n_told
     correct, answered = int(np.count_nonzero(hits)), int(np.count_nonzero(told))
-    answerable = Count(correct=correct, total=len(key) - table.corrects.count(None))
+    answerable = Count(correct=correct, total=table.answerable)
     abstained = len(key) - answered
-    per_group = {
-        group.key: Count(correct=tally[0], total=tally[1])
-        for grouping, level in zip(track.groupings, tallies, strict=True)
-        for group, tally in zip(grouping.groups, level, strict=True)
-    }
     counts = aggregate(track, per_group, answerable, Count(correct=correct, total=len(key)))
     intervals = intervals_from_counts(track, counts)
     rate = chance(key)
@@ -69,7 +66,7 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
         scorer_version=track.scorer_version,
         chance=rate,
         below_chance=intervals[track.overall.key][1] < rate,
-        answers_sha256=_key_digest(key, codes),
+        answers_sha256=table.answers_text.digest(codes),
         withheld=withheld(track, told_rows, answered),
     )
 
@@ -133,34 +130,6 @@ def chance_warning(track: MultipleChoiceTrack, result: ScoreResult) -> str | Non
     )
 
 
-def _digest(listed: Iterable[tuple[int | str, str | None]]) -> str:
-    """sha256 of the answers as compact JSON, ``[format, [[id, letter or null], ...]]``, the
-    pairs given sorted by id (``id_order``)."""
-    text = json.dumps([ANSWERS_FORMAT, list(listed)], separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def _key_digest(key: AnswerKey, codes: np.ndarray) -> str:
-    """``_digest`` of answers in key order (``letter_codes``): the key's text of them
-    (``KeyColumns.answers_text``) filled in with each answer's JSON, the same bytes written
-    without encoding each id or answer."""
-    table = key.columns
-    written = [b"null"] * (len(table.codes) + 1)
-    for letter, code in table.codes.items():
-        if letter:
-            written[code] = json.dumps(letter).encode("ascii")
-    answers = map(written.__getitem__, codes[table.by_id_codes].tobytes())
-    # Hashed a slice at a time: the same bytes as one joined text, without a copy of the
-    # whole of it (a 100,000-question key's is ~3 MB) falling out of the processor's cache.
-    digest = hashlib.sha256(f"[{json.dumps(ANSWERS_FORMAT)},[".encode("ascii"))
-    for n, template in enumerate(table.answers_text):
-        if n:
-            digest.update(b",")
-        digest.update(template % tuple(islice(answers, ANSWERS_SLICE)))
-    digest.update(b"]]")
-    return digest.hexdigest()
-
-
 def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
     """The ``answers_sha256`` of a submission, read without its key (the file of a row scored
     on another key version); None if it is not a list of entries that each name one id and
@@ -191,7 +160,7 @@ def answers_sha256(track: MultipleChoiceTrack, data: bytes) -> str | None:
         ):
             return None
         answers[ident] = letter
-    return _digest((i, answers[i]) for i in sorted(answers, key=id_order))
+    return digest((i, answers[i]) for i in sorted(answers, key=id_order))
 
 
 def summary(track: MultipleChoiceTrack, result: ScoreResult) -> Summary:
