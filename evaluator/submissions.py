@@ -36,6 +36,7 @@ from spec.base import IdFields
 #: A longer list is refused before its entries are read: a 5 MB list of millions of entries
 #: costs seconds of CPU.
 MAX_ENTRIES_PER_QUESTION = 4
+_UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON counts as whitespace
 _DECODER = json.JSONDecoder()
@@ -45,7 +46,8 @@ _T = TypeVar("_T")
 def read_text(data: bytes, empty: str) -> str:
     """A submission's bytes as text; SubmissionError if the file is empty (``empty``: what it
     should hold, "a JSON list such as [...]"), UTF-16 or not UTF-8."""
-    if not data.removeprefix(b"\xef\xbb\xbf").strip():
+    body = data.removeprefix(_UTF8_BOM)
+    if not body or body.isspace():  # nothing but ASCII whitespace, which strip() takes away
         raise SubmissionError([f"the file is empty; expected {empty}"])
     if data.startswith(_UTF16_BOMS):
         raise SubmissionError(
@@ -55,7 +57,7 @@ def read_text(data: bytes, empty: str) -> str:
             ]
         )
     try:
-        return data.decode("utf-8-sig")
+        return body.decode("utf-8")  # as "utf-8-sig" decodes (offsets after the BOM), in C
     except UnicodeDecodeError as exc:
         raise SubmissionError(
             [

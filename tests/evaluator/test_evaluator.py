@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import evaluator
 import spec
+from evaluator.submissions import read_text
 from tests.support import ROOT
 
 BENCH = spec.load_benchmark("egomemreason")
@@ -583,6 +584,49 @@ def test_utf8_bom_is_accepted() -> None:
     with_bom = evaluator.score(KEY, b"\xef\xbb\xbf" + SAMPLE_SUBMISSION)
     assert with_bom.metrics == plain.metrics
     assert with_bom.counts == plain.counts
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"\xef\xbb\xbf",
+                b" ",
+                b"\t",
+                b"\x0b",
+                b"\x0c",
+                b"\r\n",
+                b"\xa0",
+                b"\xff",
+                b"[",
+                b"\xc3\xa9",
+                b"\xed\xa0\x80",
+                b"\xfe\xff",
+                b"\x00",
+            ]
+        ),
+        max_size=6,
+    ).map(b"".join)
+)
+def test_a_file_s_text_is_what_utf_8_sig_decodes_and_empty_is_blank_to_strip(data: bytes) -> None:
+    """``read_text`` decodes in C and looks for a blank file without copying it: the text,
+    the offset of an undecodable byte and what counts as empty are utf-8-sig's and strip()'s."""
+    try:
+        text = read_text(data, "something")
+    except evaluator.SubmissionError as error:
+        message = str(error)
+        if "empty" in message:
+            assert not data.removeprefix(b"\xef\xbb\xbf").strip()
+        elif "UTF-16" in message:
+            assert data.startswith((b"\xff\xfe", b"\xfe\xff"))
+        else:
+            with pytest.raises(UnicodeDecodeError) as undecodable:
+                data.decode("utf-8-sig")
+            assert f"offset {undecodable.value.start})" in message
+        return
+    assert data.removeprefix(b"\xef\xbb\xbf").strip()
+    assert text == data.decode("utf-8-sig")
 
 
 # --- how messages count entries ---------------------------------------------------------------
