@@ -43,11 +43,10 @@ def score(key: AnswerKey, data: bytes) -> ScoreResult:
     for grouping, slots, sizes in zip(
         track.groupings, table.outcome_slots, table.sizes, strict=True
     ):
-        tally = np.bincount(slots + outcome, minlength=3 * len(sizes)).reshape(-1, 3)
-        right, opened = tally[:, 2].tolist(), (tally[:, 1] + tally[:, 2]).tolist()
-        for group, n_right, size, n_told in zip(grouping.groups, right, sizes, opened, strict=True):
-            per_group[group.key] = Count(correct=n_right, total=size)
-            told_rows[group.key] = n_told
+        tally = np.bincount(slots + outcome, minlength=3 * len(sizes)).reshape(-1, 3).tolist()
+        for group, (_, wrong, right), size in zip(grouping.groups, tally, sizes, strict=True):
+            per_group[group.key] = Count(correct=right, total=size)
+            told_rows[group.key] = wrong + right
     correct, answered = int(np.count_nonzero(hits)), int(np.count_nonzero(told))
     answerable = Count(correct=correct, total=table.answerable)
     abstained = len(key) - answered
