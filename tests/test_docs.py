@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import shlex
@@ -200,7 +201,10 @@ def benchmark_facts_in(folders: list[Path], code: dict[Path, list[str]]) -> list
     return found
 
 
+@functools.cache
 def _project_code() -> dict[Path, list[str]]:
+    """Each project module's string literals, read once a test process (the tests only read
+    them)."""
     return {p: _code_strings(p.read_text(encoding="utf-8")) for p in PROJECT_MODULES}
 
 

@@ -22,6 +22,7 @@ import evaluator
 import spec
 from evaluator.kinds.base import Kind, Scoring, Wording
 from tests.support import ROOT
+from tests.support.demo_keys import demo_key
 
 #: The project's own packages and root modules (what the Space and the maintainer run).
 PACKAGES = (
@@ -54,8 +55,10 @@ LAYERS: dict[str, set[str]] = {
 MAX_LINES = 500  # a module a reader can take in
 
 
-def _project_files() -> list[Path]:
-    """Every Python file of the project, tests and the benchmarks' demo scripts aside."""
+@functools.cache
+def _project_files() -> tuple[Path, ...]:
+    """Every Python file of the project, tests and the benchmarks' demo scripts aside (listed
+    once a test process)."""
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.py"],
         cwd=ROOT,
@@ -63,10 +66,12 @@ def _project_files() -> list[Path]:
         text=True,
         check=True,
     )
-    return sorted(
-        ROOT / p
-        for p in listed.stdout.split()
-        if p.split("/")[0] in (*PACKAGES, *(f"{m}.py" for m in ROOT_MODULES))
+    return tuple(
+        sorted(
+            ROOT / p
+            for p in listed.stdout.split()
+            if p.split("/")[0] in (*PACKAGES, *(f"{m}.py" for m in ROOT_MODULES))
+        )
     )
 
 
@@ -115,9 +120,16 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache
+def _import_graph() -> dict[str, frozenset[str]]:
     modules = {_module_name(p): p for p in _project_files()}
-    return {name: _imports(path, modules) for name, path in modules.items()}
+    return {name: frozenset(_imports(path, modules)) for name, path in modules.items()}
+
+
+def _graph() -> dict[str, set[str]]:
+    """Each project module and the project modules it imports (walked once a test process;
+    a fresh copy each call)."""
+    return {name: set(imported) for name, imported in _import_graph().items()}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -261,11 +273,10 @@ def test_no_project_file_edits_sys_path() -> None:
 READER = "ledger.config"
 
 
-def _environment_reads(source: str) -> list[str]:
+def _environment_reads(tree: ast.AST) -> list[str]:
     """The code's reads of the environment: ``os.environ`` in any use but a value set
     (``os.environ["X"] = ...``: a library's own variable the app sets for it), ``os.getenv``,
     and ``environ``/``getenv`` imported from ``os``."""
-    tree = ast.parse(source)
     written = {
         id(target.value)
         for node in ast.walk(tree)
@@ -295,7 +306,7 @@ def test_an_environment_read_is_found_where_there_is_one() -> None:
         "def f(env=os.environ): pass\n"
         "from os import environ\n"
     )
-    assert _environment_reads(source) == [
+    assert _environment_reads(ast.parse(source)) == [
         "line 3: os.environ",
         "line 4: os.getenv",
         "line 5: os.environ",
@@ -311,10 +322,10 @@ def test_nothing_but_the_configuration_reader_reads_the_environment() -> None:
         f"{_module_name(p)}: {read}"
         for p in _project_files()
         if _module_name(p) != READER and not _module_name(p).startswith("perf")
-        for read in _environment_reads(p.read_text(encoding="utf-8"))
+        for read in _environment_reads(_tree(p))
     ]
     assert not found, found
-    assert _environment_reads((ROOT / "ledger" / "config.py").read_text(encoding="utf-8"))
+    assert _environment_reads(_tree(ROOT / "ledger" / "config.py"))
 
 
 # --- kinds --------------------------------------------------------------------------------
@@ -370,7 +381,7 @@ def test_a_kind_says_the_width_of_each_column_of_its_score_table(name: str) -> N
     assert sum(widths) == 100
     for bench in map(spec.load_benchmark, ("egomemreason", "egoargus")):
         for track in bench.tracks_of(spec.KINDS[name]):
-            key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+            key = demo_key(bench, track)
             own = bench.demo_dir / f"{track.id}_sample_submission.json"
             sample = own if own.is_file() else bench.demo_dir / "sample_submission.json"
             rows = kind.score_rows(track, evaluator.score(key, sample.read_bytes()))
@@ -405,11 +416,11 @@ KIND_TYPES = (
 )
 
 
-def _kind_switches(source: str) -> list[str]:
+def _kind_switches(tree: ast.AST) -> list[str]:
     """The kind switches of a module's code: ``isinstance`` against a kind's type, a
     comparison of a ``.kind``."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
             if any(k in ast.unparse(node.args[1]) for k in KIND_TYPES):
                 found.append(ast.unparse(node))
@@ -426,7 +437,7 @@ def test_a_kind_switch_is_found_where_there_is_one() -> None:
         "if key.track.kind == 'decision': pass\n"
         "if isinstance(track, str) and track.kind_of: pass\n"
     )
-    assert _kind_switches(source) == [
+    assert _kind_switches(ast.parse(source)) == [
         "isinstance(track, spec.DecisionTrack)",
         "key.track.kind == 'decision'",
     ]
@@ -439,7 +450,7 @@ def test_no_code_outside_a_kind_tests_a_track_s_kind() -> None:
         f"{_module_name(p)}: {switch}"
         for p in _project_files()
         if not _module_name(p).startswith(("evaluator.kinds.", "spec"))
-        for switch in _kind_switches(p.read_text(encoding="utf-8"))
+        for switch in _kind_switches(_tree(p))
     ]
     assert not found, found
 
@@ -450,12 +461,12 @@ def test_no_code_outside_a_kind_tests_a_track_s_kind() -> None:
 _FIXED = re.compile(r"\.\d+f")
 
 
-def _fixed_precisions(source: str) -> list[str]:
+def _fixed_precisions(tree: ast.AST) -> list[str]:
     """Where a module decides a shown number's decimals itself: it names ``DECIMALS``, or an
     f-string writes with a literal precision a metric, chance, or a value followed by "%" or by
     an interval's dash (a heuristic: a number shown otherwise is the track's to round too)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if (
             (isinstance(node, ast.Name) and node.id == "DECIMALS")
             or (isinstance(node, ast.Attribute) and node.attr == "DECIMALS")
@@ -488,13 +499,13 @@ def test_a_fixed_precision_is_found_where_there_is_one() -> None:
         "c = f'{low:.1f}–{high:.1f}'\n"
         "d = f'{size / 2**20:.1f} MB, {track.number(display, value)} %'\n"
     )
-    assert _fixed_precisions(source) == [
+    assert _fixed_precisions(ast.parse(source)) == [
         "DECIMALS",
         "f'{result.metrics[key]:.1f}'",
         "f'(chance {guess:.1f} %)'",
         "f'{low:.1f}–{high:.1f}'",
     ]
-    assert _fixed_precisions("e = f'{seconds * 1000:.1f} ms'\n") == []
+    assert _fixed_precisions(ast.parse("e = f'{seconds * 1000:.1f} ms'\n")) == []
 
 
 def test_only_the_track_decides_how_many_decimals_a_number_shows() -> None:
@@ -504,7 +515,7 @@ def test_only_the_track_decides_how_many_decimals_a_number_shows() -> None:
         f"{_module_name(p)}: {where}"
         for p in _project_files()
         if _module_name(p) != "spec.base"
-        for where in _fixed_precisions(p.read_text(encoding="utf-8"))
+        for where in _fixed_precisions(_tree(p))
     ]
     assert not found, found
 
