@@ -19,10 +19,10 @@ import gradio as gr
 import pytest
 from starlette.requests import Request
 
-import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board
+from tests.support.demo_keys import demo_key
 from web.board import entry as board_entry
 from web.board import handlers
 from web.board import landing as board_landing
@@ -59,7 +59,7 @@ def board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Board:
     withdrawal = ledger.withdrawal_of(withdrawn, BENCH, REASON, created_at=WHEN)
     store.write(new, "correct")
     store.write(withdrawal, "withdraw")
-    key = evaluator.load_answer_key(TRACK, BENCH.demo_key(TRACK).read_bytes())
+    key = demo_key(BENCH, TRACK)
     cache = ledger.BoardCache(store, BENCH, TRACK)
     served = Served(TRACK, lambda: ledger.KeyStatus(key, "demo", True, None), cache)
     tab = handlers.board_tab(BENCH, [served], lambda: 0.0)

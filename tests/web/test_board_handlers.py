@@ -26,6 +26,7 @@ import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board, row_ids
+from tests.support.demo_keys import demo_key
 from web.board import chart_handlers, handlers
 from web.board import landing as board_landing
 from web.board.chart_handlers import MAX_PICKS
@@ -48,7 +49,7 @@ NO_FILTERS: tuple[str, list[str], list[str], list[str], list[str]] = ("", [], []
 
 
 def _served(bench: spec.Benchmark, track: spec.Track, board_dir: Path | None = None) -> Served:
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = demo_key(bench, track)
     store = ledger.LocalStore(board_dir or bench.demo_board)
     board = ledger.BoardCache(store, bench, track, clock=lambda: LOADED_AT)
     return Served(track, lambda: ledger.KeyStatus(key, "demo", True, None), board)

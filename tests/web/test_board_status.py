@@ -16,9 +16,9 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-import evaluator
 import ledger
 import spec
+from tests.support.demo_keys import demo_key
 from web.board import handlers
 from web.served import Served
 
@@ -47,7 +47,7 @@ def exports_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _tab(board_dir: Path, now: list[float]) -> handlers.BoardTab:
-    key = evaluator.load_answer_key(MEMORY, EGOMEM.demo_key(MEMORY).read_bytes())
+    key = demo_key(EGOMEM, MEMORY)
     board = ledger.BoardCache(ledger.LocalStore(board_dir), EGOMEM, MEMORY, clock=lambda: now[0])
     served = Served(MEMORY, lambda: ledger.KeyStatus(key, "demo", True, None), board)
     return handlers.board_tab(EGOMEM, [served], lambda: now[0])

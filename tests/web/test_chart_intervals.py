@@ -9,17 +9,17 @@ the Leaderboard tab's handlers give, on both benchmarks' demo boards.
 from __future__ import annotations
 
 import datetime as dt
-import json
+import functools
 import time
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pytest
 
-import evaluator
 import ledger
 import spec
+from tests.support.demo_keys import demo_key
+from tests.support.vega import checked_spec
 from web import chart_parts, charts
 from web.board import chart_handlers
 from web.board import handlers as board_handlers
@@ -32,26 +32,32 @@ IDS = [f"{bench.id}-{track.id}" for bench, track in TRACKS]
 
 
 def _served(bench: spec.Benchmark, track: spec.Track) -> Served:
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = demo_key(bench, track)
     status = ledger.KeyStatus(key, "synthetic demo key", demo=True, error=None)
     return Served(
         track, lambda: status, ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
     )
 
 
-def _tab(bench: spec.Benchmark) -> board_handlers.BoardTab:
+@functools.cache
+def _tab(bench_id: str) -> board_handlers.BoardTab:
+    """The benchmark's Leaderboard tab on its demo board, built once a test process (the tests
+    only read its charts)."""
+    bench = BENCHES[bench_id]
     return board_handlers.board_tab(bench, [_served(bench, t) for t in bench.tracks], time.time)
 
 
-def _spec(plot: Any) -> dict[str, Any]:
-    spec_json: dict[str, Any] = json.loads(plot["plot"] if isinstance(plot, dict) else plot.plot)
-    alt.Chart.from_dict(spec_json)  # a valid Vega-Lite spec
-    return spec_json
+@functools.cache
+def _plots(bench_id: str, track_id: str) -> tuple[Any, Any, Any]:
+    """The track's split, size and date charts as the tab draws them, drawn once."""
+    tab = _tab(bench_id)
+    _, _, split, size, date = chart_handlers.charts_of(tab, tab.tracks[track_id])
+    return split, size, date
 
 
 def _charts(bench: spec.Benchmark, track: spec.Track) -> tuple[dict[str, Any], ...]:
-    _, _, split, size, date = chart_handlers.charts_of(_tab(bench), _tab(bench).tracks[track.id])
-    return _spec(split), _spec(size), _spec(date)
+    """The track's split, size and date charts' specs (a fresh copy for each test)."""
+    return tuple(checked_spec(plot) for plot in _plots(bench.id, track.id))
 
 
 def _walk(spec_json: dict[str, Any]) -> list[dict[str, Any]]:
@@ -146,7 +152,7 @@ def test_chance_is_marked_and_kept_on_the_axis() -> None:
     track = BENCHES["egomemreason"].track()
     keys = charts.chart_keys(track)
     series = {"A": {k: 60.0 for k in keys}}
-    spec_json = _spec(charts.split_chart(series, "t", track, chance=20.0))
+    spec_json = checked_spec(charts.split_chart(series, "t", track, chance=20.0))
     low, high = _domain(spec_json, "x")
     assert low <= 20.0 <= high
     rules = [
@@ -211,7 +217,7 @@ def test_a_bar_starts_at_zero_and_a_zoomed_axis_draws_dots(
     keys = charts.chart_keys(track)
     charted = [r for r in records.records if any(k in r.metrics for k in keys)]
     best = {r.method_name: dict(r.metrics) for r in charted[:2]}
-    score = _spec(charts.split_chart(best, "You vs. the best", track, chance=None))
+    score = checked_spec(charts.split_chart(best, "You vs. the best", track, chance=None))
     for spec_json in (*board, score):
         for layer in _walk(spec_json):
             if _mark(layer) not in LENGTH_MARKS:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pytest
 
 import evaluator
 import ledger
 import spec
+from tests.support.demo_keys import demo_key
+from tests.support.vega import checked_spec
 from web import chart_parts, charts, scatter_charts
 
 BENCHES = {b: spec.load_benchmark(b) for b in ("egomemreason", "egoargus")}
@@ -35,12 +36,6 @@ DECISION = DECISION_BENCH.track("decision")
 
 def _records(bench: spec.Benchmark, track: spec.Track) -> tuple[ledger.Record, ...]:
     return ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track).snapshot().records
-
-
-def _spec(plot: Any) -> dict[str, Any]:
-    spec_json: dict[str, Any] = json.loads(plot.plot)
-    alt.Chart.from_dict(spec_json)  # a valid Vega-Lite spec
-    return spec_json
 
 
 def _layers(spec_json: dict[str, Any]) -> list[dict[str, Any]]:
@@ -108,12 +103,12 @@ def _colours(spec_json: dict[str, Any]) -> set[str]:
 def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
     bench: spec.Benchmark, track: spec.Track, chart: Any
 ) -> None:
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = demo_key(bench, track)
     assert isinstance(key, evaluator.AnswerKey)
     chance = evaluator.chance(key)  # exact: EgoMemReason's 4 to 10 options give 20.67 %
     assert chance is not None
     records = _records(bench, track)
-    spec_json = _spec(chart(scatter_charts.plotted(records, track), track, chance))
+    spec_json = checked_spec(chart(scatter_charts.plotted(records, track), track, chance))
     # chance, and the spec's reference policies (the paper's Random, an Always-A run)
     references = {
         f"{r.method_name}: {r.metrics[track.ranking]:.1f}": r.metrics[track.ranking]
@@ -131,7 +126,7 @@ def test_the_scatters_of_a_multiple_choice_track_mark_its_chance(
 def test_the_split_chart_labels_its_chance_rule() -> None:
     track = BENCHES["egomemreason"].track()
     series = {"A": {k: 60.0 for k in charts.chart_keys(track)}}
-    spec_json = _spec(charts.split_chart(series, "t", track, chance=20.0))
+    spec_json = checked_spec(charts.split_chart(series, "t", track, chance=20.0))
     assert _levels(spec_json, "x") == {"Chance: 20.0 %": 20.0}  # as the board shows values
     low, high = _domain(spec_json, "x")
     assert low <= 20.0 <= high
@@ -147,7 +142,7 @@ def test_the_decision_scatters_draw_the_reference_policies_as_levels(chart: Any)
         if DECISION.reference_of(r.method_name, r.metrics) is not None
     }
     assert set(references) == {"Always-assist (synthetic)", "Never-assist (synthetic)"}
-    spec_json = _spec(chart(scatter_charts.plotted(records, DECISION), DECISION))
+    spec_json = checked_spec(chart(scatter_charts.plotted(records, DECISION), DECISION))
     assert _levels(spec_json, "y") == {f"{m}: {v:.3f}": v for m, v in references.items()}
     points = {v["Method"] for v in spec_json["data"]["values"]}
     assert points and not points & set(references)  # a floor, not an entry
@@ -162,6 +157,8 @@ def test_a_chart_without_levels_draws_no_level() -> None:
     entries = [
         r for r in _records(bench, track) if not track.reference_of(r.method_name, r.metrics)
     ]
-    spec_json = _spec(scatter_charts.size_chart(scatter_charts.plotted(entries, track), track))
+    spec_json = checked_spec(
+        scatter_charts.size_chart(scatter_charts.plotted(entries, track), track)
+    )
     assert _levels(spec_json, "y") == {}
     assert spec_json["title"]["subtitle"] == ["Lines: 95 % intervals"]

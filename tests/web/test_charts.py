@@ -9,13 +9,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pytest
 
 import ledger
 import spec
 from spec import Benchmark, Track
+from tests.support.vega import checked_spec
 from web import charts, scatter_charts
 from web.board.chart_handlers import MAX_PICKS
 
@@ -27,13 +27,6 @@ TRACK_IDS = [f"{bench.id}-{track.id}" for bench, track in TRACKS]
 def _board(bench: Benchmark, track: Track) -> tuple[ledger.Record, ...]:
     """The demo board as the app shows it (superseded records hidden)."""
     return ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track).snapshot().records
-
-
-def _spec(plot: Any) -> dict[str, Any]:
-    """The plot's Vega-Lite spec, after altair has validated it against the schema."""
-    spec_json: dict[str, Any] = json.loads(plot.plot)
-    alt.Chart.from_dict(spec_json)  # raises a ValidationError on an invalid spec
-    return spec_json
 
 
 def _layers(spec_json: dict[str, Any]) -> list[dict[str, Any]]:
@@ -185,7 +178,7 @@ def test_the_split_chart_colours_its_twelve_entries_from_the_palette() -> None:
     track = BENCHES["egomemreason"].track()
     keys = charts.chart_keys(track)
     series = {f"Entry {i}": {k: 30.0 + i for k in keys} for i in range(MAX_PICKS)}
-    spec_json = _spec(charts.split_chart(series, "Twelve", track))
+    spec_json = checked_spec(charts.split_chart(series, "Twelve", track))
     (dots,) = _marks(spec_json, "point")
     color = dots["encoding"]["color"]
     assert color["scale"]["range"] == list(charts.PALETTE)
@@ -213,7 +206,7 @@ def _right_offset(expr: dict[str, str]) -> int:
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
-    spec_json = _spec(scatter_charts.size_chart(records, track))
+    spec_json = checked_spec(scatter_charts.size_chart(records, track))
     assert spec_json["width"] == "container"
     values = spec_json["data"]["values"]
     # The reference policies are levels across the plot, not points (test_chart_levels).
@@ -265,7 +258,7 @@ def test_the_size_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
 @pytest.mark.parametrize(("bench", "track"), TRACKS, ids=TRACK_IDS)
 def test_the_date_chart_of_a_demo_board(bench: Benchmark, track: Track) -> None:
     records = _board(bench, track)
-    spec_json = _spec(scatter_charts.date_chart(records, track))
+    spec_json = checked_spec(scatter_charts.date_chart(records, track))
     assert spec_json["width"] == "container"
     x = spec_json["encoding"]["x"]
     assert (x["field"], x["type"], x["scale"]["type"]) == ("Date", "temporal", "utc")
@@ -293,7 +286,7 @@ def test_rows_are_marked_by_source_and_rounded_as_the_board_shows(
             "metrics": {**rescored.metrics, track.ranking: odd},
         }
     )
-    spec_json = _spec(chart([rescored, paper], track))
+    spec_json = checked_spec(chart([rescored, paper], track))
     display = track.display[track.ranking]
     digits = {"percent": 1, "ratio": 3, "seconds": 2, "count": 0}[display]
     for layer in _marks(spec_json, "point"):
@@ -336,7 +329,7 @@ def test_a_size_chart_whose_rows_are_all_in_one_part_draws_that_part_alone() -> 
     records = [r for r in _board(bench, track) if track.ranking in r.metrics]
     api = [r for r in records if r.model_size == "API"]
     assert api, "the demo board should carry API rows"
-    spec_json = _spec(scatter_charts.size_chart(api, track))
+    spec_json = checked_spec(scatter_charts.size_chart(api, track))
     strip = _by_x(spec_json, "Slot")
     assert strip["encoding"]["x"]["scale"]["range"] == [0, {"expr": "width"}]
     assert not [la for la in _layers(spec_json) if "Billions" in json.dumps(la.get("encoding"))]
@@ -355,7 +348,7 @@ def test_a_ratio_axis_names_its_range() -> None:
 def test_an_empty_board_gives_a_chart_without_points(chart: Any) -> None:
     track = BENCHES["egomemreason"].track()
     assert scatter_charts.plotted([], track) == []
-    spec_json = _spec(chart([], track))
+    spec_json = checked_spec(chart([], track))
     assert spec_json["data"] == {"values": []}
 
 
@@ -364,7 +357,7 @@ def test_the_specs_are_built_once_and_the_data_injected() -> None:
     records = _board(bench, track)
     scatter_charts.size_chart(records, track)
     before = scatter_charts._size_spec.cache_info()
-    again = _spec(scatter_charts.size_chart(records[:2], track))
+    again = checked_spec(scatter_charts.size_chart(records[:2], track))
     after = scatter_charts._size_spec.cache_info()
     assert (after.hits, after.misses) == (before.hits + 1, before.misses)
     assert len(again["data"]["values"]) == len(scatter_charts.plotted(records[:2], track))
@@ -377,14 +370,16 @@ def test_every_chart_says_what_it_shows_to_a_screen_reader(bench: Benchmark, tra
     container) names its title and the entries it draws."""
     records = [r for r in _board(bench, track) if track.ranking in r.metrics][:3]
     names = [r.method_name for r in records]
-    split = _spec(charts.split_chart({r.method_name: dict(r.metrics) for r in records}, "T", track))
+    split = checked_spec(
+        charts.split_chart({r.method_name: dict(r.metrics) for r in records}, "T", track)
+    )
     assert split["description"] == f"T: {', '.join(names)}"
     # With none picked, the chart's place says so (it was an empty plot).
-    said = _spec(charts.split_chart({}, "T", track))
+    said = checked_spec(charts.split_chart({}, "T", track))
     assert said["description"] == "T: no entry picked. Pick entries above to compare them."
     assert " ".join(said["layer"][0]["mark"]["text"]) == said["description"]
     for chart in (scatter_charts.size_chart, scatter_charts.date_chart):
-        spec_json = _spec(chart(records, track))
+        spec_json = checked_spec(chart(records, track))
         said = spec_json["description"]
         assert said.startswith(spec_json["title"]["text"] + ": ")
         assert all(v["Method"] in said for v in spec_json["data"]["values"])
@@ -400,4 +395,22 @@ def test_every_chart_is_drawn_as_svg_without_an_actions_menu() -> None:
         scatter_charts.size_chart(records, track),
         scatter_charts.date_chart(records, track),
     ):
-        assert _spec(plot)["usermeta"] == {"embedOptions": {"actions": False, "renderer": "svg"}}
+        assert checked_spec(plot)["usermeta"] == {
+            "embedOptions": {"actions": False, "renderer": "svg"}
+        }
+
+
+def test_the_schema_check_refuses_a_spec_vega_lite_does_not_accept() -> None:
+    """checked_spec (tests.support.vega), which every chart test reads its spec through, is
+    altair's schema check: a width Vega-Lite has no meaning for, or a mark it does not draw,
+    is refused, every time it is asked."""
+    bench, track = TRACKS[0]
+    plot = scatter_charts.size_chart(_board(bench, track), track)
+    wide = {**json.loads(plot.plot), "width": "wide"}
+    nonsense = json.loads(plot.plot)
+    nonsense["layer"][0]["mark"] = "nonsense"
+    for broken, word in ((wide, "'wide'"), (nonsense, "'nonsense'")):
+        for _ in range(2):
+            with pytest.raises(Exception, match=word):
+                checked_spec({"plot": json.dumps(broken)})
+    assert checked_spec(plot) == json.loads(plot.plot)

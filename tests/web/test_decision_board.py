@@ -16,6 +16,7 @@ import evaluator
 import ledger
 import spec
 from tests.support.board_html import read_board
+from tests.support.demo_keys import demo_key
 from web import score_view
 from web.board import handlers as board_handlers
 from web.board import rows as board_view
@@ -26,13 +27,13 @@ from web.text import md_escape
 ARGUS = spec.load_benchmark("egoargus")
 DECISION = ARGUS.track("decision")
 UNDERSTANDING = ARGUS.track("understanding")
-KEY = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read_bytes())
+KEY = demo_key(ARGUS, DECISION)
 SAMPLE = (ARGUS.demo_dir / "decision_sample_submission.json").read_bytes()
 CONSTANT = ("Always-assist (synthetic)", "Never-assist (synthetic)")
 
 
 def _served(track: spec.Track) -> Served:
-    key = evaluator.load_answer_key(track, ARGUS.demo_key(track).read_bytes())
+    key = demo_key(ARGUS, track)
     status = ledger.KeyStatus(key, "synthetic demo key", demo=True, error=None)
     board = ledger.BoardCache(ledger.LocalStore(ARGUS.demo_board), ARGUS, track)
     return Served(track, lambda: status, board)

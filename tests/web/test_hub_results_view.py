@@ -18,11 +18,11 @@ import pytest
 from starlette.requests import Request
 
 import app
-import evaluator
 import guard
 import ledger
 import spec
 from errors import LedgerError
+from tests.support.demo_keys import demo_key
 from web.board import handlers
 from web.board import hub_results as hub_results_view
 from web.board import landing as board_landing
@@ -82,7 +82,7 @@ def test_every_text_from_the_hub_is_escaped() -> None:
 def _tab(reader: object | None) -> handlers.BoardTab:
     served = []
     for track in BENCH.tracks:
-        key = evaluator.load_answer_key(track, BENCH.demo_key(track).read_bytes())
+        key = demo_key(BENCH, track)
         board = ledger.BoardCache(ledger.LocalStore(BENCH.demo_board), BENCH, track)
         hub = (
             ledger.HubResultsCache("org/bench", reader=reader, site=SITE)  # type: ignore[arg-type]

@@ -18,10 +18,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 import app
-import evaluator
 import guard
 import ledger
 import spec
+from tests.support.demo_keys import demo_key
 from web.text import WORD_JOINER, md_escape
 
 RENDER = MarkdownIt("commonmark").enable("strikethrough")
@@ -82,7 +82,7 @@ def test_the_page_s_markdown_renders_latex_between_double_dollars_only(tmp_path:
     # Markdown of the page takes "$" as a delimiter (Gradio's default is "$$" alone).
     bench = spec.load_benchmark("egomemreason")
     track = bench.track(kind=spec.MultipleChoiceTrack)
-    key = evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    key = demo_key(bench, track)
     status = ledger.KeyStatus(key, "synthetic demo key", demo=True, error=None)
     board = ledger.BoardCache(ledger.LocalStore(bench.demo_board), bench, track)
     limiter = guard.ScoreLimiter(guard.ScoreLimits(limit=3, window_s=3600))

@@ -31,6 +31,7 @@ import ledger
 import spec
 from scripts import new_benchmark
 from tests.support.board_html import read_board
+from tests.support.demo_keys import demo_key
 from tests.support.two_decimals import CHANCE, METHOD, OVERALL, RIGHT, Release, write_release
 from web import score_handlers, score_view
 from web.board import chart_handlers
@@ -57,15 +58,18 @@ def exports_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
     yield
 
 
-def _served(bench: spec.Benchmark, track: spec.Track, key: bytes, board: Path) -> Served:
-    loaded = evaluator.load_answer_key(track, key)
+def _served(
+    bench: spec.Benchmark, track: spec.Track, loaded: evaluator.AnyKey, board: Path
+) -> Served:
     cache = ledger.BoardCache(ledger.LocalStore(board), bench, track, clock=lambda: 1_000.0)
     return Served(track, lambda: ledger.KeyStatus(loaded, "a local key", False, None), cache)
 
 
 def _board(release: Release) -> tuple[board_handlers.BoardTab, Served]:
     bench = spec.load_benchmark(str(release.folder))
-    served = _served(bench, bench.track(), release.key.read_bytes(), release.board)
+    track = bench.track()
+    key = evaluator.load_answer_key(track, release.key.read_bytes())
+    served = _served(bench, track, key, release.board)
     return board_handlers.board_tab(bench, [served], lambda: 1_090.0), served
 
 
@@ -214,8 +218,7 @@ def test_without_the_key_every_shipped_number_has_the_decimals_it_had(
     decimals for its display (a byte-for-byte comparison of these outputs before and after
     the change found them equal; this keeps them so)."""
     assert track.decimals == 1 and {d: track.digits(d) for d in TODAY} == TODAY  # type: ignore[arg-type]
-    demo = bench.demo_key(track).read_bytes()
-    served = _served(bench, track, demo, bench.demo_board)
+    served = _served(bench, track, demo_key(bench, track), bench.demo_board)
     tab = board_handlers.board_tab(bench, [served], lambda: 1_090.0)
     _, _, _, csv_path, _, _ = board_handlers.view(tab, "", [], [], [], [], "All", None, track.id)
     layout = board_layout(bench, track)
@@ -235,7 +238,7 @@ def test_without_the_key_every_shipped_number_has_the_decimals_it_had(
             assert f'<td class="num">{value:.{TODAY[track.display[key]]}f}{unit}</td>' in card
     sample = "decision_sample_submission.json" if track.kind == "decision" else None
     data = (bench.demo_dir / (sample or "sample_submission.json")).read_bytes()
-    full = evaluator.score(evaluator.load_answer_key(track, demo), data)
+    full = evaluator.score(demo_key(bench, track), data)
     shown = evaluator.disclosed(track, full)
     for key, value in full.metrics.items():
         if key in shown.metrics:

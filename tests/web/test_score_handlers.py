@@ -26,6 +26,7 @@ import guard
 import ledger
 import spec
 from ledger.keys import KEY_UNAVAILABLE
+from tests.support.demo_keys import demo_key
 from web import score_handlers as handlers
 from web import score_view
 from web.served import Served
@@ -44,7 +45,7 @@ HIDDEN = gr.update(value="", visible=False)
 
 
 def _key(bench: spec.Benchmark, track: spec.Track) -> evaluator.AnyKey:
-    return evaluator.load_answer_key(track, bench.demo_key(track).read_bytes())
+    return demo_key(bench, track)
 
 
 def _served(bench: spec.Benchmark, track: spec.Track, error: str | None = None) -> Served:

@@ -94,7 +94,8 @@ def test_another_key_or_track_checks_the_file_afresh(uploads: Uploads, checks: l
     served = Served(MEMORY, lambda: ledger.KeyStatus(status["key"], "demo", True, None), board)
     tab = _tab(uploads, EGOMEM, [served])
     _refusal(handlers.score, tab, uploads.file(SLOW_TO_REFUSE), _request())
-    status["key"] = _key(EGOMEM, MEMORY)  # equal answers, another key object: a rotation
+    # equal answers, another key object (loaded afresh, not the shared demo key): a rotation
+    status["key"] = evaluator.load_answer_key(MEMORY, EGOMEM.demo_key(MEMORY).read_bytes())
     _refusal(handlers.score, tab, uploads.file(SLOW_TO_REFUSE), _request())
     assert len(checks) == 2
 

@@ -27,6 +27,7 @@ import spec
 from evaluator import track_fit
 from ledger.keys import KEY_UNAVAILABLE
 from tests.support.board_html import read_board
+from tests.support.demo_keys import demo_key
 from tests.support.score_path import page_path
 from web import score_view, served
 from web.board import layout as board_layout
@@ -40,10 +41,8 @@ assert isinstance(DECISION, spec.DecisionTrack)
 DEMO = ARGUS.demo_dir
 DECISION_SAMPLE = (DEMO / "decision_sample_submission.json").read_bytes()
 UNDERSTANDING_SAMPLE = (DEMO / "sample_submission.json").read_bytes()
-DECISION_KEY = evaluator.load_answer_key(DECISION, ARGUS.demo_key(DECISION).read_bytes())
-UNDERSTANDING_KEY = evaluator.load_answer_key(
-    UNDERSTANDING, ARGUS.demo_key(UNDERSTANDING).read_bytes()
-)
+DECISION_KEY = demo_key(ARGUS, DECISION)
+UNDERSTANDING_KEY = demo_key(ARGUS, UNDERSTANDING)
 with (ARGUS.folder / "paper_decision.csv").open(encoding="utf-8") as paper:
     PAPER_TABLE = list(csv.DictReader(paper))
 
