@@ -69,8 +69,11 @@ lint: $(VENV)/.dev-deps
 ## check: the fast tier, to run after every edit: lint, types, and every test that runs in this
 ## process within a second or so: no server, no Chromium, no Python process or shell (markers
 ## server, browser, slow: tests/conftest.py); make test runs them all
+# Its bytecode is cached (__pycache__/, git-ignored) even where PYTHONDONTWRITEBYTECODE is set:
+# without it each xdist worker compiled the project and rewrote every test module's asserts
+# again, 7 s of CPU each a run on these machines.
 check: $(VENV)/.dev-deps lint
-	LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -n auto -m "not server and not browser and not slow"
+	PYTHONDONTWRITEBYTECODE= LEADERBOARD_TEST_TIER=fast $(BIN)/python -m pytest -q -n auto -m "not server and not browser and not slow"
 
 ## test: lint, type-check and run the whole suite
 test: $(VENV)/.dev-deps $(OLAH_VENV)/.olah-$(OLAH_VERSION) chromium axe lint
