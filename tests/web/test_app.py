@@ -309,22 +309,40 @@ def _client(
         yield Client(http)
 
 
-@pytest.fixture
-def board_dir(tmp_path: Path) -> Path:
-    store = ledger.LocalStore(tmp_path / "board")
+def _board(folder: Path) -> Path:
+    """Three records in ``folder``: Alpha 44.6, Beta 30.0 and a paper row at 39.6."""
+    store = ledger.LocalStore(folder)
     for record in (
         _record("Alpha", 44.6),
         _record("Beta", 30.0),
         _record("Gemini-like", 39.6, source="paper", note="overall differs"),
     ):
         store.write(record, "test")
-    return tmp_path / "board"
+    return folder
+
+
+@pytest.fixture
+def board_dir(tmp_path: Path) -> Path:
+    return _board(tmp_path / "board")
+
+
+def _demo_client(board: Path) -> Iterator[Client]:
+    status = ledger.KeyStatus(KEY, "synthetic demo key", demo=True, error=None)
+    yield from _client(status, board, guard.ScoreLimits(limit=3, window_s=3600))
 
 
 @pytest.fixture
 def client(board_dir: Path) -> Iterator[Client]:
-    status = ledger.KeyStatus(KEY, "synthetic demo key", demo=True, error=None)
-    yield from _client(status, board_dir, guard.ScoreLimits(limit=3, window_s=3600))
+    """The page on its own board, its limiter fresh: for a test that scores."""
+    yield from _demo_client(board_dir)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    """The same page, built once for the tests that score nothing (a refusal takes no slot of
+    the limit: test_rejected_uploads_do_not_count_and_the_limit_holds) and change nothing;
+    each refuses its own bytes (the page remembers a refusal: tests/web/test_score_refusals)."""
+    yield from _demo_client(_board(tmp_path_factory.mktemp("reader") / "board"))
 
 
 def test_score_returns_the_evaluators_numbers(client: Client) -> None:
@@ -368,10 +386,10 @@ def test_the_page_shows_a_refusal_as_a_list_and_renders_nothing(client: Client) 
     assert shown.rendered["score-listing"]["visible"] is False
 
 
-def test_a_page_render_reads_the_session_s_score_not_the_browser_s(client: Client) -> None:
+def test_a_page_render_reads_the_session_s_score_not_the_browser_s(reader: Client) -> None:
     """The render takes no score from the browser: whatever a caller sends as its input, a
     session that scored nothing renders nothing."""
-    config = client.http.get("/config").json()
+    config = reader.http.get("/config").json()
     names = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
     render = next(
         d
@@ -379,7 +397,7 @@ def test_a_page_render_reads_the_session_s_score_not_the_browser_s(client: Clien
         if "score-summary" in [names[o] for o in d["outputs"]] and d["inputs"]
     )
     forged = evaluator.score(KEY, SAMPLE).model_dump(mode="json")
-    out = queue_event(client.http, render["id"], [forged], "forger")
+    out = queue_event(reader.http, render["id"], [forged], "forger")
     assert out[0] == "" and out[1]["visible"] is False
 
 
@@ -393,9 +411,9 @@ def test_a_page_render_reads_the_session_s_score_not_the_browser_s(client: Clien
     ],
 )
 def test_bad_submission_gives_the_evaluators_message_not_a_traceback(
-    client: Client, payload: bytes, words: list[str]
+    reader: Client, payload: bytes, words: list[str]
 ) -> None:
-    status, body = client.score(payload)
+    status, body = reader.score(payload)
     assert status != 200
     assert all(word in body["error"] for word in words), body
     assert "Traceback" not in json.dumps(body)
@@ -464,8 +482,8 @@ def test_score_comes_back_once_the_key_loads_without_a_restart(board_dir: Path) 
         assert c.score(SAMPLE)[0] == 200
 
 
-def test_leaderboard_api_returns_the_table_best_first(client: Client) -> None:
-    status, body = client.call("leaderboard", [])
+def test_leaderboard_api_returns_the_table_best_first(reader: Client) -> None:
+    status, body = reader.call("leaderboard", [])
     assert status == 200
     rows = body["data"][0]
     assert [r["method_name"] for r in rows] == ["Alpha", "Gemini-like", "Beta"]
@@ -475,15 +493,15 @@ def test_leaderboard_api_returns_the_table_best_first(client: Client) -> None:
     assert {r["rank"] for r in rows} <= {1, 2, 3}
 
 
-def test_only_score_leaderboard_and_entry_are_public_api(client: Client) -> None:
-    info = client.http.get("/gradio_api/info").json()
+def test_only_score_leaderboard_and_entry_are_public_api(reader: Client) -> None:
+    info = reader.http.get("/gradio_api/info").json()
     assert sorted(info["named_endpoints"]) == ["/entry", "/leaderboard", "/score"]
     assert info["unnamed_endpoints"] == {}
 
 
-def test_upload_over_5_mb_is_refused_by_the_server(client: Client) -> None:
+def test_upload_over_5_mb_is_refused_by_the_server(reader: Client) -> None:
     big = b"[" + b" " * (5 * 1024 * 1024 + 10) + b"]"
-    response = client.http.post("/gradio_api/upload", files={"files": ("big.json", big)})
+    response = reader.http.post("/gradio_api/upload", files={"files": ("big.json", big)})
     assert response.status_code == 413
 
 
@@ -500,9 +518,9 @@ def test_upload_over_5_mb_is_refused_by_the_server(client: Client) -> None:
         "/gradio_api/file=ledger/keys.py",
     ],
 )
-def test_file_routes_never_serve_the_key(client: Client, route: str) -> None:
+def test_file_routes_never_serve_the_key(reader: Client, route: str) -> None:
     url = route.format(key=KEY_PATH, key_rel=str(KEY_PATH).lstrip("/"))
-    response = client.http.get(url)
+    response = reader.http.get(url)
     assert response.status_code in (403, 404, 405), (url, response.status_code)
     assert b"correct_answer" not in response.content
 
