@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from scripts import new_benchmark, publish_submission
 from tests.support.app_server import AppServer
 from tests.support.gradio_http import GradioHTTP, file_data
 from tests.support.published_releases import (
@@ -22,29 +21,14 @@ from tests.support.published_releases import (
     official_tallies,
     write_published,
 )
+from tests.support.readme_steps import served_release
 
 
 @pytest.mark.server
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_the_app_serves_it_and_scores_the_official_numbers(layout: str, tmp_path: Path) -> None:
     release = write_published(tmp_path / "release", layout)
-    out = tmp_path / "bench"
-    args = ["--id", layout, "--key", str(release.key), "--out", str(out), *release.flags]
-    assert new_benchmark.main(args) == 0
-    board = tmp_path / "board"
-    board.mkdir()
-    # The maintainer lists the authors' row, as the README's maintainer does.
-    assert publish_submission.main(
-        ["--benchmark", str(out), "--leaderboard-dir", str(board), "--submission",
-         str(release.predictions), "--private", str(release.key), "--team-name", "Authors",
-         "--method-name", "Their model", "--model-size", "7B", "--uses-external", "no",
-         "--uses-frames", "default"]
-    ) == 0  # fmt: skip
-    env = {
-        "LEADERBOARD_BENCHMARK": str(out),
-        "LEADERBOARD_ANSWER_KEY": str(release.key),
-        "LEADERBOARD_RECORDS_DIR": str(board),
-    }
+    env = served_release(tmp_path, layout, release.key, release.predictions, release.flags)
     with AppServer(env=env) as server, GradioHTTP(server.url) as http:
         page = http.get("/")
         rows = http.call("leaderboard", [])

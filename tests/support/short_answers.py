@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scripts import new_benchmark, publish_submission
+from tests.support.readme_steps import served_release
 
 #: Subjects by discipline (the paper's groups of groups), each of ``PER_SUBJECT`` questions.
 DISCIPLINES = {
@@ -207,20 +207,5 @@ def served_board(root: Path) -> tuple[ShortRelease, dict[str, str]]:
     the authors' row published on a board of its own; the release and the environment that
     serves the benchmark, its real key and that board."""
     release = write_short_release(root / "release")
-    out = root / "shortbench"
-    args = ["--id", "shortbench", "--key", str(release.key), "--out", str(out), *release.flags]
-    assert new_benchmark.main(args) == 0
-    board = root / "board"
-    board.mkdir()
-    assert publish_submission.main(
-        ["--benchmark", str(out), "--leaderboard-dir", str(board), "--submission",
-         str(release.outputs), "--private", str(release.key), "--team-name", "Authors",
-         "--method-name", "Their model", "--model-size", "7B", "--uses-external", "no",
-         "--uses-frames", "default"]
-    ) == 0  # fmt: skip
-    env = {
-        "LEADERBOARD_BENCHMARK": str(out),
-        "LEADERBOARD_ANSWER_KEY": str(release.key),
-        "LEADERBOARD_RECORDS_DIR": str(board),
-    }
+    env = served_release(root, "shortbench", release.key, release.outputs, release.flags)
     return release, env
