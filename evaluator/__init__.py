@@ -68,7 +68,7 @@ from evaluator.kinds.multiple_choice import (
 )
 from evaluator.kinds.short_answer import ShortAnswerKey, ShortAnswerQuestions
 from evaluator.messages import MAX_EXAMPLES, counted, nth, ordinal
-from evaluator.results import Count, ScoreResult
+from evaluator.results import Count, ScoreResult, submission_sha256
 from evaluator.stats import WILSON_Z, wilson_bounds, wilson_interval
 from evaluator.submissions import MAX_ENTRIES_PER_QUESTION
 from spec import Track
@@ -98,10 +98,12 @@ def validate(questions: AnyQuestions, data: bytes) -> Mapping[int | str, Any]:
     return answers
 
 
-def score(key: AnyKey, data: bytes) -> ScoreResult:
+def score(key: AnyKey, data: bytes, sha256: str | None = None) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
-    it cannot be scored (``validate``'s, on the key's questions)."""
-    result: ScoreResult = kind_of(key.track).score(key, data)
+    it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's
+    ``submission_sha256``, when the caller took it already (the Score tab does, to look the
+    file up among those it refused): the file is not hashed twice."""
+    result: ScoreResult = kind_of(key.track).score(key, data, sha256)
     return result
 
 
@@ -195,6 +197,7 @@ __all__ = [
     "same_questions",
     "score",
     "size_problems",
+    "submission_sha256",
     "validate",
     "wilson_bounds",
     "wilson_interval",

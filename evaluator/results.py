@@ -1,4 +1,5 @@
-"""What a score is: ``ScoreResult``, and ``Count``, the correct answers out of rows of a metric.
+"""What a score is: ``ScoreResult``, and ``Count``, the correct answers out of rows of a metric;
+``submission_sha256``, what names the file scored.
 
 The same model for every kind of track: records keep its numbers, ``/score`` returns it as
 JSON, and a re-score must give it again bit for bit.
@@ -6,7 +7,18 @@ JSON, and a re-score must give it again bit for bit.
 
 from __future__ import annotations
 
+import hashlib
+
 from pydantic import BaseModel, ConfigDict
+
+
+def submission_sha256(data: bytes) -> str:
+    """A submission file's ``submission_sha256``: the sha256 of its bytes, as they were sent.
+
+    >>> submission_sha256(b"[]")[:12]
+    '4f53cda18c2b'
+    """
+    return hashlib.sha256(data).hexdigest()
 
 
 class Count(BaseModel):

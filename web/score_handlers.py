@@ -52,7 +52,7 @@ from guard.clients import SCORE_IPV6_PREFIX
 from ledger import submission_file
 from web.board.ranks import shown_interval
 from web.charts import chart_keys, split_chart
-from web.score_refusals import Refusals, file_digest
+from web.score_refusals import Refusals
 from web.score_view import (
     BELOW_CHANCE_NOTE,
     DETECT,
@@ -190,18 +190,22 @@ def key_of(tab: ScoreTab, s: Served) -> evaluator.AnyKey:
 # --- scoring --------------------------------------------------------------------------------------
 
 
-def visitor_score(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+def visitor_score(
+    key: evaluator.AnyKey, data: bytes, sha256: str | None = None
+) -> evaluator.ScoreResult:
     """A file's score as a visitor is shown it, on /score and on the page alike: the scorer's,
     without what turns on too few rows of the key and at the board's precision
-    (``evaluator.disclosed``)."""
-    return evaluator.disclosed(key.track, evaluator.score(key, data))
+    (``evaluator.disclosed``). ``sha256``: the file's, taken already (``evaluator.score``)."""
+    return evaluator.disclosed(key.track, evaluator.score(key, data, sha256))
 
 
 #: The evaluator's refusal of a file: its message, and whether the check read the key.
 Refusal = tuple[str, bool]
 
 
-def score_or_refusal(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult | Refusal:
+def score_or_refusal(
+    key: evaluator.AnyKey, data: bytes, sha256: str | None = None
+) -> evaluator.ScoreResult | Refusal:
     """``visitor_score``, or the refusal's words (``Refusal``) instead of the exception: only
     those leave the thread a big file is checked in. The exception's traceback holds the parsed
     file (a 5 MB list of 1.7 million empty lists: ~130 MB), and raised into the event loop it
@@ -209,7 +213,7 @@ def score_or_refusal(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResul
     collection, rare in a busy server: memory grew with every such file and stayed (issue 30).
     """
     try:
-        return visitor_score(key, data)
+        return visitor_score(key, data, sha256)
     except evaluator.SubmissionError as exc:
         return str(exc), isinstance(exc, KeyedRefusal)
 
@@ -236,7 +240,8 @@ async def scored(
     """A file scored as ``chosen``'s track, or the one its entries tell (None): the score as
     a visitor is shown it (``visitor_score``) and the track scored.
 
-    Before anything parses the file, its sha256 is looked up among the refusals (a refusal
+    Before anything parses the file, its sha256 (the result's ``submission_sha256``: taken
+    once) is looked up among the refusals (a refusal
     turns on the file, the track asked for and the keys it can be checked against): the same
     bytes refused before cost one sha256, not their check nor a guess of their track, and the
     same uploaded file refused before is not even read (its stat names it)."""
@@ -256,11 +261,11 @@ async def scored(
         tab.log.warning("refused a score input in its handler: %s", exc.why)
         raise gr.Error(str(exc), print_exception=False) from None
     if told is None:
-        digest = known or await _off_loop(data, file_digest, data)
+        digest = known or await _off_loop(data, evaluator.submission_sha256, data)
         async with tab.refusals.one_at_a_time(digest, asked):
             told = tab.refusals.told(keys, asked, digest)
             if told is None:
-                checked = await _checked(tab, data, chosen, request)
+                checked = await _checked(tab, data, digest, chosen, request)
                 if not isinstance(checked, str):
                     return checked
                 told = checked
@@ -276,10 +281,11 @@ async def _off_loop(data: bytes, work: Callable[..., Any], *args: Any) -> Any:
 
 
 async def _checked(
-    tab: ScoreTab, data: bytes, chosen: Served | None, request: gr.Request
+    tab: ScoreTab, data: bytes, digest: str, chosen: Served | None, request: gr.Request
 ) -> tuple[evaluator.ScoreResult, Served] | str:
-    """``scored``'s work on a file not refused before: the track (the file's entries tell it
-    when none is ``chosen``), the score limit, the score; or the message of the evaluator's
+    """``scored``'s work on a file not refused before (``digest`` its sha256, the result's):
+    the track (the file's entries tell it when none is ``chosen``), the score limit, the
+    score; or the message of the evaluator's
     refusal (``score_or_refusal``). A refusal that reads the key (``KeyedRefusal``) keeps its
     score slot, any other gives it back."""
     # How the track was chosen: picked (by the visitor or the page), told (by the file's
@@ -311,9 +317,9 @@ async def _checked(
         raise gr.Error(str(exc), print_exception=False) from None
     # A big file, or a score its kind says is slow, must not hold the event loop.
     if len(data) > THREAD_SCORE_BYTES or evaluator.kind_of(track).SCORE_OFF_LOOP:
-        outcome = await to_thread.run_sync(score_or_refusal, key, data)
+        outcome = await to_thread.run_sync(score_or_refusal, key, data, digest)
     else:
-        outcome = score_or_refusal(key, data)
+        outcome = score_or_refusal(key, data, digest)
     if isinstance(outcome, evaluator.ScoreResult):
         tab.log.info(
             "scored one submission (%d bytes)%s",

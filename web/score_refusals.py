@@ -15,7 +15,8 @@ And the very upload refused before (its path, inode, size and time of change: ``
 not even read again: 5 MB read and hashed per call of the same upload was most of what a flood
 of them cost.
 
->>> refusals, keys, digest = Refusals(size=2), (object(),), file_digest(b"[1]")
+>>> from evaluator import submission_sha256
+>>> refusals, keys, digest = Refusals(size=2), (object(),), submission_sha256(b"[1]")
 >>> refusals.told(keys, "memory", digest) is None
 True
 >>> refusals.keep(keys, "memory", digest, "an entry is not an object")
@@ -29,18 +30,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Hashable, Sequence
 from dataclasses import dataclass, field
 
 SIZE = 256  # refusals kept: their messages are a few kB at most
-
-
-def file_digest(data: bytes) -> str:
-    """What a refusal is remembered by: the file's sha256, taken once per call."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class Refusals:
@@ -56,7 +51,7 @@ class Refusals:
         self._checks: dict[tuple[str, str], _Check] = {}  # on the event loop only
 
     def told(self, keys: Sequence[object], about: str, digest: str) -> str | None:
-        """The message the file of ``digest`` (``file_digest``) was refused with when checked
+        """The message the file of ``digest`` (its sha256) was refused with when checked
         against ``keys`` (those it could be checked against, in order), asked as ``about``
         says (the track, or "auto"); None if it was not."""
         with self._lock:

@@ -138,10 +138,11 @@ class Scoring(Protocol[TrackT, KeyT, QuestionsT]):
 
     # --- scores ---------------------------------------------------------------------------
 
-    def score(self, key: KeyT, data: bytes) -> ScoreResult:
+    def score(self, key: KeyT, data: bytes, sha256: str | None = None) -> ScoreResult:
         """A submission's score; SubmissionError lists every problem (``validate``'s), or a
         KeyedRefusal from a check that reads the key (see the class: over ``min_rows`` rows at
-        least)."""
+        least). ``sha256``: the file's ``submission_sha256`` when the caller took it already
+        (None: the kind takes it)."""
 
     def chance(self, key: KeyT) -> float | None:
         """What answering every row at random scores in expectation, in the ranking metric's

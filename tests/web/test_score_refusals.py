@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import threading
 import weakref
 from pathlib import Path
@@ -55,9 +56,11 @@ def checks(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     given: list[bytes] = []
     scorer = handlers.visitor_score
 
-    def counted(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+    def counted(
+        key: evaluator.AnyKey, data: bytes, sha256: str | None = None
+    ) -> evaluator.ScoreResult:
         given.append(data)
-        return scorer(key, data)
+        return scorer(key, data, sha256)
 
     monkeypatch.setattr(handlers, "visitor_score", counted)
     return given
@@ -160,9 +163,11 @@ def test_a_file_past_a_small_size_is_scored_off_the_event_loop(
     where: list[str] = []
     scorer = handlers.visitor_score
 
-    def noted(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+    def noted(
+        key: evaluator.AnyKey, data: bytes, sha256: str | None = None
+    ) -> evaluator.ScoreResult:
         where.append(threading.current_thread().name)
-        return scorer(key, data)
+        return scorer(key, data, sha256)
 
     monkeypatch.setattr(handlers, "visitor_score", noted)
     tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)])
@@ -185,7 +190,9 @@ def test_no_refusal_outlives_its_call(uploads: Uploads, monkeypatch: pytest.Monk
             super().__init__(problems)
             alive.append(weakref.ref(self))
 
-    def refuses(key: evaluator.AnyKey, data: bytes) -> evaluator.ScoreResult:
+    def refuses(
+        key: evaluator.AnyKey, data: bytes, sha256: str | None = None
+    ) -> evaluator.ScoreResult:
         raise Watched(["the file is hostile"])
 
     monkeypatch.setattr(handlers, "visitor_score", refuses)
@@ -220,3 +227,26 @@ def test_the_same_upload_refused_before_is_not_even_read(
     again = _refusal(handlers.score_any, tab, uploads.file(SLOW_TO_REFUSE), _request(), "auto")
     assert len(set(told)) == 1 and again == told[0]
     assert len(reads) == 2  # the upload once, the new upload of the same bytes once
+
+
+@pytest.mark.parametrize("padding", [0, 100 * 1024], ids=["on-the-loop", "in-a-thread"])
+def test_a_scored_file_is_hashed_once(
+    uploads: Uploads, monkeypatch: pytest.MonkeyPatch, padding: int
+) -> None:
+    """The handler hashed a file to look it up among the refusals, then the scorer hashed it
+    again for the result's submission_sha256 (0.26 ms of a 437 kB file's score): the handler's
+    sha256 is now the result's."""
+    data = MEMORY_SAMPLE + b" " * padding
+    hashed: list[int] = []
+    sha256 = hashlib.sha256
+
+    def counted(given: bytes = b"", *args: Any, **kwargs: Any) -> Any:
+        if bytes(given) == data:
+            hashed.append(len(given))
+        return sha256(given, *args, **kwargs)
+
+    monkeypatch.setattr(hashlib, "sha256", counted)
+    tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)])
+    numbers = _run(handlers.score(tab, uploads.file(data), _request()))
+    assert numbers["submission_sha256"] == sha256(data).hexdigest()
+    assert len(hashed) == 1, hashed
