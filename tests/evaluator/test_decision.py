@@ -10,6 +10,7 @@ too (their metrics follow from their counts, they keep their intervals).
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import contextlib
 import functools
 import json
@@ -1105,3 +1106,21 @@ def test_the_docstring_defines_every_metric_it_computes() -> None:
     assert "not a closed form" in doc and "multinomial" in doc
     assert "numpy.random.RandomState(BOOTSTRAP_SEED).multinomial(n," in doc
     assert (decision.LOWER_RANK, decision.UPPER_RANK) == (50, 1950)
+
+
+def test_each_bootstrap_draws_from_a_generator_seeded_afresh_in_every_thread() -> None:
+    """The generator is kept per thread and seeded again for each bootstrap (making one cost
+    a twentieth of a score): whatever ran before in the thread, and in any thread, each
+    interval is the one a new ``RandomState(BOOTSTRAP_SEED)`` draws."""
+
+    def fresh(tp: int, fn: int, fp: int, tn: int) -> tuple[float, float]:
+        return _multinomial(tp, fn, fp, tn) if tp + fn + fp else (0.0, 0.0)
+
+    def each() -> list[tuple[float, float]]:
+        np.random.RandomState(7).normal(size=3)  # another generator's draws change nothing
+        return [decision.f1_interval(*counts) for counts in REFERENCE_COUNTS * 2]
+
+    expected = [fresh(*counts) for counts in REFERENCE_COUNTS * 2]
+    assert each() == expected
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert all(got == expected for got in pool.map(lambda _: each(), range(8)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -183,9 +184,7 @@ def bootstrap_intervals(tp: int, fn: int, fp: int, tn: int) -> dict[str, tuple[f
     n = tp + fn + fp + tn
     if n == 0:
         return dict.fromkeys(BOOTSTRAPPED, (0.0, 0.0))
-    draws = np.random.RandomState(BOOTSTRAP_SEED).multinomial(
-        n, [tp / n, fn / n, fp / n, tn / n], size=BOOTSTRAP_RESAMPLES
-    )
+    draws = _seeded().multinomial(n, [tp / n, fn / n, fp / n, tn / n], size=BOOTSTRAP_RESAMPLES)
     assist = _resampled_f1s(draws[:, 0], draws[:, 1], draws[:, 2])
     silent = _resampled_f1s(draws[:, 3], draws[:, 2], draws[:, 1])
     out = {}
@@ -193,6 +192,22 @@ def bootstrap_intervals(tp: int, fn: int, fp: int, tn: int) -> dict[str, tuple[f
         values.sort()
         out[key] = (float(values[LOWER_RANK - 1]), float(values[UPPER_RANK - 1]))
     return out
+
+
+#: Each thread's bootstrap generator (``_seeded``).
+_GENERATORS = threading.local()
+
+
+def _seeded() -> np.random.RandomState:
+    """numpy's legacy generator as ``RandomState(BOOTSTRAP_SEED)`` makes it, drawing the same
+    numbers: this thread's own, seeded again. Making one draws entropy from the system before
+    the seed replaces it (0.1 ms, a twentieth of a score); seeding one again takes 2 us."""
+    generator: np.random.RandomState | None = getattr(_GENERATORS, "generator", None)
+    if generator is None:
+        generator = _GENERATORS.generator = np.random.RandomState(BOOTSTRAP_SEED)
+    else:
+        generator.seed(BOOTSTRAP_SEED)
+    return generator
 
 
 def _resampled_f1s(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray) -> np.ndarray:
