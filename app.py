@@ -229,6 +229,15 @@ def main() -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     log_refusals_briefly(app_logger(config.benchmark))
+    serve(demo, config, cache)
+    return 0
+
+
+def serve(demo: gr.Blocks, config: ledger.Config, cache: uploads.UploadCache | None = None) -> None:
+    """Serve ``demo`` as the Space is served, until Ctrl-C or SIGTERM: what the process holds
+    now (the page, its keys and boards) left out of every garbage collection, then Gradio's
+    queue and ``launch_kwargs``. ``make bench``'s servers (perf/) are served so too, after
+    ``heap.return_memory()`` as ``main`` calls it, before any thread starts."""
     heap.freeze_boot()  # the page, keys and boards: no collection walks them again
     try:
         demo.queue(default_concurrency_limit=8).launch(
@@ -239,7 +248,6 @@ def main() -> int:
         # Landed before block_thread waited (launch() still finishing after the server
         # answers): a stop all the same, not a traceback and exit -2.
         demo.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The Space as ``app.main`` builds it, plus an undocumented no-op endpoint for P2.
+"""The Space as ``app.main`` builds and serves it (``app.serve``), plus an undocumented no-op
+endpoint for P2.
 
 ``/noop`` is the same kind of endpoint as ``/score``: a ``gr.api`` whose one parameter is the
 submission file (FileData, unprocessed) and whose one output is a JSON object, under the same
@@ -26,7 +27,7 @@ from gradio.state_holder import SessionState
 
 import app
 import ledger
-from guard import sessions
+from guard import heap, sessions
 
 NOOP_CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
 SESSIONS_VARIABLE = "BENCH_SESSIONS"  # "gradio": Gradio's own sessions, for the before figures
@@ -57,11 +58,12 @@ def main() -> None:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    heap.return_memory()  # as app.main, before any thread starts
     config = ledger.load_config()
     demo = build(config)
     if os.environ.get(SESSIONS_VARIABLE) == "gradio":
         SessionState.__init__ = sessions.gradio_init  # type: ignore[method-assign, assignment]
-    demo.queue(default_concurrency_limit=8).launch(**app.launch_kwargs(config))
+    app.serve(demo, config)
 
 
 if __name__ == "__main__":

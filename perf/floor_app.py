@@ -9,8 +9,8 @@ checks, its scoring). Until issue 33 the floor did not read its file.
 ``/floor_event`` is the same function as a Blocks event (``gr.File`` -> ``gr.JSON``, as
 ``gr.Interface`` would wire it), shown by the bench for reference: Gradio preprocesses the
 file and postprocesses the JSON there, work a ``gr.api`` skips, so it is not the floor of
-``/score``. Launched as the Space is (``app.launch_kwargs(config)``: the same queue bounds, upload
-guard and session capacity), so only the Blocks differ.
+``/score``. Served as the Space is (``app.serve``: the heap frozen, the same queue bounds,
+upload guard and session capacity), so only the Blocks differ.
 
 Example::
 
@@ -30,6 +30,7 @@ from gradio.data_classes import FileData
 
 import app
 import ledger
+from guard import heap
 from web.score_handlers import THREAD_SCORE_BYTES
 
 CONCURRENCY = 4  # as /score's concurrency_limit in score_page.build_score_tab
@@ -69,8 +70,9 @@ def build() -> gr.Blocks:
 
 
 def main() -> None:
+    heap.return_memory()  # as app.main, before any thread starts
     config = ledger.load_config()  # the upload cache and the shares, as the Space's
-    build().queue(default_concurrency_limit=8).launch(**app.launch_kwargs(config))
+    app.serve(build(), config)
 
 
 if __name__ == "__main__":
