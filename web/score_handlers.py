@@ -72,9 +72,13 @@ from web.score_view import (
 from web.served import Served, Tab
 from web.text import listed, quoted
 
-#: A file past this many bytes is hashed, guessed and scored in a worker thread, never on the
-#: event loop (a real EgoMemReason submission is ~27 kB; a hostile one of 64 kB scores in ~3 ms).
+#: A file past this many bytes is guessed and scored in a worker thread, never on the event
+#: loop (a real EgoMemReason submission is ~27 kB; a hostile one of 64 kB scores in ~3 ms).
 THREAD_SCORE_BYTES = 64 * 1024
+#: A file up to this many bytes is hashed on the event loop, which its sha256 holds 0.6 ms at
+#: most: a trip to a worker thread costs a score more on a server (~1 ms: the thread woken, then
+#: the loop; EgoArgus' 437 kB sample hashes in 0.26 ms). A bigger one is hashed in a thread.
+HASH_ON_LOOP_BYTES = 2**20
 #: What a refusal that read the key adds (errors.KeyedRefusal): why it cost a score.
 KEYED_NOTE = (
     "This check reads the answer key, so this refusal counts against your score limit, as a "
@@ -261,7 +265,7 @@ async def scored(
         tab.log.warning("refused a score input in its handler: %s", exc.why)
         raise gr.Error(str(exc), print_exception=False) from None
     if told is None:
-        digest = known or await _off_loop(data, evaluator.submission_sha256, data)
+        digest = known or await _hashed(data)
         async with tab.refusals.one_at_a_time(digest, asked):
             told = tab.refusals.told(keys, asked, digest)
             if told is None:
@@ -271,6 +275,14 @@ async def scored(
                 told = checked
                 tab.refusals.keep(keys, asked, digest, told, mark)
     raise gr.Error(told, duration=None, print_exception=False)
+
+
+async def _hashed(data: bytes) -> str:
+    """``evaluator.submission_sha256(data)``, in a worker thread past HASH_ON_LOOP_BYTES."""
+    if len(data) > HASH_ON_LOOP_BYTES:
+        digest: str = await to_thread.run_sync(evaluator.submission_sha256, data)
+        return digest
+    return evaluator.submission_sha256(data)
 
 
 async def _off_loop(data: bytes, work: Callable[..., Any], *args: Any) -> Any:

@@ -7,8 +7,9 @@ went from 0.05 s to seconds, and the process grew by ~130 MB a file and kept it.
 of the same kind stopped the event loop for a full garbage collection of the server's heap.
 
 Now the memo is read by the file's sha256 before anything parses it, a guess reads at most the
-file's first ``track_fit.SAMPLE_BYTES``, a file over ``THREAD_SCORE_BYTES`` is hashed, guessed
-and scored in a worker thread, only a refusal's words leave that thread, the heap built at
+file's first ``track_fit.SAMPLE_BYTES``, a file over ``THREAD_SCORE_BYTES`` is guessed and
+scored in a worker thread (hashed in one past ``HASH_ON_LOOP_BYTES``: 1 MB, 0.6 ms of the
+loop), only a refusal's words leave that thread, the heap built at
 boot is frozen and glibc returns what a check freed (``guard.heap``). Fresh visitors' page
 loads are timed with the attack on and off in turn, and compared as a ratio of medians.
 """
