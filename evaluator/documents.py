@@ -27,6 +27,7 @@ from evaluator.json_text import loads
 from evaluator.submissions import (
     MAX_ENTRIES_PER_QUESTION,
     json_lines,
+    listed_json,
     read_json,
     read_text,
     wrapped_list,
@@ -151,8 +152,11 @@ def entries_of(
     another; None takes any object that wraps no list as one). A document that is none of these
     is returned as it is, for the kind's hint; SubmissionError if it is no JSON at all."""
     example = shape.example
+    listed = listed_json(data)  # a list: the road of most files
+    if listed is not None:
+        return listed
     text = read_text(data, f"a JSON list such as [{example}, ...]")
-    if text.lstrip().startswith("["):  # a list: the road of most files, as it always was
+    if text.lstrip().startswith("["):  # a list json_text leaves to json, or no JSON at all
         decoded = read_json(text, example, LINES)
     else:
         decoded = _document(text, rows, shape)

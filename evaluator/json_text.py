@@ -45,7 +45,7 @@ ORJSON_DEPTH = 1024  # the deepest document orjson reads (a test pins it)
 #: stack under the call.
 SAFE_DEPTH = 512
 _WRAP = ORJSON_DEPTH - SAFE_DEPTH
-_OPEN, _CLOSE = "[" * _WRAP, "]" * _WRAP
+_OPEN, _CLOSE = b"[" * _WRAP, b"]" * _WRAP
 #: What ``loads`` keeps of a text to look at it, in one pass: each digit as "0", each "[" or
 #: "{" as "[", what can end a number ("," ":" "." "e" "E" "-" "+" "]" "}" ...) as " "; other
 #: letters, quotes, whitespace and non-ASCII bytes are dropped. A run of digits in the text is
@@ -62,31 +62,50 @@ _LONG_NUMBER = b"0" * 19
 
 def loads(text: str) -> Any:
     """``json.loads(text)``: its value, or its exception (see the module's docstring)."""
-    raw = text.encode("utf-8", "surrogatepass")
+    value = _read(text.encode("utf-8", "surrogatepass"))
+    return json.loads(text) if value is NOT_READ else value
+
+
+def loads_utf8(raw: bytes) -> Any:
+    """``loads(raw.decode("utf-8"))``'s value, read from the bytes as they are (not decoded
+    first: orjson checks that they are UTF-8 as it reads them); ``NOT_READ`` for a text it does
+    not read so (not UTF-8, or any text ``loads`` hands to ``json``: no JSON, a long number...):
+    then decode it and call ``loads``, whose error says what is wrong.
+
+    >>> loads_utf8(b'[{"example_id": 1}]'), loads_utf8(b"[NaN]") is NOT_READ
+    ([{'example_id': 1}], True)
+    >>> loads_utf8(b'["\\xe9"]') is NOT_READ, loads_utf8('["é"]'.encode()) == ["é"]
+    (True, True)
+    """
+    return _read(raw)
+
+
+#: What ``loads_utf8`` returns for a text it leaves to ``loads``; inside, a text orjson left.
+NOT_READ = object()
+
+
+def _read(raw: bytes) -> Any:
+    """The value orjson reads in ``raw`` (a text's UTF-8 bytes) where it agrees with ``json``,
+    or ``NOT_READ``."""
     shape = raw.translate(_KEEP, _DROP)
     if _LONG_NUMBER in shape:
-        return json.loads(text)
+        return NOT_READ
     if shape.count(b"[") <= SAFE_DEPTH:  # no deeper than its "[" and "{" (some in strings)
-        value = _orjson(raw, wrapped=False)
-    else:
-        value = _orjson(f"{_OPEN}{text}{_CLOSE}".encode("utf-8", "surrogatepass"), wrapped=True)
-    return json.loads(text) if value is _NOT_READ else value
-
-
-_NOT_READ = object()
+        return _orjson(raw, wrapped=False)
+    return _orjson(b"".join((_OPEN, raw, _CLOSE)), wrapped=True)
 
 
 def _orjson(raw: bytes, *, wrapped: bool) -> Any:
-    """The value orjson reads in ``raw`` (unwrapped), or ``_NOT_READ`` when ``json`` must read
+    """The value orjson reads in ``raw`` (unwrapped), or ``NOT_READ`` when ``json`` must read
     it: orjson refuses it, or the wrap is not as it was put (the text closed a list of the wrap
     and opened another: it is not one value)."""
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return _NOT_READ
+        return NOT_READ
     if wrapped:
         for _ in range(_WRAP):
             if type(value) is not list or len(value) != 1:
-                return _NOT_READ
+                return NOT_READ
             value = value[0]
     return value

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from errors import SubmissionError
 from evaluator.files import with_ids
-from evaluator.json_text import loads
+from evaluator.json_text import NOT_READ, loads, loads_utf8
 from evaluator.messages import Problems, agree, either, examples, json_type, nth, ordinal, preview
 from spec.base import IdFields
 
@@ -39,6 +39,7 @@ MAX_ENTRIES_PER_QUESTION = 4
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON counts as whitespace
+_A_LIST = re.compile(rb"[ \t\n\r]*\[")  # a document that opens a list
 _DECODER = json.JSONDecoder()
 _T = TypeVar("_T")
 
@@ -65,6 +66,22 @@ def read_text(data: bytes, empty: str) -> str:
                 "UTF-8 JSON and upload it again"
             ]
         ) from None
+
+
+def listed_json(data: bytes) -> list[Any] | None:
+    """The JSON list a submission's bytes hold, read as ``read_json(read_text(data))`` reads
+    it, without decoding them to text first (``json_text.loads_utf8``); None for any other
+    file, which ``read_text`` and ``read_json`` then read, or say what is wrong with. The road
+    of most files: a file's text was decoded, encoded again and read, three passes over it.
+
+    >>> listed_json(_UTF8_BOM + b' [{"example_id": 1}]'), listed_json(b'{"1": "B"}')
+    ([{'example_id': 1}], None)
+    """
+    body = data.removeprefix(_UTF8_BOM)
+    if not _A_LIST.match(body):
+        return None
+    value = loads_utf8(body)
+    return None if value is NOT_READ else value
 
 
 def read_json(text: str, example: str, also: str = "") -> Any:

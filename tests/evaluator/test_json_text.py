@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import evaluator
 import spec
-from evaluator.json_text import ORJSON_DEPTH, SAFE_DEPTH, loads
+from evaluator.json_text import NOT_READ, ORJSON_DEPTH, SAFE_DEPTH, loads, loads_utf8
 
 #: Before a text inside a list, more "[" than SAFE_DEPTH: read inside the wrap.
 PAD = "[" + "[]," * SAFE_DEPTH
@@ -55,10 +55,24 @@ def outcome(read: Any, text: str | bytes) -> tuple[str, Any]:
 
 
 def agrees(text: str) -> bool:
+    """``loads`` answers as ``json.loads`` does, and ``loads_utf8`` of the text's bytes gives
+    the same value or leaves the text to ``loads``."""
     mine, theirs = outcome(loads, text), outcome(json.loads, text)
     if mine[0] != theirs[0]:
         return False
+    if not bytes_agree(text, theirs):
+        return False
     return same(mine[1], theirs[1]) if mine[0] == "value" else mine[1] == theirs[1]
+
+
+def bytes_agree(text: str, theirs: tuple[str, Any]) -> bool:
+    """``loads_utf8`` of the text's UTF-8 bytes: ``json.loads``' value, or NOT_READ."""
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no UTF-8 file holds this text
+        return True
+    value = loads_utf8(raw)
+    return value is NOT_READ or (theirs[0] == "value" and same(value, theirs[1]))
 
 
 def nested(depth: int) -> str:
@@ -282,3 +296,38 @@ def test_any_number_reads_as_json_reads_it(digits: str, fraction: str, exponent:
     number = digits.lstrip("0") or "0"
     for text in (number, f"-{number}.{fraction or '0'}", f"{number}.{fraction or '0'}e{exponent}"):
         assert agrees(f"[{text}]"), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_VALUES, cut=st.integers(min_value=0), junk=st.binary(max_size=4))
+def test_any_bytes_read_as_utf8_are_json_s_value_of_their_text_or_left_to_it(
+    value: Any, cut: int, junk: bytes
+) -> None:
+    """Bytes that are not UTF-8 (a byte spliced into a document) are never read: the text road
+    decodes them and says what is wrong; bytes that are, as ``json.loads`` reads their text."""
+    raw = json.dumps(value, ensure_ascii=False).encode()
+    at = cut % (len(raw) + 1)
+    spliced = raw[:at] + junk + raw[at:]
+    got = loads_utf8(spliced)
+    try:
+        text = spliced.decode("utf-8")
+    except UnicodeDecodeError:
+        assert got is NOT_READ
+        return
+    theirs = outcome(json.loads, text)
+    assert got is NOT_READ or (theirs[0] == "value" and same(got, theirs[1]))
+
+
+def test_the_files_people_upload_are_read_from_their_bytes() -> None:
+    """Every shipped sample: read by loads_utf8 from its bytes, as json reads its text."""
+    files = sorted(
+        path
+        for folder in spec.BENCHMARKS_DIR.iterdir()
+        if (folder / "demo").is_dir()
+        for path in (folder / "demo").glob("*sample_submission.json")
+    )
+    assert len(files) >= 3, files
+    for path in files:
+        data = path.read_bytes()
+        value = loads_utf8(data.removeprefix(b"\xef\xbb\xbf"))
+        assert value is not NOT_READ and same(value, json.loads(path.read_text("utf-8-sig")))

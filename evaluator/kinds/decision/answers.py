@@ -18,6 +18,7 @@ from evaluator.submissions import (
     check_count,
     entry_columns,
     json_lines,
+    listed_json,
     read_entries,
     read_json,
     read_text,
@@ -108,6 +109,9 @@ def decode(track: DecisionTrack, data: bytes, rows: int) -> list[Any]:
     Lines of more entries than a submission of ``rows`` episodes may hold are refused once that
     many are read."""
     example = _example(track)
+    listed = listed_json(data)  # a list: the road of most files
+    if listed is not None:
+        return listed
     text = read_text(data, f"a JSON list (or JSON Lines) of objects such as {example}")
     if text.lstrip().startswith("["):
         decoded = read_json(text, example, _LINES)
