@@ -151,12 +151,6 @@ def _read(file: Path) -> bytes:
         raise _UNREADABLE from None
 
 
-def _read_upload(submission: object, upload_dir: str) -> bytes:
-    """The bytes of a file the visitor uploaded (``_upload`` says which, and when it is
-    none)."""
-    return _read(_upload(submission, upload_dir)[0])
-
-
 # --- whether Score is available -----------------------------------------------------------------
 
 
@@ -265,7 +259,9 @@ async def scored(
         tab.log.warning("refused a score input in its handler: %s", exc.why)
         raise gr.Error(str(exc), print_exception=False) from None
     if told is None:
-        digest = known or await _hashed(data)
+        digest = known or await _off_loop(
+            data, evaluator.submission_sha256, data, past=HASH_ON_LOOP_BYTES
+        )
         async with tab.refusals.one_at_a_time(digest, asked):
             told = tab.refusals.told(keys, asked, digest)
             if told is None:
@@ -277,17 +273,11 @@ async def scored(
     raise gr.Error(told, duration=None, print_exception=False)
 
 
-async def _hashed(data: bytes) -> str:
-    """``evaluator.submission_sha256(data)``, in a worker thread past HASH_ON_LOOP_BYTES."""
-    if len(data) > HASH_ON_LOOP_BYTES:
-        digest: str = await to_thread.run_sync(evaluator.submission_sha256, data)
-        return digest
-    return evaluator.submission_sha256(data)
-
-
-async def _off_loop(data: bytes, work: Callable[..., Any], *args: Any) -> Any:
-    """``work(*args)``, in a worker thread when ``data`` is over THREAD_SCORE_BYTES."""
-    if len(data) > THREAD_SCORE_BYTES:
+async def _off_loop(
+    data: bytes, work: Callable[..., Any], *args: Any, past: int = THREAD_SCORE_BYTES
+) -> Any:
+    """``work(*args)``, in a worker thread when ``data`` is over ``past`` bytes."""
+    if len(data) > past:
         return await to_thread.run_sync(work, *args)
     return work(*args)
 

@@ -23,11 +23,18 @@ DECISION_SAMPLE = DEMO / "decision_sample_submission.json"
 DECISION_ROW = DEMO / "leaderboard" / "submissions" / "b136b870-1043-44fe-ba5e-cf57ac225388.json"
 
 
+def _read_upload(submission: object, upload_dir: str) -> bytes:
+    """The bytes the Score tab reads of an upload (its own checks: the file must be in the
+    upload folder and within the size limit)."""
+    file, _ = score_handlers._upload(submission, upload_dir)
+    return score_handlers._read(file)
+
+
 def _score_tab_says(path: Path) -> str:
     """What the Score tab (and /score) says of an upload ``path`` it refuses unread:
     score_handlers' own check."""
     with pytest.raises(NotAnUpload) as refused:
-        score_handlers._read_upload({"path": str(path)}, str(path.parent))
+        _read_upload({"path": str(path)}, str(path.parent))
     return str(refused.value)
 
 
@@ -54,7 +61,7 @@ def test_a_file_of_any_name_is_read_by_both_as_its_bytes(
     sample = EGOMEM.demo_dir.joinpath("sample_submission.json").read_bytes()
     path = tmp_path / "answers.csv"
     path.write_bytes(sample)
-    assert score_handlers._read_upload({"path": str(path)}, str(path.parent)) == sample
+    assert _read_upload({"path": str(path)}, str(path.parent)) == sample
     argv = ["--benchmark", "egomemreason", "--public", str(EGOMEM.demo_public(EGOMEM.track()))]
     assert validate_submission.main([*argv, str(path)]) == 0
     assert capsys.readouterr().out.startswith("valid: an entry for each of the 500 questions")
