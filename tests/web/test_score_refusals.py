@@ -18,6 +18,7 @@ from typing import Any
 
 import gradio as gr
 import pytest
+from anyio import to_thread
 
 import evaluator
 import guard
@@ -262,13 +263,13 @@ def test_a_file_up_to_a_megabyte_is_hashed_on_the_loop(
     thread, then the loop), four times the sha256 of the 437 kB understanding sample: a file
     up to HASH_ON_LOOP_BYTES is hashed on the loop and makes one trip, its score's."""
     trips: list[str] = []
-    run_sync = handlers.to_thread.run_sync
+    run_sync = to_thread.run_sync
 
     async def counted(work: Any, *args: Any, **kwargs: Any) -> Any:
         trips.append(getattr(work, "__name__", str(work)))
         return await run_sync(work, *args, **kwargs)
 
-    monkeypatch.setattr(handlers.to_thread, "run_sync", counted)
+    monkeypatch.setattr(to_thread, "run_sync", counted)
     data = MEMORY_SAMPLE + b" " * padding
     assert len(data) > handlers.THREAD_SCORE_BYTES
     assert (len(data) <= handlers.HASH_ON_LOOP_BYTES) == (hops == 1)
