@@ -238,11 +238,11 @@ async def scored(
     """A file scored as ``chosen``'s track, or the one its entries tell (None): the score as
     a visitor is shown it (``visitor_score``) and the track scored.
 
-    Before anything parses the file, its sha256 (the result's ``submission_sha256``: taken
-    once) is looked up among the refusals (a refusal
-    turns on the file, the track asked for and the keys it can be checked against): the same
-    bytes refused before cost one sha256, not their check nor a guess of their track, and the
-    same uploaded file refused before is not even read (its stat names it)."""
+    Before anything parses the file, its sha256 (the result's ``submission_sha256``, taken
+    once) is looked up among the refusals (a refusal turns on the file, the track asked for
+    and the keys it can be checked against): the same bytes refused before cost one sha256,
+    not their check nor a guess of their track, and the same uploaded file refused before is
+    not even read (its stat names it)."""
     if chosen is not None:
         key_of(tab, chosen)  # an unavailable key is said before anything is read
     try:
@@ -287,9 +287,8 @@ async def _checked(
 ) -> tuple[evaluator.ScoreResult, Served] | str:
     """``scored``'s work on a file not refused before (``digest`` its sha256, the result's):
     the track (the file's entries tell it when none is ``chosen``), the score limit, the
-    score; or the message of the evaluator's
-    refusal (``score_or_refusal``). A refusal that reads the key (``KeyedRefusal``) keeps its
-    score slot, any other gives it back."""
+    score; or the message of the evaluator's refusal (``score_or_refusal``). A refusal that
+    reads the key (``KeyedRefusal``) keeps its score slot, any other gives it back."""
     # How the track was chosen: picked (by the visitor or the page), told (by the file's
     # entries), or unknown (entries of no track's shape: the first scorer that can says what
     # is wrong with them).
