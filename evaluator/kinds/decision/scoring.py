@@ -57,6 +57,8 @@ class Tally:
     errors: tuple[float, ...]  # predicted - reviewed, over timed TP episodes, in key order
     untimed: int  # TP episodes without a predicted time
     abstained: int  # episodes whose assist is null
+    assisted: int  # episodes whose assist is true
+    timed_asked: int  # of those, the ones given a time
 
 
 def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tally:
@@ -108,6 +110,8 @@ def tally_columns(
         errors=errors,
         untimed=outcomes["tp"] - len(errors),
         abstained=assists.count(None),
+        assisted=sum(assisting),
+        timed_asked=sum(map(operator.and_, assisting, map(operator.is_not, times, repeat(None)))),
     )
 
 
@@ -266,9 +270,6 @@ def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResu
     for metric, (low, high) in bootstrap_intervals(t.tp, t.fn, t.fp, t.tn).items():
         scale = _scale(track, metric)
         wilson[metric] = (scale * low, scale * high)
-    assisting = list(map(operator.is_, assists, repeat(True)))
-    assisted = sum(assisting)
-    timed_asked = sum(map(operator.and_, assisting, map(operator.is_not, times, repeat(None))))
     return ScoreResult(
         metrics={k: values[k] for k in track.metric_keys if k in values},
         counts=counts,
@@ -279,7 +280,7 @@ def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResu
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,
-        withheld=withheld(track, len(key), assisted, timed_asked, timed),
+        withheld=withheld(track, len(key), t.assisted, t.timed_asked, timed),
     )
 
 
