@@ -12,7 +12,8 @@ the server as SIGINT (Ctrl-C) does: Python's default for SIGTERM ends the proces
 no exit handlers; Gradio's ``block_thread`` stops the server on a KeyboardInterrupt, and
 ``launch()`` then returns to ``app.main``, which returns, and the exit handlers run. Neither
 Gradio nor uvicorn installs a handler of its own here (Gradio's Server turns uvicorn's off, and
-its Node server, which would, is off with ``ssr_mode=False``).
+its Node server, which would, is off with ``ssr_mode=False``). It also has SIGUSR1 write every
+thread's stack to the log (``faulthandler``), so a stop that hangs says what it waits on.
 
 >>> import tempfile
 >>> folder = owned(Path(tempfile.mkdtemp(prefix="doctest-owned-")))
@@ -25,6 +26,7 @@ its Node server, which would, is off with ``ssr_mode=False``).
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import shutil
 import signal
 import threading
@@ -63,5 +65,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def stop_on_sigterm() -> None:
-    """SIGTERM stops the server as SIGINT does (in the main thread, where signals land)."""
+    """SIGTERM stops the server as SIGINT does (in the main thread, where signals land); and
+    SIGUSR1 writes every thread's stack to stderr (the log): what a stop that hangs waits on."""
     signal.signal(signal.SIGTERM, _interrupt)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
