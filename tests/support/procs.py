@@ -79,6 +79,16 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def _signals_as_a_shell_leaves_them() -> None:
+    """In the server's process before it runs: SIGINT and SIGTERM at their defaults and no
+    signal blocked, whatever the test process's state (a blocked or ignored signal is
+    inherited). In two full runs the app, sent SIGINT, kept sleeping in Gradio's block_thread
+    as if it never came, though it stops on SIGINT when started alone."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 class ServerProcess:
     """``python <args>`` serving on 127.0.0.1:<free port>; ``boot_s`` is spawn to first 200."""
 
@@ -117,6 +127,7 @@ class ServerProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_signals_as_a_shell_leaves_them,
             )
         deadline = time.monotonic() + BOOT_TIMEOUT_S
         with httpx.Client(timeout=2) as http:
