@@ -47,7 +47,7 @@ import evaluator
 import ledger
 from errors import KeyedRefusal, NotAnUpload, RateLimited
 from evaluator.track_fit import fitting_track
-from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary
+from guard import MAX_UPLOAD_BYTES, ScoreLimiter, client_address, forwarded_summary, heap
 from guard.clients import SCORE_IPV6_PREFIX
 from ledger import submission_file
 from web.board.ranks import shown_interval
@@ -209,11 +209,14 @@ def score_or_refusal(
     file (a 5 MB list of 1.7 million empty lists: ~130 MB), and raised into the event loop it
     made a reference cycle with anyio's future, which outlived the call until a full garbage
     collection, rare in a busy server: memory grew with every such file and stayed (issue 30).
+    Scored with garbage collections paused (``heap.collections_paused``): a parse makes no
+    reference cycle for them to find, and the file is freed before they resume.
     """
-    try:
-        return visitor_score(key, data, sha256)
-    except evaluator.SubmissionError as exc:
-        return str(exc), isinstance(exc, KeyedRefusal)
+    with heap.collections_paused():
+        try:
+            return visitor_score(key, data, sha256)
+        except evaluator.SubmissionError as exc:
+            return str(exc), isinstance(exc, KeyedRefusal)
 
 
 async def scored_as(
