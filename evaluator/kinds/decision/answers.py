@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from errors import SubmissionError
 from evaluator.kinds.decision.key import EpisodeSet
@@ -240,14 +242,14 @@ MILLISECONDS_RATIO = 100.0
 MILLISECONDS_FLOOR = 1000.0
 
 
-def millisecond_times(
-    times: Sequence[int | float | None], reviewed: Sequence[float | None], min_rows: int
-) -> str | None:
-    """Why the file's times (in key order) look like milliseconds, or None: over the episodes
-    both time, the median time given is at least ``MILLISECONDS_FLOOR`` and the median ratio
-    to the reviewed time past ``MILLISECONDS_RATIO``. The bound is the key's (the public file
-    gives no episode's length), so the check is made where the key is, when a file is scored
-    (validate_submission.py cannot make it); the message tells no reviewed time.
+def millisecond_times(times: np.ndarray, reviewed: np.ndarray, min_rows: int) -> str | None:
+    """Why the file's times (seconds, in key order; NaN: none given) look like milliseconds,
+    or None: over the episodes both time (a reviewed time over 0), the median time given is at
+    least ``MILLISECONDS_FLOOR`` and the median ratio to the reviewed time past
+    ``MILLISECONDS_RATIO`` (each median the ``n // 2``-th of the ``n`` sorted values). The bound
+    is the key's (the public file gives no episode's length), so the check is made where the
+    key is, when a file is scored (validate_submission.py cannot make it); the message tells no
+    reviewed time.
 
     A check that reads the key follows the rule of every such check (``Kind.score``): it is
     made over at least ``min_rows`` episodes (the track's) or not at all, and a refusal by it
@@ -256,21 +258,19 @@ def millisecond_times(
     that, whether a file was refused turned on one episode's reviewed time, for free: probes
     that each timed one episode read its time to 2 ms (issue 30).
 
-    >>> millisecond_times([9000.0] * 20, [9.0] * 20, 20)[:40]
+    >>> millisecond_times(np.full(20, 9000.0), np.full(20, 9.0), 20)[:40]
     'the "intervention_time_s" values look li'
-    >>> millisecond_times([9000.0] * 19, [9.0] * 19, 20) is None  # too few to judge by
+    >>> millisecond_times(np.full(19, 9000.0), np.full(19, 9.0), 20) is None  # too few
     True
     """
-    pairs = [
-        (float(given), truth)
-        for given, truth in zip(times, reviewed, strict=True)
-        if given is not None and truth is not None and truth > 0
-    ]
-    if len(pairs) < min_rows:
+    both = ~np.isnan(times) & (reviewed > 0)  # a NaN compares false: none reviewed
+    given = times[both]
+    middle = len(given) // 2
+    if len(given) < max(min_rows, 1):
         return None
-    given = sorted(g for g, _ in pairs)[len(pairs) // 2]
-    ratio = sorted(g / t for g, t in pairs)[len(pairs) // 2]
-    if given < MILLISECONDS_FLOOR or ratio <= MILLISECONDS_RATIO:
+    median = np.partition(given, middle)[middle]
+    ratio = np.partition(given / reviewed[both], middle)[middle]
+    if median < MILLISECONDS_FLOOR or ratio <= MILLISECONDS_RATIO:
         return None
     return (
         f'the "{TIME}" values look like milliseconds: at the median they are over '

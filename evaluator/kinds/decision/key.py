@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from errors import AnswerKeyError, DataFileError, PublicFileError
 from evaluator.files import read_rows
 from evaluator.messages import MAX_EXAMPLES, agree, examples, nth, preview
@@ -79,23 +81,23 @@ class DecisionKey:
         of = tuple(index[(e.scenario, e.assist_type)] for e in self.episodes)
         return Cells(
             kinds=tuple(kinds),
-            of=of,
+            of=np.array(of, np.intp),
             sizes=tuple(Counter(of)[i] for i in range(len(kinds))),
-            needs=tuple(e.needs_assistance for e in self.episodes),
-            times=tuple(e.time_s for e in self.episodes),
+            needs=np.array([e.needs_assistance for e in self.episodes], np.bool_),
+            times=np.array([e.time_s for e in self.episodes], np.float64),
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Cells:
-    """A key's episodes by cell (one scenario and one assist type), each column in key order:
-    what scoring counts over all episodes at once."""
+    """A key's episodes by cell (one scenario and one assist type), each column in key order
+    (numpy's): what scoring counts over all episodes at once."""
 
     kinds: tuple[tuple[str, str], ...]  # each cell's (scenario, assist type)
-    of: tuple[int, ...]  # each episode's cell
+    of: np.ndarray  # each episode's cell (intp)
     sizes: tuple[int, ...]  # each cell's episodes
-    needs: tuple[bool, ...]  # each episode's: it needs assistance
-    times: tuple[float | None, ...]  # each episode's reviewed time
+    needs: np.ndarray  # each episode's: it needs assistance (bool)
+    times: np.ndarray  # each episode's reviewed time (float64; NaN: none reviewed)
 
 
 def is_time(value: object) -> bool:

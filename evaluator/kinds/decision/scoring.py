@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 import operator
 import threading
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import repeat
 
 import numpy as np
 
@@ -64,25 +63,30 @@ class Tally:
 def tally(key: DecisionKey, predictions: Mapping[int | str, Prediction]) -> Tally:
     """Sort every episode into TP, FN, FP or TN and collect the timing errors."""
     guesses = [predictions[i] for i in key.ids]
-    return tally_columns(key, [g.assist for g in guesses], [g.time_s for g in guesses])
+    return tally_columns(key, [g.assist for g in guesses], seconds([g.time_s for g in guesses]))
 
 
-def tally_columns(
-    key: DecisionKey, assists: Sequence[bool | None], times: Sequence[float | None]
-) -> Tally:
-    """``tally`` of the predictions as columns in key order (each episode's assist and time),
-    counted over all episodes at once, then cell by cell (``key.cells``)."""
+def seconds(times: Sequence[int | float | None]) -> np.ndarray:
+    """Times as numpy's floats (each as ``float`` makes it), NaN where none is given.
+
+    >>> seconds([1, None, 2.5]).tolist()[::2], bool(np.isnan(seconds([None])[0]))
+    ([1.0, 2.5], True)
+    """
+    return np.array(times, np.float64)
+
+
+def tally_columns(key: DecisionKey, assists: Sequence[bool | None], times: np.ndarray) -> Tally:
+    """``tally`` of the predictions as columns in key order (each episode's assist, and its
+    time as ``seconds`` has it), counted over all episodes at once, then cell by cell
+    (``key.cells``)."""
     cells = key.cells
-    assisting = list(map(operator.is_, assists, repeat(True)))
-    tp_flags = list(map(operator.and_, cells.needs, assisting))
-    assisted = Counter(compress(cells.of, assisting))
+    assisting = np.fromiter(map(operator.is_, assists, repeat(True)), np.bool_, len(assists))
+    timed = ~np.isnan(times)
+    assisted = np.bincount(cells.of[assisting], minlength=len(cells.kinds)).tolist()
     outcomes = {"tp": 0, "fn": 0, "fp": 0, "tn": 0}
     right: dict[str, list[int]] = {g.value: [0, 0] for g in key.track.scenarios.groups}
     missed = {SAFETY: [0, 0], NON_SAFETY: [0, 0]}
-    for index, ((scenario, assist_type), size) in enumerate(
-        zip(cells.kinds, cells.sizes, strict=True)
-    ):
-        yes = assisted[index]
+    for (scenario, assist_type), size, yes in zip(cells.kinds, cells.sizes, assisted, strict=True):
         if assist_type != NONE:  # an assistance episode: TP when assisted, else FN
             outcomes["tp"] += yes
             outcomes["fn"] += size - yes
@@ -94,11 +98,9 @@ def tally_columns(
             outcomes["tn"] += size - yes
             right[scenario][0] += size - yes
         right[scenario][1] += size
-    errors = tuple(
-        float(guess) - reviewed
-        for guess, reviewed, tp in zip(times, cells.times, tp_flags, strict=True)
-        if tp and guess is not None and reviewed is not None
-    )
+    # predicted - reviewed over the TP episodes both time (NaN: no time), in key order
+    both = cells.needs & assisting & timed & ~np.isnan(cells.times)
+    errors = tuple((times[both] - cells.times[both]).tolist())
     return Tally(
         tp=outcomes["tp"],
         fn=outcomes["fn"],
@@ -110,8 +112,8 @@ def tally_columns(
         errors=errors,
         untimed=outcomes["tp"] - len(errors),
         abstained=assists.count(None),
-        assisted=sum(assisting),
-        timed_asked=sum(map(operator.and_, assisting, map(operator.is_not, times, repeat(None)))),
+        assisted=int(np.count_nonzero(assisting)),
+        timed_asked=int(np.count_nonzero(assisting & timed)),
     )
 
 
@@ -253,7 +255,8 @@ def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResu
     track = key.track
     ids, assists_read, times_read = columns(key.asked, data)
     # in key order, as the tally counts
-    assists, times = in_order(ids, key.ids, assists_read, times_read)
+    assists, times_given = in_order(ids, key.ids, assists_read, times_read)
+    times = seconds(times_given)
     wrong_unit = millisecond_times(times, key.cells.times, track.min_rows)
     if wrong_unit is not None:
         raise KeyedRefusal([wrong_unit])
@@ -264,7 +267,7 @@ def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResu
     values["timing_n"] = float(timed)
     values["timing_missing"] = float(t.untimed)
     if timed:
-        values["timing_mae_s"] = math.fsum(abs(e) for e in t.errors) / timed
+        values["timing_mae_s"] = math.fsum(map(abs, t.errors)) / timed
         values["timing_signed_s"] = math.fsum(t.errors) / timed
     wilson = wilson_intervals(track, counts)
     for metric, (low, high) in bootstrap_intervals(t.tp, t.fn, t.fp, t.tn).items():
