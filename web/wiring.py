@@ -55,11 +55,13 @@ def bound(handler: Callable[Concatenate[C, P], R], context: C) -> Callable[P, R]
     # get_type_hints to the handler's globals, where its annotations' names are.
     functools.update_wrapper(call, handler)
     signature = resolved(handler)
-    first, *rest = signature.parameters.values()
+    _context, *rest = signature.parameters.values()
     call.__signature__ = signature.replace(parameters=rest)  # type: ignore[union-attr]
-    call.__annotations__ = {
-        name: hint for name, hint in handler.__annotations__.items() if name != first.name
-    }
+    # As types, not strings: Gradio reads them on every call (helpers.special_args), and a
+    # string is compiled and evaluated each time.
+    call.__annotations__ = {p.name: p.annotation for p in rest if p.annotation is not p.empty}
+    if signature.return_annotation is not signature.empty:
+        call.__annotations__["return"] = signature.return_annotation
     return cast(Callable[P, R], call)
 
 
