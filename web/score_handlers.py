@@ -72,9 +72,11 @@ from web.score_view import (
 from web.served import Served, Tab
 from web.text import listed, quoted
 
-#: A file past this many bytes is guessed and scored in a worker thread, never on the event
-#: loop (a real EgoMemReason submission is ~27 kB; a hostile one of 64 kB scores in ~3 ms).
-THREAD_SCORE_BYTES = 64 * 1024
+#: A file past this many bytes is guessed and scored in a worker thread, a smaller one on the
+#: event loop: a thread holds the GIL as the loop would, and under load handed it to and fro each
+#: time numpy let it go (the slowest file under the bound stops the loop ~50 ms, about what the
+#: old 64 kB bound allowed; BENCHMARKS.md, "P2 on EgoArgus, fourth pass").
+THREAD_SCORE_BYTES = 512 * 1024
 #: A file up to this many bytes is hashed on the event loop, which its sha256 holds 0.6 ms at
 #: most: a trip to a worker thread costs a score more on a server (~1 ms: the thread woken, then
 #: the loop; EgoArgus' 437 kB sample hashes in 0.26 ms). A bigger one is hashed in a thread.

@@ -160,7 +160,8 @@ def test_the_same_file_sent_many_times_at_once_is_checked_once(
 def test_a_file_past_a_small_size_is_scored_off_the_event_loop(
     uploads: Uploads, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 256 kB file was scored on the event loop, which stopped for the whole check."""
+    """A 256 kB file was scored on the event loop, which stopped for the whole check; a file
+    past THREAD_SCORE_BYTES (512 kB) is scored in a thread now."""
     where: list[str] = []
     scorer = handlers.visitor_score
 
@@ -173,7 +174,7 @@ def test_a_file_past_a_small_size_is_scored_off_the_event_loop(
     monkeypatch.setattr(handlers, "visitor_score", noted)
     tab = _tab(uploads, EGOMEM, [_served(EGOMEM, MEMORY)])
     small = MEMORY_SAMPLE
-    padded = MEMORY_SAMPLE + b" " * (100 * 1024)  # a real file of 100 kB
+    padded = MEMORY_SAMPLE + b" " * (600 * 1024)  # a real file of 600 kB
     assert len(small) <= handlers.THREAD_SCORE_BYTES < len(padded)
     for data in (small, padded):
         assert _run(handlers.score(tab, uploads.file(data), _request()))["metrics"]
@@ -254,7 +255,7 @@ def test_a_scored_file_is_hashed_once(
 
 
 @pytest.mark.parametrize(
-    ("padding", "hops"), [(100 * 1024, 1), (2 * 2**20, 2)], ids=["100-kB", "2-MB"]
+    ("padding", "hops"), [(600 * 1024, 1), (2 * 2**20, 2)], ids=["600-kB", "2-MB"]
 )
 def test_a_file_up_to_a_megabyte_is_hashed_on_the_loop(
     uploads: Uploads, monkeypatch: pytest.MonkeyPatch, padding: int, hops: int
