@@ -103,7 +103,8 @@ def score(key: AnyKey, data: bytes, sha256: str | None = None) -> ScoreResult:
     it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's
     ``submission_sha256``, when the caller took it already (the Score tab does, to look the
     file up among those it refused): the file is not hashed twice."""
-    result: ScoreResult = kind_of(key.track).score(key, data, sha256)
+    digest = submission_sha256(data) if sha256 is None else sha256
+    result: ScoreResult = kind_of(key.track).score(key, data, digest)
     return result
 
 

@@ -138,11 +138,11 @@ class Scoring(Protocol[TrackT, KeyT, QuestionsT]):
 
     # --- scores ---------------------------------------------------------------------------
 
-    def score(self, key: KeyT, data: bytes, sha256: str | None = None) -> ScoreResult:
+    def score(self, key: KeyT, data: bytes, sha256: str) -> ScoreResult:
         """A submission's score; SubmissionError lists every problem (``validate``'s), or a
         KeyedRefusal from a check that reads the key (see the class: over ``min_rows`` rows at
-        least). ``sha256``: the file's ``submission_sha256`` when the caller took it already
-        (None: the kind takes it)."""
+        least). ``sha256``: the file's ``submission_sha256``, the result's (``evaluator.score``
+        takes it when its caller has not)."""
 
     def chance(self, key: KeyT) -> float | None:
         """What answering every row at random scores in expectation, in the ranking metric's

@@ -43,7 +43,8 @@ def test_a_new_kind_is_its_modules_and_one_registry_line() -> None:
     toy = evaluator.kinds.implementations(registry)["toy"]
     assert toy.NAME == "toy" and toy.ROWS == ("question", "questions")
     key = toy.load_key(track, KEY)
-    result = toy.score(key, b'{"q1": "B", "q2": "So the answer is 0.50."}')
+    data = b'{"q1": "B", "q2": "So the answer is 0.50."}'
+    result = toy.score(key, data, evaluator.submission_sha256(data))
     assert (result.counts["overall"].correct, result.counts["overall"].total) == (2, 2)
 
 

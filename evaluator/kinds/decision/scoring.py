@@ -18,7 +18,7 @@ from evaluator.disclosure import fewest, too_few, withheld_reason
 from evaluator.kinds.base import Summary
 from evaluator.kinds.decision.answers import Prediction, columns, millisecond_times
 from evaluator.kinds.decision.key import DecisionKey
-from evaluator.results import Count, ScoreResult, submission_sha256
+from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_bounds
 from evaluator.submissions import in_order
 from spec import DecisionTrack
@@ -247,11 +247,11 @@ def wilson_intervals(
     return out
 
 
-def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResult:
+def score(key: DecisionKey, data: bytes, sha256: str) -> ScoreResult:
     """Score the raw bytes of a submission against a decision key; SubmissionError if it cannot
     be scored: ``validate``'s, or a KeyedRefusal when its times look like milliseconds against
-    the reviewed times (``millisecond_times``). ``sha256``: the file's, when the caller took it
-    already (``submission_sha256``)."""
+    the reviewed times (``millisecond_times``). ``sha256``: the file's
+    ``submission_sha256`` (``evaluator.score`` takes it when its caller has not)."""
     track = key.track
     ids, assists_read, times_read = columns(key.asked, data)
     # in key order, as the tally counts
@@ -279,7 +279,7 @@ def score(key: DecisionKey, data: bytes, sha256: str | None = None) -> ScoreResu
         intervals={k: wilson[k] for k in track.metric_keys if k in wilson},
         n_questions=len(key),
         n_abstained=t.abstained,
-        submission_sha256=submission_sha256(data) if sha256 is None else sha256,
+        submission_sha256=sha256,
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,

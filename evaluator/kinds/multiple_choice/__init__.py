@@ -40,6 +40,7 @@ Example:
 >>> bench = spec.load_benchmark("egomemreason")
 >>> track = bench.track()
 >>> key = load_key(track, bench.demo_key(track).read_bytes())
+>>> from evaluator import score
 >>> result = score(key, (bench.demo_dir / "sample_submission.json").read_bytes())
 >>> result.counts["overall"].total, round(result.chance, 2)
 (500, 20.67)

@@ -15,15 +15,15 @@ from evaluator.kinds.multiple_choice.answers import coded, entries_of, keyless_l
 from evaluator.kinds.multiple_choice.coding import ABSTAINED
 from evaluator.kinds.multiple_choice.digest import digest
 from evaluator.kinds.multiple_choice.key import AnswerKey, id_order
-from evaluator.results import Count, ScoreResult, submission_sha256
+from evaluator.results import Count, ScoreResult
 from evaluator.stats import wilson_interval
 from spec import MultipleChoiceTrack
 
 
-def score(key: AnswerKey, data: bytes, sha256: str | None = None) -> ScoreResult:
+def score(key: AnswerKey, data: bytes, sha256: str) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
-    it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's, when
-    the caller took it already (``submission_sha256``)."""
+    it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's
+    ``submission_sha256`` (``evaluator.score`` takes it when its caller has not)."""
     track = key.track
     # Each answer as its code (0 an abstention), in key order as the key's columns are (its
     # questions' order), so every count is numpy's over all rows.
@@ -58,7 +58,7 @@ def score(key: AnswerKey, data: bytes, sha256: str | None = None) -> ScoreResult
         intervals=intervals,
         n_questions=len(key),
         n_abstained=abstained,
-        submission_sha256=submission_sha256(data) if sha256 is None else sha256,
+        submission_sha256=sha256,
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,

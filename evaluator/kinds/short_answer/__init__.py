@@ -41,6 +41,7 @@ Example:
 >>> key = load_key(track, json.dumps({
 ...     "q1": {"question_type": "multiple-choice", "ground_truth": "B"},
 ...     "q2": {"question_type": "short-answer", "ground_truth": ["0.5", "1/2"]}}).encode())
+>>> from evaluator import score
 >>> result = score(key, b'{"q1": "B", "q2": "So the answer is 0.50."}')
 >>> result.counts["overall"].correct, round(result.chance, 2)
 (2, 12.5)

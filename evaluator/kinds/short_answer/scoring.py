@@ -20,7 +20,7 @@ from evaluator.kinds.base import Summary
 from evaluator.kinds.short_answer.answers import response_text, submission_shape, validate
 from evaluator.kinds.short_answer.key import ShortAnswerKey
 from evaluator.kinds.short_answer.rules import right
-from evaluator.results import Count, ScoreResult, submission_sha256
+from evaluator.results import Count, ScoreResult
 from spec import ShortAnswerTrack
 
 ANSWERS_FORMAT = "short_answers/1"  # tags what answers_sha256 hashes, so it can change visibly
@@ -37,10 +37,10 @@ def hits(key: ShortAnswerKey, answers: dict[int | str, str | None]) -> list[bool
     return out
 
 
-def score(key: ShortAnswerKey, data: bytes, sha256: str | None = None) -> ScoreResult:
+def score(key: ShortAnswerKey, data: bytes, sha256: str) -> ScoreResult:
     """Score the raw bytes of a submission against ``key`` (of its track); SubmissionError if
-    it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's, when
-    the caller took it already (``submission_sha256``)."""
+    it cannot be scored (``validate``'s, on the key's questions). ``sha256``: the file's
+    ``submission_sha256`` (``evaluator.score`` takes it when its caller has not)."""
     track = key.track
     answers = validate(key.asked, data)
     right_ones = hits(key, answers)
@@ -63,7 +63,7 @@ def score(key: ShortAnswerKey, data: bytes, sha256: str | None = None) -> ScoreR
         intervals=intervals,
         n_questions=len(key),
         n_abstained=len(key) - sum(told),
-        submission_sha256=submission_sha256(data) if sha256 is None else sha256,
+        submission_sha256=sha256,
         answer_key_sha256=key.sha256,
         key_version=key.key_version,
         scorer_version=track.scorer_version,
