@@ -1,5 +1,5 @@
 """The server's memory under a flood of big files: it comes back, and collecting it is cheap
-(issue 30).
+(issue 30); and no collection while a file is scored (issue 33).
 
 A 5 MB submission parses into up to ~150 MB of objects (a list of 1.7 million empty lists).
 Two things made such files costly long after their check:
@@ -15,7 +15,7 @@ Two things made such files costly long after their check:
   it does nothing. The threshold is over the buffer orjson reads an everyday file into (sized
   for the worst case, ~12 times the text: ~5 MB for a 437 kB file, of which it touches ~1 MB):
   at glibc's starting 128 kB that buffer was mapped afresh for every parse and its pages
-  faulted in again (~245 faults, ~1.3 ms of an EgoArgus understanding score in the Space);
+  faulted in again (~245 faults, ~1.3 ms of an EgoArgus understanding score in the bench app);
   from a heap it is reused. A flood's big blocks (a 5 MB file's ~60 MB buffer, the 14 MB
   list of its 1.7 million items) are still mapped apart and given back.
 - ``freeze_boot``: a file of many small lists or objects makes Python's garbage collector run
@@ -24,6 +24,16 @@ Two things made such files costly long after their check:
   checked on the event loop or in a thread stopped the loop 120-400 ms. The objects built at
   boot live as long as the server; frozen (``gc.freeze``), collections skip them, and the same
   file costs ~6 ms.
+
+And one thing made every score dearer than its parse:
+
+- ``collections_paused``: a file's parse makes thousands of containers (EgoArgus' 437 kB
+  understanding sample: 6,978 dicts) and no reference cycle. With collections on, ~10
+  collections of the youngest objects ran during each score, each walking the entries made so
+  far, which then survived into older generations and made the full collections come sooner
+  and walk them too: ~1 ms of a score in the bench app (gc.callbacks there), finding nothing.
+  The Score tab scores with collections paused; they resume when the last such score in any
+  thread ends, its file freed, so its entries are never walked.
 
 >>> return_memory() in (True, False)
 True

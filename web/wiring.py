@@ -51,8 +51,7 @@ def bound(handler: Callable[Concatenate[C, P], R], context: C) -> Callable[P, R]
             return handler(context, *args, **kwargs)
 
         call = call_sync
-    # The name, docstring and module stay the handler's; __wrapped__ leads typing's
-    # get_type_hints to the handler's globals, where its annotations' names are.
+    # The name, docstring and module stay the handler's.
     functools.update_wrapper(call, handler)
     signature = resolved(handler)
     _context, *rest = signature.parameters.values()
