@@ -5,7 +5,7 @@ orjson reads a document into one buffer sized for the worst case (~12 times the 
 for EgoArgus' 437 kB understanding sample), of which it touches what the document needs. With
 the mmap threshold pinned at glibc's starting 128 kB that buffer was mapped and unmapped on
 every parse, and its pages faulted in again each time: ~245 page faults a parse, ~0.4 ms of a
-1 ms parse in process, ~1.3 ms of a score in the Space. Page faults are counted, not timed: each
+1 ms parse in process, ~1.3 ms of a score in the bench app. Page faults are counted, not timed: each
 case runs in a process of its own, as mallopt's settings are the whole process'."""
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def egoargus_understanding() -> tuple[evaluator.AnyKey, bytes]:
 def test_a_score_runs_no_garbage_collection_and_they_resume_after() -> None:
     # The sample's 6,978 entries are 6,978 new dicts: ~10 collections of the youngest objects
     # before, each walking the file's entries, which then survived into older generations and
-    # were walked by the full collections too (~1 ms of a score in the Space, measured with
-    # gc.callbacks there); a parse makes no reference cycle, so none can find garbage.
+    # were walked by the full collections too (~1 ms of a score in the bench app, measured
+    # with gc.callbacks there); a parse makes no reference cycle, so none can find garbage.
     key, data = egoargus_understanding()
     gc.collect()
     with Collections() as seen:

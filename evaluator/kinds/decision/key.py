@@ -83,7 +83,9 @@ class DecisionKey:
             kinds=tuple(kinds),
             of=np.array(of, np.intp),
             sizes=tuple(Counter(of)[i] for i in range(len(kinds))),
-            needs=np.array([e.needs_assistance for e in self.episodes], np.bool_),
+            timed_needs=np.array(
+                [e.needs_assistance and e.time_s is not None for e in self.episodes], np.bool_
+            ),
             times=np.array([e.time_s for e in self.episodes], np.float64),
         )
 
@@ -96,7 +98,9 @@ class Cells:
     kinds: tuple[tuple[str, str], ...]  # each cell's (scenario, assist type)
     of: np.ndarray  # each episode's cell (intp)
     sizes: tuple[int, ...]  # each cell's episodes
-    needs: np.ndarray  # each episode's: it needs assistance (bool)
+    #: Each episode's: it needs assistance and has a reviewed time (bool): a TP episode's
+    #: timing error is measured against it.
+    timed_needs: np.ndarray
     times: np.ndarray  # each episode's reviewed time (float64; NaN: none reviewed)
 
 

@@ -99,7 +99,7 @@ def tally_columns(key: DecisionKey, assists: Sequence[bool | None], times: np.nd
             right[scenario][0] += size - yes
         right[scenario][1] += size
     # predicted - reviewed over the TP episodes both time (NaN: no time), in key order
-    both = cells.needs & assisting & timed & ~np.isnan(cells.times)
+    both = cells.timed_needs & assisting & timed
     errors = tuple((times[both] - cells.times[both]).tolist())
     return Tally(
         tp=outcomes["tp"],
