@@ -16,8 +16,9 @@ Two things made such files costly long after their check:
   for the worst case, ~12 times the text: ~5 MB for a 437 kB file, of which it touches ~1 MB):
   at glibc's starting 128 kB that buffer was mapped afresh for every parse and its pages
   faulted in again (~245 faults, ~1.3 ms of an EgoArgus understanding score in the bench app);
-  from a heap it is reused. A flood's big blocks (a 5 MB file's ~60 MB buffer, the 14 MB
-  list of its 1.7 million items) are still mapped apart and given back.
+  from a heap it is reused (in most processes: BENCHMARKS.md). A flood's big blocks (a 5 MB
+  file's ~60 MB buffer, the 14 MB list of its 1.7 million items) are still mapped apart and
+  given back.
 - ``freeze_boot``: a file of many small lists or objects makes Python's garbage collector run
   a full collection, which walks every object the server holds (Gradio, pandas, the keys, the
   boards: ~230,000 objects, ~300 ms on these machines), with the GIL held: a 256 kB file
