@@ -7,17 +7,18 @@ its constructor, its API info): 2.5 ms on the event loop for this page's ~64 blo
 ~80 kB kept per session, where a four-block app spends 0.12 ms. Those configs are read only
 to write a deep link (``SessionState.components``) and to keep a value a session changed
 (``__setitem__``, ``_update_config``, ``_update_value_in_config``); a call of ``/score``
-reads none of them.
+reads only those of its inputs and its output.
 
 ``lazy(demo)`` makes the sessions of ``demo`` hold ``LazyConfigs`` instead: the same keys in
 the same order, each block's config built by Gradio's own ``config_for_block`` the first time
-it is read. Any other Blocks keeps Gradio's own ``__init__``. The patch is written against
-Gradio's source, so ``check`` refuses any Gradio but the pinned version, and any
-``SessionState`` whose members differ from the ones read here (``GradioMismatch``, at boot).
+it is read (once a block: each session gets its own copy). Any other Blocks keeps Gradio's own
+``__init__``. The patch is written against Gradio's source, so ``check`` refuses any Gradio
+but the pinned version, and any ``SessionState`` whose members differ from the ones read here
+(``GradioMismatch``, at boot).
 
 The page's blocks are not changed after the page is built (tests/guard/test_sessions.py checks
 that every block's config is the same after each kind of event as before), so a config built
-later is the config Gradio would have built when the session began.
+later, or for another session, is the config Gradio would have built when the session began.
 
 Example (web.page.build_page does it for the page):
 
@@ -81,6 +82,24 @@ _LAZY: weakref.WeakSet[Blocks] = weakref.WeakSet()
 # Built configs and configs Gradio sets are swapped under one lock: deep_link reads a session's
 # configs in a worker thread while the event loop may set one of the same session.
 _BUILD = threading.Lock()
+
+
+#: Each block's config as ``config_for_block`` built it the first time a session read it: the
+#: blocks are not changed once the page is built, so it is the config built any time after.
+_BUILT: weakref.WeakKeyDictionary[Block, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _config_of(key: int, block: Block) -> dict[str, Any]:
+    """``config_for_block(key, [], block)`` for a session, built once a block (~45 us each, and
+    a /score call reads three): each session gets its own copy of the config and of its
+    ``props``, the two dicts a session writes (``_update_value_in_config`` sets
+    ``props["value"]``; ``__setitem__`` and ``_update_config`` replace a whole config). The
+    values inside ``props`` are shared: nothing of Gradio's writes into one. Called under
+    ``_BUILD``."""
+    built = _BUILT.get(block)
+    if built is None or built["id"] != key:
+        built = _BUILT[block] = BlocksConfig.config_for_block(key, [], block)
+    return {**built, "props": {**built["props"]}}
 
 
 def _digest(member: object) -> str:
@@ -157,8 +176,9 @@ def _lazy_init(self: SessionState, blocks: Blocks) -> None:
 
 class LazyConfigs(MutableMapping[int, Any]):
     """A session's ``config_values``: block id -> its config, as the dict Gradio builds, each
-    config built by ``BlocksConfig.config_for_block`` from the session's first block of that
-    id when it is first read. Keys, their order, ``in`` and what a set replaces are the dict's.
+    config what ``BlocksConfig.config_for_block`` builds from the session's first block of that
+    id, when it is first read (``_config_of``). Keys, their order, ``in`` and what a set
+    replaces are the dict's.
     """
 
     __slots__ = ("_items",)
@@ -173,7 +193,7 @@ class LazyConfigs(MutableMapping[int, Any]):
             with _BUILD:
                 value = self._items[key]
                 if isinstance(value, Block):  # nobody built it meanwhile
-                    value = BlocksConfig.config_for_block(key, [], value)
+                    value = _config_of(key, value)
                     self._items[key] = value  # a key that exists: no iteration is disturbed
         return value
 

@@ -238,6 +238,41 @@ def test_a_score_call_builds_two_configs_of_the_page_s_many() -> None:
     assert state.config_values.built() <= 2 < len(state.config_values)
 
 
+def test_a_block_s_config_is_built_once_and_each_session_writes_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three /score calls, each a new session as on the Space: Gradio builds each config read
+    once, and a value one session wrote is in no other session's config, nor in a new one's."""
+    demo = _page("egoargus")
+    folder = Path(demo.GRADIO_CACHE) / "test-sessions"
+    folder.mkdir(parents=True, exist_ok=True)
+    sample = SAMPLES["egoargus", "decision"]
+    (folder / sample.name).write_bytes(sample.read_bytes())
+    upload = {"path": str(folder / sample.name), "meta": {"_type": "gradio.FileData"}}
+    fn = next(f for f in demo.fns.values() if f.api_name == "score")
+    gradio_s = BlocksConfig.config_for_block
+    built: list[int] = []
+
+    def counted(key: int, rendered: list[int], block: Any, *rest: Any) -> dict[str, Any]:
+        built.append(key)
+        return gradio_s(key, rendered, block, *rest)
+
+    monkeypatch.setattr(BlocksConfig, "config_for_block", staticmethod(counted))
+    states = [SessionState(demo) for _ in range(3)]
+    for state in states:
+        result = asyncio.run(demo.process_api(fn, [upload, "decision"], state, _request()))
+        assert result["data"][0]["track"] == "decision"
+    ids = [block._id for block in (*fn.inputs, *fn.outputs)]  # the file, the track, the JSON
+    assert sorted(built) == sorted(ids)  # once each, not once a session
+    answer = fn.outputs[0]._id
+    first, second, fresh = states[0], states[1], SessionState(demo)
+    assert first.config_values[answer]["props"]["value"]["track"] == "decision"
+    first.config_values[answer]["props"]["value"] = {"written": "by the first session"}
+    assert second.config_values[answer]["props"]["value"]["track"] == "decision"
+    assert fresh.config_values[answer] == gradio_s(answer, [], demo.blocks[answer])
+    assert sorted(built) == sorted(ids)  # the fresh session built nothing again
+
+
 # --- over HTTP -----------------------------------------------------------------------------------
 
 
