@@ -425,9 +425,10 @@ def entry_columns(
     fields: IdFields, ids: Set[int | str], entries: Sequence[Any], names: Sequence[str]
 ) -> tuple[list[int | str], list[list[Any]]] | None:
     """The road of a file ``read_entries`` would accept as to ids: every entry an object with
-    an id of the right type and each field of ``names``, every row of ``ids`` named exactly
-    once. Then the ids and each field's values, in the entries' order; otherwise None (and
-    ``read_entries`` says what is wrong). Each step runs over all entries at once."""
+    an id of the right type and each field of ``names``, every row of ``ids`` (in the rows'
+    order: a dict's keys) named exactly once. Then the ids and each field's values, in the
+    entries' order; otherwise None (and ``read_entries`` says what is wrong). Each step runs
+    over all entries at once."""
     if len(entries) != len(ids):
         return None
     with_ids(fields, entries)

@@ -345,6 +345,16 @@ def test_the_f1_intervals_of_the_shipped_runs_are_pinned(name: str) -> None:
         assert _multinomial(tp, fn, fp, tn) == PINNED_F1_INTERVALS[name]
 
 
+def test_the_episodes_a_file_is_checked_against_come_in_the_key_s_order() -> None:
+    """So that a file in that order (most are) is matched by comparing its ids in turn, not
+    by hashing every one (``entry_columns``); a set of string ids had its own order."""
+    assert list(DEMO_KEY.asked.ids) == list(DEMO_KEY.ids)
+    public = BENCH.demo_dir / TRACK.public.name
+    rows = [json.loads(line) for line in public.read_text().splitlines() if line.strip()]
+    asked = decision.load_questions(TRACK, public.read_bytes())
+    assert list(asked.ids) == [r["example_id"] for r in rows] and len(asked) == len(rows)
+
+
 def test_the_sample_s_counts_are_the_ones_pinned_below() -> None:
     counts = evaluator.score(DEMO_KEY, SAMPLE_BYTES).counts
     assert decision.scoring._outcomes(counts) == (400, 150, 73, 166)

@@ -147,6 +147,11 @@ def test_a_response_may_be_a_number_and_null_or_empty_abstains() -> None:
     assert evaluator.score(key_of(), json.dumps(answers).encode()).counts["alpha"].correct == 20
 
 
+def test_the_questions_a_file_is_checked_against_come_in_the_key_s_order() -> None:
+    key = key_of()
+    assert list(key.asked.ids) == list(key.ids) == list(ROWS)
+
+
 def test_every_shape_a_submission_takes_scores_the_same() -> None:
     answers = right_answers()
     keyed = json.dumps(answers).encode()

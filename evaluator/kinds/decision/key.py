@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -40,7 +40,7 @@ class EpisodeSet:
     ids. What ``validate`` checks a submission against, and all it needs."""
 
     track: DecisionTrack
-    ids: frozenset[int | str]
+    ids: Set[int | str]  # in the file's order (a dict's keys)
     key_version: str | None
 
     def __len__(self) -> int:
@@ -71,7 +71,7 @@ class DecisionKey:
     @cached_property
     def asked(self) -> EpisodeSet:
         """Its episodes without their answers, as the public file released with it has them."""
-        return EpisodeSet(self.track, frozenset(self.by_id), self.key_version)
+        return EpisodeSet(self.track, self.by_id.keys(), self.key_version)
 
     @cached_property
     def cells(self) -> Cells:
@@ -281,7 +281,8 @@ def load_questions(track: DecisionTrack, data: bytes) -> EpisodeSet:
     except DataFileError as exc:
         raise PublicFileError(f"the public file {track.public.name}: {exc}") from None
     valid = _valid_rows(track, rows.records, key=False)
-    return EpisodeSet(track, frozenset(r[track.fields.id] for r in valid), rows.key_version)
+    ids = dict.fromkeys(r[track.fields.id] for r in valid).keys()
+    return EpisodeSet(track, ids, rows.key_version)
 
 
 def size_problems(key: DecisionKey) -> list[str]:

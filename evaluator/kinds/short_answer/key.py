@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -61,9 +61,10 @@ class ShortAnswerQuestions:
     def __len__(self) -> int:
         return len(self.choice)
 
-    @cached_property
-    def ids(self) -> frozenset[int | str]:
-        return frozenset(self.choice)
+    @property
+    def ids(self) -> KeysView[int | str]:
+        """Its ids, in order."""
+        return self.choice.keys()
 
 
 @dataclass(frozen=True)
