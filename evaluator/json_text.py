@@ -20,6 +20,13 @@ pinned by a test in tests/evaluator/test_json_text.py:
 - a text that is not one JSON value (an error anywhere) is ``json``'s to refuse, with its
   message and position.
 
+orjson reads a text into one buffer sized for the worst case, ~12 times the text: past a few
+hundred kB it is mapped afresh and faulted in on every read (60 MB for a 5 MB upload), and its
+reading outgrows the CPU's caches. So a text over twice ``PIECE_BYTES`` that is one JSON list
+is read a piece of about that size at a time, each cut after an object that ends an item
+(``_pieces``); a piece that does not read as whole items (the cut fell in a string or a nested
+object) sends the text to be read whole, as any other is.
+
 Duplicate keys (the last one wins, in the first one's place), the characters JSON allows in
 strings, whitespace and floats (correctly rounded) agree.
 
@@ -58,6 +65,10 @@ _DROP = bytes(
 )
 #: The shortest integer orjson turns into a float has 19 digits (-9223372036854775809).
 _LONG_NUMBER = b"0" * 19
+#: About how much of a long JSON list orjson reads at a time (its buffer for a piece, ~3 MB,
+#: comes from the heap and is used again).
+PIECE_BYTES = 256 * 1024
+_JSON_SPACE = b" \t\r\n"
 
 
 def loads(text: str) -> Any:
@@ -90,17 +101,23 @@ def _read(raw: bytes) -> Any:
     shape = raw.translate(_KEEP, _DROP)
     if _LONG_NUMBER in shape:
         return NOT_READ
-    if shape.count(b"[") <= SAFE_DEPTH:  # no deeper than its "[" and "{" (some in strings)
-        return _orjson(raw, wrapped=False)
-    return _orjson(b"".join((_OPEN, raw, _CLOSE)), wrapped=True)
+    # No deeper than its "[" and "{" (some in strings); any other is read inside the wrap.
+    wrapped = shape.count(b"[") > SAFE_DEPTH
+    if len(raw) > 2 * PIECE_BYTES:
+        value = _pieces(raw, wrapped=wrapped)
+        if value is not NOT_READ:
+            return value
+    return _orjson(raw, wrapped=wrapped)
 
 
-def _orjson(raw: bytes, *, wrapped: bool) -> Any:
-    """The value orjson reads in ``raw`` (unwrapped), or ``NOT_READ`` when ``json`` must read
-    it: orjson refuses it, or the wrap is not as it was put (the text closed a list of the wrap
-    and opened another: it is not one value)."""
+def _orjson(*parts: bytes | memoryview, wrapped: bool) -> Any:
+    """The value orjson reads in the text ``parts`` make (inside ``_WRAP`` lists when
+    ``wrapped``), or ``NOT_READ`` when ``json`` must read it: orjson refuses it, or the wrap is
+    not as it was put (the text closed a list of the wrap and opened another: it is not one
+    value)."""
+    text = b"".join((_OPEN, *parts, _CLOSE) if wrapped else parts)  # one part: no copy
     try:
-        value = orjson.loads(raw)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return NOT_READ
     if wrapped:
@@ -109,3 +126,31 @@ def _orjson(raw: bytes, *, wrapped: bool) -> Any:
                 return NOT_READ
             value = value[0]
     return value
+
+
+def _pieces(raw: bytes, *, wrapped: bool) -> Any:
+    """The JSON list ``raw`` holds, its items read a piece at a time, each piece ending at the
+    first "}," past ``PIECE_BYTES`` (that "}" the end of an item, the "," between two); or
+    ``NOT_READ`` when the text is no list, has no such cut, or a piece does not read as one or
+    more whole items (a cut in a string or a nested object leaves a string or a list open; a
+    piece of no item is a stray comma): then the whole text is read. A piece that reads is a
+    run of the list's items, so the pieces together are the list."""
+    start = len(raw) - len(raw.lstrip(_JSON_SPACE))
+    end = len(raw.rstrip(_JSON_SPACE)) - 1  # the list's "]"
+    if raw[start : start + 1] != b"[" or raw[end : end + 1] != b"]":
+        return NOT_READ
+    text = memoryview(raw)
+    items: list[Any] = []
+    start += 1
+    while True:
+        cut = raw.find(b"},", start + PIECE_BYTES, end)
+        if cut < 0 and not items:
+            return NOT_READ  # one piece: the whole text
+        stop = end if cut < 0 else cut + 1
+        piece = _orjson(b"[", text[start:stop], b"]", wrapped=wrapped)
+        if type(piece) is not list or not piece:
+            return NOT_READ
+        items += piece
+        if cut < 0:
+            return items
+        start = stop + 1

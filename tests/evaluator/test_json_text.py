@@ -3,13 +3,15 @@
 Each way orjson differs from ``json`` has a case here: the case shows that orjson alone differs
 (so an upgrade that changes it is noticed) and that ``loads`` answers as ``json`` does. Every
 text goes through both roads of ``loads``: as it is, and padded past ``SAFE_DEPTH`` characters
-(read inside the wrap).
+(read inside the wrap); and a list, read a piece at a time (``PIECE_BYTES`` made small).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 
 import evaluator
 import spec
+from evaluator import json_text
 from evaluator.json_text import NOT_READ, ORJSON_DEPTH, SAFE_DEPTH, loads, loads_utf8
 
 #: Before a text inside a list, more "[" than SAFE_DEPTH: read inside the wrap.
@@ -331,3 +334,109 @@ def test_the_files_people_upload_are_read_from_their_bytes() -> None:
         data = path.read_bytes()
         value = loads_utf8(data.removeprefix(b"\xef\xbb\xbf"))
         assert value is not NOT_READ and same(value, json.loads(path.read_text("utf-8-sig")))
+
+
+# --- a long list, read a piece at a time ----------------------------------------------------
+
+
+@contextlib.contextmanager
+def pieces_of(size: int) -> Iterator[None]:
+    """A text over twice ``size`` bytes that is a list is read a piece of ~``size`` at a time."""
+    kept = json_text.PIECE_BYTES
+    json_text.PIECE_BYTES = size
+    try:
+        yield
+    finally:
+        json_text.PIECE_BYTES = kept
+
+
+@pytest.mark.parametrize("items", [400, 30_000], ids=["short", "wrapped"])
+def test_a_long_list_is_read_in_small_pieces(monkeypatch: pytest.MonkeyPatch, items: int) -> None:
+    """A 1.5 MB submission of 400 entries (read as it is) or 30,000 (more "{" than
+    SAFE_DEPTH: read inside the wrap): orjson reads it a piece at a time, not whole (its buffer
+    would be ~18 MB), and the value is json's."""
+    note = "x" * (1_500_000 // items)
+    entries = [
+        {"example_id": i, "predicted_answer": "ABCD"[i % 4], "note": note} for i in range(items)
+    ]
+    text = json.dumps(entries, indent=1)
+    read: list[int] = []
+
+    class Counted:
+        JSONDecodeError = orjson.JSONDecodeError
+
+        @staticmethod
+        def loads(data: bytes) -> Any:
+            read.append(len(data))
+            return orjson.loads(data)
+
+    monkeypatch.setattr(json_text, "orjson", Counted)
+    assert same(loads(text), json.loads(text))
+    assert len(text) > 4 * json_text.PIECE_BYTES and len(read) >= 4
+    assert max(read) < json_text.PIECE_BYTES + 2 * (ORJSON_DEPTH + 100)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"a": 1}, {"b": 2}]',
+        '[{"a": 1},]',  # a stray comma: a piece of no item
+        '[{"a": 1},  \n]',
+        '[{"a": 1} , {"b": 2}]',  # no "}," to cut at
+        '[{"a": "},"}, {"b": "}, {"}, {}]',  # cuts in strings
+        '[{"a": {"b": 1}, "c": 2}, {"d": [{}, {}]}, 3]',  # cuts in nested objects
+        '[{"a": "\\"}, {"b": 2}]',  # an escaped backslash ends the string
+        ' \n[{"a": 1}, {"b": 2}] \t',
+        '\x0c[{"a": 1}, {"b": 2}]',  # not JSON whitespace
+        '[{"a": 1}, {"b": 2}]\x0c',
+        '[{"a": 1}, {"b": 2}] [3]',
+        '[{"a": 1}, {"b": 2}',
+        '{"a": [{}, {}]}',
+        "[" + '{"a": 1}, ' * 40 + "{}]",
+    ],
+)
+def test_a_list_read_in_pieces_is_json_s_list_or_json_s_refusal(text: str) -> None:
+    for size in (0, 1, 7, 30):
+        with pieces_of(size):
+            assert agrees(text) and agrees(padded(text)), size
+
+
+_TRICKY = st.sampled_from(["},", '"},"', "}, {", "]},[", "},]", "\\", '\\"}'])
+_ITEMS = st.lists(
+    st.recursive(
+        _SCALARS | _TRICKY,
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.text(max_size=4) | _TRICKY, inner, max_size=4)
+        ),
+        max_leaves=20,
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=_ITEMS, size=st.integers(0, 40), indent=st.sampled_from([None, 1]), pad=st.booleans())
+def test_any_list_read_in_pieces_reads_as_json_reads_it(
+    items: list[Any], size: int, indent: int | None, pad: bool
+) -> None:
+    text = json.dumps(items, indent=indent)
+    with pieces_of(size):
+        assert agrees(padded(text) if pad else text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    items=_ITEMS,
+    size=st.integers(0, 40),
+    cut=st.integers(min_value=0),
+    splice=st.lists(_TOKENS, max_size=4).map("".join),
+)
+def test_any_broken_list_read_in_pieces_is_refused_as_json_refuses_it(
+    items: list[Any], size: int, cut: int, splice: str
+) -> None:
+    text = json.dumps(items)
+    at = cut % (len(text) + 1)
+    with pieces_of(size):
+        assert agrees(text[:at] + splice + text[at:])
