@@ -20,12 +20,12 @@ pinned by a test in tests/evaluator/test_json_text.py:
 - a text that is not one JSON value (an error anywhere) is ``json``'s to refuse, with its
   message and position.
 
-orjson reads a text into one buffer sized for the worst case, ~12 times the text: past a few
-hundred kB it is mapped afresh and faulted in on every read (60 MB for a 5 MB upload), and its
-reading outgrows the CPU's caches. So a text over twice ``PIECE_BYTES`` that is one JSON list
-is read a piece of about that size at a time, each cut after an object that ends an item
-(``_pieces``); a piece that does not read as whole items (the cut fell in a string or a nested
-object) sends the text to be read whole, as any other is.
+orjson reads a text into one buffer sized for the worst case, ~12 times the text: for a big
+text it is mapped afresh and faulted in on every read (60 MB for a 5 MB upload, past glibc's
+largest mmap threshold, 32 MB), and its reading outgrows the CPU's caches. So a text over
+twice ``PIECE_BYTES`` that is one JSON list is read a piece of about that size at a time, each
+cut after an object that ends an item (``_pieces``); a piece that does not read as whole items
+(the cut fell in a string or a nested object) sends the text to be read whole, as any other is.
 
 Duplicate keys (the last one wins, in the first one's place), the characters JSON allows in
 strings, whitespace and floats (correctly rounded) agree.
