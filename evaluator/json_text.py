@@ -68,7 +68,8 @@ _LONG_NUMBER = b"0" * 19
 #: About how much of a long JSON list orjson reads at a time (its buffer for a piece, ~3 MB,
 #: comes from the heap and is used again).
 PIECE_BYTES = 256 * 1024
-_JSON_SPACE = b" \t\r\n"
+JSON_SPACE = " \t\n\r"  # what JSON counts as whitespace
+_SPACE_BYTES = JSON_SPACE.encode()
 
 
 def loads(text: str) -> Any:
@@ -135,8 +136,8 @@ def _pieces(raw: bytes, *, wrapped: bool) -> Any:
     more whole items (a cut in a string or a nested object leaves a string or a list open; a
     piece of no item is a stray comma): then the whole text is read. A piece that reads is a
     run of the list's items, so the pieces together are the list."""
-    start = len(raw) - len(raw.lstrip(_JSON_SPACE))
-    end = len(raw.rstrip(_JSON_SPACE)) - 1  # the list's "]"
+    start = len(raw) - len(raw.lstrip(_SPACE_BYTES))
+    end = len(raw.rstrip(_SPACE_BYTES)) - 1  # the list's "]"
     if raw[start : start + 1] != b"[" or raw[end : end + 1] != b"]":
         return NOT_READ
     text = memoryview(raw)

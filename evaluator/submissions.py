@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from errors import SubmissionError
 from evaluator.files import with_ids
-from evaluator.json_text import NOT_READ, loads, loads_utf8
+from evaluator.json_text import JSON_SPACE, NOT_READ, loads, loads_utf8
 from evaluator.messages import Problems, agree, either, examples, json_type, nth, ordinal, preview
 from spec.base import IdFields
 
@@ -38,8 +38,8 @@ from spec.base import IdFields
 MAX_ENTRIES_PER_QUESTION = 4
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")  # what JSON counts as whitespace
-_A_LIST = re.compile(rb"[ \t\n\r]*\[")  # a document that opens a list
+_JSON_SPACE = re.compile(f"[{JSON_SPACE}]*")
+_A_LIST = re.compile(f"[{JSON_SPACE}]*\\[".encode())  # a document that opens a list
 _DECODER = json.JSONDecoder()
 _T = TypeVar("_T")
 

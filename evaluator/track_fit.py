@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from evaluator.json_text import JSON_SPACE
 from evaluator.kinds import kind_of
 from spec import Benchmark, Track
 
@@ -36,7 +37,7 @@ SAMPLE_BYTES = 128 * 1024  # of the file's start, the most a guess parses (~25 m
 #: A line's text from its first character that is not whitespace: blank lines are skipped in
 #: one scan, never one Python step each.
 _FILLED_LINE = re.compile(r"\S[^\n]*")
-_SPACE = re.compile(r"[ \t\n\r]*")
+_SPACE = re.compile(f"[{JSON_SPACE}]*")
 _DECODER = json.JSONDecoder()
 
 

@@ -97,7 +97,7 @@ def _config_of(key: int, block: Block) -> dict[str, Any]:
     values inside ``props`` are shared: nothing of Gradio's writes into one. Called under
     ``_BUILD``."""
     built = _BUILT.get(block)
-    if built is None or built["id"] != key:
+    if built is None:
         built = _BUILT[block] = BlocksConfig.config_for_block(key, [], block)
     return {**built, "props": {**built["props"]}}
 

@@ -55,6 +55,15 @@ def _timeless(text: str) -> str:
     return re.sub(r"try again in \d+ s", "try again in ... s", text)
 
 
+def _uploaded(demo: gr.Blocks, sample: Path) -> dict[str, Any]:
+    """``sample`` copied into the page's upload folder, as Gradio's FileData of it."""
+    folder = Path(demo.GRADIO_CACHE) / "test-sessions"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / sample.name
+    path.write_bytes(sample.read_bytes())
+    return {"path": str(path), "meta": {"_type": "gradio.FileData"}}
+
+
 def _request() -> gr.Request:
     scope = {"type": "http", "method": "POST", "path": "/", "headers": [], "query_string": b""}
     return gr.Request(Request({**scope, "client": ("192.0.2.7", 50_000)}))
@@ -171,14 +180,11 @@ def test_every_event_of_the_page_leaves_a_lazy_session_as_gradio_s_own(benchmark
     at_start = {k: BlocksConfig.config_for_block(k, [], b) for k, b in demo.blocks.items()}
     config = demo.get_config_file()
     props = {c["id"]: c.get("props", {}) for c in config["components"]}
-    folder = Path(demo.GRADIO_CACHE) / "test-sessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    files = []
-    for (bench, track), sample in SAMPLES.items():
-        if bench == benchmark:
-            path = folder / sample.name
-            path.write_bytes(sample.read_bytes())
-            files.append((track, {"path": str(path), "meta": {"_type": "gradio.FileData"}}))
+    files = [
+        (track, _uploaded(demo, sample))
+        for (bench, track), sample in SAMPLES.items()
+        if bench == benchmark
+    ]
     own, lazy = _session(demo, lazy=False), _session(demo, lazy=True)
 
     async def run(fn: int, inputs: list[Any]) -> list[str]:
@@ -225,11 +231,7 @@ def test_a_score_call_builds_two_configs_of_the_page_s_many() -> None:
     """What a /call of /score costs in session state: the configs of its input and its output,
     not the page's ~64 (the in-process measure of the change; P2 times it)."""
     demo = _page("egomemreason")
-    folder = Path(demo.GRADIO_CACHE) / "test-sessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    sample = SAMPLES["egomemreason", None]
-    (folder / sample.name).write_bytes(sample.read_bytes())
-    upload = {"path": str(folder / sample.name), "meta": {"_type": "gradio.FileData"}}
+    upload = _uploaded(demo, SAMPLES["egomemreason", None])
     state = SessionState(demo)
     fn = next(f for f in demo.fns.values() if f.api_name == "score")
     result = asyncio.run(demo.process_api(fn, [upload], state, _request()))
@@ -244,11 +246,7 @@ def test_a_block_s_config_is_built_once_and_each_session_writes_its_own_copy(
     """Three /score calls, each a new session as on the Space: Gradio builds each config read
     once, and a value one session wrote is in no other session's config, nor in a new one's."""
     demo = _page("egoargus")
-    folder = Path(demo.GRADIO_CACHE) / "test-sessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    sample = SAMPLES["egoargus", "decision"]
-    (folder / sample.name).write_bytes(sample.read_bytes())
-    upload = {"path": str(folder / sample.name), "meta": {"_type": "gradio.FileData"}}
+    upload = _uploaded(demo, SAMPLES["egoargus", "decision"])
     fn = next(f for f in demo.fns.values() if f.api_name == "score")
     gradio_s = BlocksConfig.config_for_block
     built: list[int] = []
